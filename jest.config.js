@@ -15,7 +15,7 @@ module.exports = {
   testRegex: '.*\\.(spec|int-spec|e2e-spec)\\.ts$',
   transform: { '^.+\\.ts$': ['@swc/jest', { ...swc, swcrc: false }] },
   moduleNameMapper: {
-    '^@estate/(protocol|contracts|events|platform)$': '<rootDir>/libs/$1/src/index.ts',
+    '^@estate/(protocol|contracts|events|platform|catalog)$': '<rootDir>/libs/$1/src/index.ts',
   },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',

@@ -1,0 +1,27 @@
+# syntax=docker/dockerfile:1
+# One image for the four Estate services and the sample "bank" upstream; docker-compose.yml
+# picks the entrypoint per service with `command`, e.g. node dist/apps/registry/src/main.js.
+ARG NODE_VERSION=20
+
+# ---- build: full install, compile TypeScript into dist/ (apps/<app>/src/main.ts -> dist/apps/<app>/src/main.js)
+FROM node:${NODE_VERSION}-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig*.json .swcrc ./
+COPY apps ./apps
+COPY libs ./libs
+COPY examples ./examples
+RUN npm run build
+
+# ---- runtime: production dependencies only, compiled output, non-root
+FROM node:${NODE_VERSION}-slim AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist ./dist
+# The node image ships an unprivileged `node` user (uid 1000).
+USER node
+EXPOSE 8000 8001 8002 8003 9100
+CMD ["node", "dist/apps/mcp-edge/src/main.js"]

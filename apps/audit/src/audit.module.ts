@@ -1,0 +1,22 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { BearerGuard, PRINCIPAL_RESOLVER, type PrincipalResolver } from '@estate/platform';
+import { AuditController } from './http/audit.controller';
+import { EventStreamController } from './http/event-stream.controller';
+import { AuditRepository } from './store/audit.repository';
+import { ToolChangeFeed } from './stream/tool-change.feed';
+
+@Module({})
+export class AuditModule {
+  static with(repo: AuditRepository, feed: ToolChangeFeed, resolver: PrincipalResolver): DynamicModule {
+    return {
+      module: AuditModule,
+      controllers: [AuditController, EventStreamController],
+      providers: [
+        { provide: AuditRepository, useValue: repo },
+        { provide: ToolChangeFeed, useValue: feed },
+        { provide: PRINCIPAL_RESOLVER, useValue: resolver },
+        BearerGuard,
+      ],
+    };
+  }
+}

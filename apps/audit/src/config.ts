@@ -1,0 +1,24 @@
+import { EnvReader, readAuth, readCommon, type AuthConfig, type CommonConfig, type Env } from '@estate/platform';
+
+export interface AuditConfig extends CommonConfig {
+  host: string;
+  port: number;
+  auth: AuthConfig;
+  /**
+   * Consumer group stem; offsets are committed to the broker (at-least-once, dedupe by event id).
+   * Each topic gets its own group `${groupId}.${topic key}` (see audit.consumer.ts for why).
+   */
+  groupId: string;
+}
+
+/** Reads ESTATE_AUDIT_HOST, ESTATE_AUDIT_PORT, ESTATE_AUDIT_GROUP and the shared settings. */
+export function loadAuditConfig(env: Env): AuditConfig {
+  const reader = new EnvReader(env);
+  return reader.finish({
+    ...readCommon(reader),
+    host: reader.string('ESTATE_AUDIT_HOST', '127.0.0.1'),
+    port: reader.port('ESTATE_AUDIT_PORT', 8003),
+    auth: readAuth(reader),
+    groupId: reader.string('ESTATE_AUDIT_GROUP', 'estate-audit'),
+  });
+}

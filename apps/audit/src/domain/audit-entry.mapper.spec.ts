@@ -1,0 +1,92 @@
+import type { EventEnvelope } from '@estate/events';
+import { parseEnvelope, toAuditEntry } from './audit-entry.mapper';
+
+const envelope = (type: string, data: Record<string, unknown>, extra: Partial<EventEnvelope> = {}): EventEnvelope => ({
+  id: 'evt-1',
+  type,
+  version: 1,
+  stream: 'payments.lookup',
+  position: 0,
+  occurredAt: '2025-01-02T03:04:05Z',
+  actor: 'ci-bot',
+  correlationId: 'c-1',
+  data,
+  ...extra,
+});
+
+describe('toAuditEntry for registry events', () => {
+  it('reads tool and version from the spec of ToolVersionPublished and the actor as principal', () => {
+    const published = envelope('ToolVersionPublished', { spec: { name: 'payments.lookup', version: '1.2.0' }, bump: 'minor', changes: [] });
+    const entry = toAuditEntry('registry', 'estate.registry.events', published);
+    expect(entry).toEqual({
+      eventId: 'evt-1',
+      topic: 'estate.registry.events',
+      type: 'ToolVersionPublished',
+      stream: 'payments.lookup',
+      tool: 'payments.lookup',
+      version: '1.2.0',
+      principal: 'ci-bot',
+      outcome: null,
+      occurredAt: '2025-01-02T03:04:05.000Z',
+      payload: published,
+    });
+  });
+
+  it('reads name and version from the data of lifecycle events', () => {
+    const deprecated = envelope('ToolVersionDeprecated', { name: 'payments.lookup', version: '1.0.0', reason: 'old' });
+    expect(toAuditEntry('registry', 't', deprecated)).toMatchObject({ tool: 'payments.lookup', version: '1.0.0', outcome: null });
+  });
+
+  it('puts the server name of ServerRegistered in stream, with no tool or version', () => {
+    const registered = envelope('ServerRegistered', { name: 'payments', url: 'http://x', owner: 'o' }, { stream: 'server:payments' });
+    expect(toAuditEntry('registry', 't', registered)).toMatchObject({ stream: 'payments', tool: null, version: null, principal: 'ci-bot' });
+  });
+
+  it('records the envelope as received, not upcast', () => {
+    const v1 = envelope('ServerRegistered', { name: 'crm', url: 'http://crm', owner: 'o' });
+    expect(toAuditEntry('registry', 't', v1).payload).toBe(v1);
+  });
+
+  it('leaves tool and version null when an unknown event lacks them', () => {
+    expect(toAuditEntry('registry', 't', envelope('SomethingNew', { name: 7 }))).toMatchObject({ tool: null, version: null });
+  });
+});
+
+describe('toAuditEntry for call events', () => {
+  it('takes principal, tool, version and outcome from a completed call', () => {
+    const completed = envelope('ToolCallCompleted', {
+      principal: 'agent-7', tool: 'payments.lookup', version: '1.2.0', outcome: 'tool_error', durationMs: 3, attempts: 1, repaired: 0,
+    }, { actor: 'mcp-edge' });
+    expect(toAuditEntry('calls', 'estate.calls', completed)).toMatchObject({
+      principal: 'agent-7', tool: 'payments.lookup', version: '1.2.0', outcome: 'tool_error',
+    });
+  });
+
+  it('records a refusal as refused:<reason>, with no version when none was resolved', () => {
+    const refused = envelope('ToolCallRefused', { principal: 'agent-7', tool: 'payments.nope', reason: 'unknown_tool', detail: '' });
+    expect(toAuditEntry('calls', 't', refused)).toMatchObject({ outcome: 'refused:unknown_tool', tool: 'payments.nope', version: null });
+  });
+
+  it('falls back to the actor when the call names no principal', () => {
+    expect(toAuditEntry('calls', 't', envelope('ToolCallCompleted', { tool: 'x' })).principal).toBe('ci-bot');
+  });
+});
+
+describe('parseEnvelope', () => {
+  it('accepts a complete envelope', () => {
+    const value = envelope('ToolCallCompleted', {});
+    expect(parseEnvelope(JSON.stringify(value))).toEqual({ ok: true, envelope: value });
+  });
+
+  it.each([
+    ['null value', null, 'not a JSON object'],
+    ['not JSON', '{oops', 'not JSON'],
+    ['an array', '[]', 'not a JSON object'],
+    ['no id', JSON.stringify({ ...envelope('T', {}), id: '' }), 'missing or empty "id"'],
+    ['no data', JSON.stringify({ ...envelope('T', {}), data: 'x' }), 'missing object "data"'],
+    ['a bad date', JSON.stringify({ ...envelope('T', {}), occurredAt: 'yesterday' }), '"occurredAt" is not a date'],
+    ['a float version', JSON.stringify({ ...envelope('T', {}), version: 1.5 }), 'missing integer "version"'],
+  ])('refuses %s', (_, raw, reason) => {
+    expect(parseEnvelope(raw)).toEqual({ ok: false, reason });
+  });
+});

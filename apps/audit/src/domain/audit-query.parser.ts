@@ -1,0 +1,105 @@
+/** A validated trail query: newest first, strictly below `beforeSeq` when paging. */
+export interface AuditQuery {
+  tool?: string;
+  version?: string;
+  principal?: string;
+  type?: string;
+  /** Inclusive lower bound on occurred_at. */
+  from?: Date;
+  /** Exclusive upper bound on occurred_at. */
+  to?: Date;
+  limit: number;
+  beforeSeq?: number;
+}
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; parameter: string; message: string };
+
+export const DEFAULT_LIMIT = 50;
+export const MAX_LIMIT = 500;
+
+const CURSOR_PREFIX = 'seq:';
+
+/** The cursor is opaque to clients; today it carries the last seq of the page. */
+export function encodeCursor(seq: number): string {
+  return Buffer.from(`${CURSOR_PREFIX}${seq}`, 'utf8').toString('base64url');
+}
+
+export function decodeCursor(cursor: string): number | undefined {
+  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined;
+  const match = /^seq:([1-9][0-9]{0,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!match) return undefined;
+  const seq = Number(match[1]);
+  return Number.isSafeInteger(seq) ? seq : undefined;
+}
+
+const fail = (parameter: string, message: string): { ok: false; parameter: string; message: string } => ({
+  ok: false,
+  parameter,
+  message,
+});
+
+/** A query parameter given once as text; repeated or structured parameters are refused. */
+function single(raw: Record<string, unknown>, name: string): Parsed<string | undefined> {
+  const value = raw[name];
+  if (value === undefined || value === '') return { ok: true, value: undefined };
+  if (typeof value !== 'string') return fail(name, `"${name}" must be given once, as text`);
+  return { ok: true, value };
+}
+
+function parseDate(raw: Record<string, unknown>, name: string): Parsed<Date | undefined> {
+  const text = single(raw, name);
+  if (!text.ok || text.value === undefined) return text as Parsed<undefined>;
+  // Date.parse accepts loose forms ("1", "May 5"); a trail query wants an ISO 8601 date or date-time.
+  const iso = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+  const time = Date.parse(text.value);
+  if (!iso.test(text.value) || Number.isNaN(time)) return fail(name, `"${name}" must be an ISO 8601 date-time`);
+  return { ok: true, value: new Date(time) };
+}
+
+function parseLimit(raw: Record<string, unknown>): Parsed<number> {
+  const text = single(raw, 'limit');
+  if (!text.ok) return text;
+  if (text.value === undefined) return { ok: true, value: DEFAULT_LIMIT };
+  const limit = /^[0-9]{1,4}$/.test(text.value) ? Number(text.value) : NaN;
+  if (!(limit >= 1 && limit <= MAX_LIMIT)) return fail('limit', `"limit" must be an integer from 1 to ${MAX_LIMIT}`);
+  return { ok: true, value: limit };
+}
+
+function parseCursor(raw: Record<string, unknown>): Parsed<number | undefined> {
+  const text = single(raw, 'cursor');
+  if (!text.ok || text.value === undefined) return text as Parsed<undefined>;
+  const seq = decodeCursor(text.value);
+  if (seq === undefined) return fail('cursor', '"cursor" is not a cursor this service issued');
+  return { ok: true, value: seq };
+}
+
+/** Validates `GET /v1/audit` query parameters; the first problem names its parameter. */
+export function parseAuditQuery(raw: Record<string, unknown>): Parsed<AuditQuery> {
+  const texts: Record<string, string | undefined> = {};
+  for (const name of ['tool', 'version', 'principal', 'type'] as const) {
+    const parsed = single(raw, name);
+    if (!parsed.ok) return parsed;
+    texts[name] = parsed.value;
+  }
+  const from = parseDate(raw, 'from');
+  if (!from.ok) return from;
+  const to = parseDate(raw, 'to');
+  if (!to.ok) return to;
+  const limit = parseLimit(raw);
+  if (!limit.ok) return limit;
+  const cursor = parseCursor(raw);
+  if (!cursor.ok) return cursor;
+  return {
+    ok: true,
+    value: { ...texts, from: from.value, to: to.value, limit: limit.value, beforeSeq: cursor.value },
+  };
+}
+
+/** `Last-Event-ID` (or `?lastEventId=`) of the event stream: the seq of the last event the client saw. */
+export function parseLastEventId(value: unknown): Parsed<number | undefined> {
+  if (value === undefined || value === '') return { ok: true, value: undefined };
+  if (typeof value !== 'string' || !/^(0|[1-9][0-9]{0,15})$/.test(value)) {
+    return fail('Last-Event-ID', '"Last-Event-ID" must be the id of an event this stream sent');
+  }
+  return { ok: true, value: Number(value) };
+}

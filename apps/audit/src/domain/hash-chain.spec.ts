@@ -1,0 +1,98 @@
+import type { AuditEntryContent } from './audit-entry.mapper';
+import { canonicalJson, ChainVerifier, entryHash, GENESIS_HASH, type ChainLink } from './hash-chain';
+
+const content = (eventId: string, data: Record<string, unknown> = {}): AuditEntryContent => ({
+  eventId,
+  topic: 'estate.calls',
+  type: 'ToolCallCompleted',
+  stream: 'agent-7',
+  tool: 'payments.lookup',
+  version: '1.0.0',
+  principal: 'agent-7',
+  outcome: 'ok',
+  occurredAt: '2025-01-01T00:00:00.000Z',
+  payload: {
+    id: eventId, type: 'ToolCallCompleted', version: 1, stream: 'agent-7', position: 0,
+    occurredAt: '2025-01-01T00:00:00.000Z', actor: 'edge', correlationId: 'c', data,
+  },
+});
+
+/** Builds a valid chain the way the repository appends it. */
+function chain(ids: string[]): ChainLink[] {
+  let prev = GENESIS_HASH;
+  return ids.map((id, index) => {
+    const link = { seq: index + 1, prevHash: prev, hash: entryHash(prev, content(id)), content: content(id) };
+    prev = link.hash;
+    return link;
+  });
+}
+
+function verify(links: ChainLink[], head = { lastSeq: links.at(-1)?.seq ?? 0, hash: links.at(-1)?.hash ?? GENESIS_HASH }) {
+  const verifier = new ChainVerifier(head);
+  links.forEach((link) => verifier.accept(link));
+  return verifier.result();
+}
+
+describe('canonicalJson', () => {
+  it('sorts keys at every depth and drops undefined members', () => {
+    expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: undefined } })).toBe('{"a":{"d":[3,{"y":2,"z":1}]},"b":1}');
+  });
+
+  it('serializes the same content the same way whatever the key order', () => {
+    expect(canonicalJson({ x: 1, y: 'two' })).toBe(canonicalJson({ y: 'two', x: 1 }));
+  });
+});
+
+describe('entryHash', () => {
+  it('is sha256 hex and depends on the previous hash and on the content', () => {
+    const hash = entryHash(GENESIS_HASH, content('e1'));
+    expect(hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(entryHash(GENESIS_HASH, content('e1'))).toBe(hash);
+    expect(entryHash('1'.repeat(64), content('e1'))).not.toBe(hash);
+    expect(entryHash(GENESIS_HASH, content('e1', { extra: true }))).not.toBe(hash);
+  });
+
+  it('does not change when the payload comes back from jsonb with its keys reordered', () => {
+    const original = content('e1', { b: 1, a: 2 });
+    const reordered = { ...original, payload: { ...original.payload, data: { a: 2, b: 1 } } };
+    expect(entryHash(GENESIS_HASH, reordered)).toBe(entryHash(GENESIS_HASH, original));
+  });
+});
+
+describe('ChainVerifier', () => {
+  it('accepts an empty trail and an intact chain', () => {
+    expect(verify([])).toEqual({ ok: true, entries: 0 });
+    expect(verify(chain(['a', 'b', 'c']))).toEqual({ ok: true, entries: 3 });
+  });
+
+  it('accepts gaps in seq (sequence values lost to rolled-back appends)', () => {
+    const links = chain(['a', 'b']).map((link, index) => ({ ...link, seq: index === 0 ? 1 : 5 }));
+    expect(verify(links)).toEqual({ ok: true, entries: 2 });
+  });
+
+  it('reports the first entry whose content was changed', () => {
+    const links = chain(['a', 'b', 'c']);
+    links[1] = { ...links[1], content: { ...links[1].content, principal: 'someone-else' } };
+    expect(verify(links)).toEqual({ ok: false, entries: 3, firstBrokenSeq: 2 });
+  });
+
+  it('reports an entry removed from the middle at its successor', () => {
+    const links = chain(['a', 'b', 'c']);
+    expect(verify([links[0], links[2]])).toEqual({ ok: false, entries: 2, firstBrokenSeq: 3 });
+  });
+
+  it('reports entries removed from the end through the head', () => {
+    const links = chain(['a', 'b', 'c']);
+    expect(verify(links.slice(0, 2), { lastSeq: 3, hash: links[2].hash })).toEqual({ ok: false, entries: 2, firstBrokenSeq: 3 });
+  });
+
+  it('reports an entry that was not appended through the head', () => {
+    const links = chain(['a', 'b', 'c']);
+    expect(verify(links, { lastSeq: 2, hash: links[1].hash })).toEqual({ ok: false, entries: 3, firstBrokenSeq: 3 });
+  });
+
+  it('reports a head whose hash was replaced', () => {
+    const links = chain(['a', 'b']);
+    expect(verify(links, { lastSeq: 2, hash: 'f'.repeat(64) })).toEqual({ ok: false, entries: 2, firstBrokenSeq: 2 });
+  });
+});

@@ -1,0 +1,60 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+export class CreateAuditTrail1732900000002 implements MigrationInterface {
+  name = 'CreateAuditTrail1732900000002';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`
+      CREATE TABLE audit.entries (
+        seq bigserial PRIMARY KEY,
+        event_id text NOT NULL,
+        topic text NOT NULL,
+        type text NOT NULL,
+        stream text NOT NULL,
+        tool text,
+        version text,
+        principal text NOT NULL,
+        outcome text,
+        occurred_at timestamptz NOT NULL,
+        recorded_at timestamptz NOT NULL DEFAULT now(),
+        payload jsonb NOT NULL,
+        prev_hash text NOT NULL,
+        hash text NOT NULL,
+        -- Events arrive at least once: the id decides whether one is already in the trail.
+        CONSTRAINT entries_event_id_unique UNIQUE (event_id)
+      )`);
+    await runner.query(`CREATE INDEX entries_tool_version_seq ON audit.entries (tool, version, seq)`);
+    await runner.query(`CREATE INDEX entries_principal_seq ON audit.entries (principal, seq)`);
+    await runner.query(`CREATE INDEX entries_type_seq ON audit.entries (type, seq)`);
+    await runner.query(`CREATE INDEX entries_topic_seq ON audit.entries (topic, seq)`);
+    await runner.query(`CREATE INDEX entries_occurred_at ON audit.entries (occurred_at)`);
+    // One row, locked by every append: appends from any number of audit instances form one chain.
+    await runner.query(`
+      CREATE TABLE audit.chain_head (
+        id smallint PRIMARY KEY CHECK (id = 1),
+        last_seq bigint NOT NULL,
+        hash text NOT NULL
+      )`);
+    await runner.query(`INSERT INTO audit.chain_head (id, last_seq, hash) VALUES (1, 0, repeat('0', 64))`);
+    // The trail is evidence: refuse changes at the database too, not only in this code.
+    await runner.query(`
+      CREATE FUNCTION audit.refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        RAISE EXCEPTION 'audit.entries is append-only (% refused)', TG_OP USING ERRCODE = 'insufficient_privilege';
+      END
+      $$`);
+    await runner.query(`
+      CREATE TRIGGER entries_append_only BEFORE UPDATE OR DELETE ON audit.entries
+      FOR EACH ROW EXECUTE FUNCTION audit.refuse_change()`);
+    await runner.query(`
+      CREATE TRIGGER entries_no_truncate BEFORE TRUNCATE ON audit.entries
+      FOR EACH STATEMENT EXECUTE FUNCTION audit.refuse_change()`);
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`DROP TABLE audit.chain_head, audit.entries`);
+    await runner.query(`DROP FUNCTION audit.refuse_change()`);
+  }
+}
+
+export const AUDIT_MIGRATIONS = [CreateAuditTrail1732900000002];

@@ -1,0 +1,57 @@
+import { evolveCatalogEntry, withUpstream } from '@estate/catalog';
+import { upcast, type CatalogEntry, type EventEnvelope, type RegistryEvent, type ServerRegisteredData } from '@estate/events';
+
+/** What applying an event needs to read and write; backed by PostgreSQL live and by maps in a rebuild. */
+export interface ProjectionTarget {
+  streamPosition(streamId: string): Promise<number | undefined>;
+  setStreamPosition(streamId: string, position: number): Promise<void>;
+  server(name: string): Promise<ServerRegisteredData | undefined>;
+  upsertServer(server: ServerRegisteredData): Promise<void>;
+  tool(name: string): Promise<CatalogEntry | undefined>;
+  toolsOfServer(server: string): Promise<CatalogEntry[]>;
+  upsertTool(entry: CatalogEntry): Promise<void>;
+}
+
+/**
+ * Apply one registry event exactly once: an event at or below the stream's applied position is a
+ * redelivery and changes nothing. Returns the tool names whose catalog entry changed.
+ */
+export async function applyEnvelope(target: ProjectionTarget, raw: EventEnvelope): Promise<string[]> {
+  const envelope = upcast(raw);
+  const applied = await target.streamPosition(envelope.stream);
+  if (applied !== undefined && envelope.position <= applied) return [];
+  const event = { type: envelope.type, version: envelope.version, data: envelope.data } as RegistryEvent;
+  const touched = await applyEvent(target, event, envelope);
+  await target.setStreamPosition(envelope.stream, envelope.position);
+  return touched;
+}
+
+async function applyEvent(target: ProjectionTarget, event: RegistryEvent, envelope: EventEnvelope): Promise<string[]> {
+  if (event.type === 'ServerRegistered') {
+    await target.upsertServer(event.data);
+    const tools = await target.toolsOfServer(event.data.name);
+    for (const tool of tools) await target.upsertTool(withUpstream(tool, event.data));
+    return tools.map((t) => t.name);
+  }
+  const name = event.type === 'ToolVersionPublished' ? event.data.spec.name : event.data.name;
+  const current = await target.tool(name);
+  const serverName = event.type === 'ToolVersionPublished' ? event.data.spec.upstream.server : current?.upstream.server;
+  const server = serverName === undefined ? undefined : await target.server(serverName);
+  await target.upsertTool(evolveCatalogEntry(current, event, envelope.position, envelope.occurredAt, server));
+  return [name];
+}
+
+/** An in-memory target, for rebuilding the projection aside before the swap. */
+export class MemoryProjection implements ProjectionTarget {
+  readonly streams = new Map<string, number>();
+  readonly servers = new Map<string, ServerRegisteredData>();
+  readonly tools = new Map<string, CatalogEntry>();
+
+  async streamPosition(streamId: string) { return this.streams.get(streamId); }
+  async setStreamPosition(streamId: string, position: number) { this.streams.set(streamId, position); }
+  async server(name: string) { return this.servers.get(name); }
+  async upsertServer(server: ServerRegisteredData) { this.servers.set(server.name, server); }
+  async tool(name: string) { return this.tools.get(name); }
+  async toolsOfServer(server: string) { return [...this.tools.values()].filter((t) => t.upstream.server === server); }
+  async upsertTool(entry: CatalogEntry) { this.tools.set(entry.name, entry); }
+}

@@ -1,0 +1,156 @@
+import type { QueryRunner } from 'typeorm';
+import type { CatalogEntry, EventEnvelope } from '@estate/events';
+import type { BusMessage, EventBus, Logger, Subscription } from '@estate/platform';
+import { applyEnvelope, MemoryProjection, type ProjectionTarget } from './catalog.apply';
+import type { CatalogRepository } from './store/catalog.repository';
+
+/** Serializes the live consumer and the rebuild swap. */
+class Mutex {
+  private tail: Promise<void> = Promise.resolve();
+  run<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(work);
+    this.tail = result.then(() => undefined, () => undefined);
+    return result;
+  }
+}
+
+/**
+ * Keeps the catalog projection: each registry event is applied and its Kafka offset recorded in
+ * one transaction, so a crash at any point either keeps both or neither. After commit the touched
+ * tools' current state goes to the compacted catalog topic.
+ */
+export class CatalogProjector {
+  private readonly mutex = new Mutex();
+  private subscription?: Subscription;
+
+  constructor(
+    private readonly repo: CatalogRepository,
+    private readonly bus: EventBus,
+    private readonly topics: { events: string; catalog: string },
+    private readonly groupId: string,
+    private readonly logger: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    await this.publishAll();
+    this.subscription = await this.bus.subscribe({
+      topic: this.topics.events,
+      groupId: this.groupId,
+      fromBeginning: true,
+      ownOffsets: (partition) => this.repo.checkpoint(this.topics.events, partition),
+      handle: (message) => this.mutex.run(() => this.handle(message)),
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.subscription?.stop();
+  }
+
+  private async handle(message: BusMessage): Promise<void> {
+    const next = await this.repo.checkpoint(message.topic, message.partition);
+    if (next !== undefined && BigInt(message.offset) < BigInt(next)) return;
+    const envelope = parseEnvelope(message, this.logger);
+    const touched = await this.inTransaction(async (runner) => {
+      const names = envelope ? await applyEnvelope(this.dbTarget(runner), envelope) : [];
+      await this.repo.setCheckpoint(runner, message.topic, message.partition, String(BigInt(message.offset) + 1n));
+      return names;
+    });
+    await this.publish(touched);
+  }
+
+  /** Rebuild from offset zero aside, up to where the live consumer stands, then swap in one transaction. */
+  async rebuild(): Promise<{ tools: number; servers: number; events: number }> {
+    return this.mutex.run(async () => {
+      const upTo = await this.repo.checkpoints(this.topics.events);
+      const memory = await this.foldTopic(upTo);
+      await this.inTransaction((runner) =>
+        this.repo.replaceAll(runner, [...memory.projection.servers.values()], [...memory.projection.tools.values()], memory.projection.streams),
+      );
+      await this.publishAll();
+      return { tools: memory.projection.tools.size, servers: memory.projection.servers.size, events: memory.events };
+    });
+  }
+
+  /** Reads the events topic from the start up to the given next-offsets into a fresh in-memory projection. */
+  async foldTopic(upTo: Map<number, string>): Promise<{ projection: MemoryProjection; events: number }> {
+    const projection = new MemoryProjection();
+    let events = 0;
+    const remaining = new Map([...upTo].filter(([, offset]) => BigInt(offset) > 0n));
+    if (remaining.size === 0) return { projection, events };
+    let done!: () => void;
+    const finished = new Promise<void>((resolve) => (done = resolve));
+    const subscription = await this.bus.subscribe({
+      topic: this.topics.events,
+      groupId: `${this.groupId}-rebuild-${Date.now()}-${Math.random().toString(36).slice(2)}`,
+      fromBeginning: true,
+      ownOffsets: async () => '0',
+      handle: async (message) => {
+        const end = remaining.get(message.partition);
+        if (end === undefined || BigInt(message.offset) >= BigInt(end)) return;
+        const envelope = parseEnvelope(message, this.logger);
+        if (envelope) await applyEnvelope(projection, envelope);
+        events += 1;
+        if (BigInt(message.offset) + 1n >= BigInt(end)) remaining.delete(message.partition);
+        if (remaining.size === 0) done();
+      },
+    });
+    await finished;
+    await subscription.stop();
+    return { projection, events };
+  }
+
+  private async publish(names: string[]): Promise<void> {
+    if (names.length === 0) return;
+    const rows = await this.repo.db.query(`SELECT entry FROM discovery.tools WHERE name = ANY($1)`, [names]);
+    await this.bus.publish(this.topics.catalog, (rows as Array<{ entry: CatalogEntry }>).map(({ entry }) => ({
+      key: entry.name,
+      value: JSON.stringify(entry),
+    })));
+  }
+
+  /** The compacted topic is idempotent: republishing every entry on start heals a publish lost in a crash. */
+  private async publishAll(): Promise<void> {
+    const tools = await this.repo.allTools();
+    await this.bus.publish(this.topics.catalog, tools.map((entry) => ({ key: entry.name, value: JSON.stringify(entry) })));
+  }
+
+  private dbTarget(runner: QueryRunner): ProjectionTarget {
+    const repo = this.repo;
+    return {
+      streamPosition: (s) => repo.streamPosition(runner, s),
+      setStreamPosition: (s, p) => repo.setStreamPosition(runner, s, p),
+      server: (n) => repo.server(runner, n),
+      upsertServer: (s) => repo.upsertServer(runner, s),
+      tool: (n) => repo.tool(runner, n),
+      toolsOfServer: (s) => repo.toolsOfServer(runner, s),
+      upsertTool: (e) => repo.upsertTool(runner, e),
+    };
+  }
+
+  private async inTransaction<T>(work: (runner: QueryRunner) => Promise<T>): Promise<T> {
+    const runner = this.repo.db.createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.startTransaction();
+      const result = await work(runner);
+      await runner.commitTransaction();
+      return result;
+    } catch (error) {
+      if (runner.isTransactionActive) await runner.rollbackTransaction();
+      throw error;
+    } finally {
+      await runner.release();
+    }
+  }
+}
+
+function parseEnvelope(message: BusMessage, logger: Logger): EventEnvelope | undefined {
+  try {
+    const value = JSON.parse(message.value ?? 'null') as EventEnvelope | null;
+    if (value && typeof value.stream === 'string' && typeof value.position === 'number') return value;
+  } catch {
+    // fall through: a message that is not an envelope is logged and passed over, never retried forever
+  }
+  logger.error({ topic: message.topic, partition: message.partition, offset: message.offset }, 'skipping a message that is not an event envelope');
+  return undefined;
+}

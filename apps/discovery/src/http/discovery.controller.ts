@@ -1,0 +1,42 @@
+import { Body, Controller, Get, HttpCode, Inject, Post, UseGuards } from '@nestjs/common';
+import { listVisible } from '@estate/catalog';
+import { toMcpTool, type Principal } from '@estate/contracts';
+import { BearerGuard, CurrentPrincipal, httpError } from '@estate/platform';
+import { CatalogProjector } from '../catalog.projector';
+import { CatalogRepository } from '../store/catalog.repository';
+
+const isAdmin = (p: Principal): boolean => p.scopes.includes('estate:admin');
+
+@Controller()
+@UseGuards(BearerGuard)
+export class DiscoveryController {
+  constructor(
+    @Inject(CatalogRepository) private readonly repo: CatalogRepository,
+    @Inject(CatalogProjector) private readonly projector: CatalogProjector,
+  ) {}
+
+  /** The tools the caller may see; an admin may ask on behalf of another principal. */
+  @Post('v1/discover')
+  @HttpCode(200)
+  async discover(@CurrentPrincipal() caller: Principal, @Body() body: unknown) {
+    const asked = (body as { principal?: Principal } | undefined)?.principal;
+    if (asked !== undefined && !isAdmin(caller)) throw httpError(403, 'FORBIDDEN', 'discovering for another principal needs estate:admin');
+    const principal = asked ?? caller;
+    const pins = (body as { pins?: Record<string, string> } | undefined)?.pins ?? {};
+    const tools = listVisible(await this.repo.allTools(), principal, pins);
+    return { principal: principal.id, tools: tools.map(({ version }) => ({ ...toMcpTool(version.spec), version: version.version, status: version.status })) };
+  }
+
+  @Get('v1/catalog')
+  async catalog(@CurrentPrincipal() caller: Principal) {
+    if (!isAdmin(caller) && !caller.scopes.includes('estate:publish')) throw httpError(403, 'FORBIDDEN', 'the full catalog needs estate:admin or estate:publish');
+    return { servers: await this.repo.allServers(), tools: await this.repo.allTools() };
+  }
+
+  @Post('v1/rebuild')
+  @HttpCode(200)
+  async rebuild(@CurrentPrincipal() caller: Principal) {
+    if (!isAdmin(caller)) throw httpError(403, 'FORBIDDEN', 'rebuilding needs estate:admin');
+    return this.projector.rebuild();
+  }
+}

@@ -1,0 +1,94 @@
+import type { DataSource, QueryRunner } from 'typeorm';
+import type { CatalogEntry, ServerRegisteredData } from '@estate/events';
+
+type Runner = Pick<QueryRunner, 'query'>;
+
+/** The discovery schema: catalog rows, per-stream positions and Kafka checkpoints. */
+export class CatalogRepository {
+  constructor(readonly db: DataSource) {}
+
+  async streamPosition(runner: Runner, streamId: string): Promise<number | undefined> {
+    const rows: Array<{ position: number }> = await runner.query(
+      `SELECT position FROM discovery.streams WHERE stream_id = $1 FOR UPDATE`, [streamId],
+    );
+    return rows[0]?.position;
+  }
+
+  async setStreamPosition(runner: Runner, streamId: string, position: number): Promise<void> {
+    await runner.query(
+      `INSERT INTO discovery.streams (stream_id, position) VALUES ($1, $2)
+       ON CONFLICT (stream_id) DO UPDATE SET position = EXCLUDED.position`, [streamId, position],
+    );
+  }
+
+  async setCheckpoint(runner: Runner, topic: string, partition: number, nextOffset: string): Promise<void> {
+    await runner.query(
+      `INSERT INTO discovery.checkpoints (topic, partition, next_offset) VALUES ($1, $2, $3)
+       ON CONFLICT (topic, partition) DO UPDATE SET next_offset = EXCLUDED.next_offset`, [topic, partition, nextOffset],
+    );
+  }
+
+  async checkpoint(topic: string, partition: number): Promise<string | undefined> {
+    const rows: Array<{ next_offset: string }> = await this.db.query(
+      `SELECT next_offset FROM discovery.checkpoints WHERE topic = $1 AND partition = $2`, [topic, partition],
+    );
+    return rows[0]?.next_offset;
+  }
+
+  async checkpoints(topic: string): Promise<Map<number, string>> {
+    const rows: Array<{ partition: number; next_offset: string }> = await this.db.query(
+      `SELECT partition, next_offset FROM discovery.checkpoints WHERE topic = $1`, [topic],
+    );
+    return new Map(rows.map((r) => [r.partition, r.next_offset]));
+  }
+
+  async server(runner: Runner, name: string): Promise<ServerRegisteredData | undefined> {
+    const rows: Array<{ data: ServerRegisteredData }> = await runner.query(`SELECT data FROM discovery.servers WHERE name = $1`, [name]);
+    return rows[0]?.data;
+  }
+
+  async upsertServer(runner: Runner, server: ServerRegisteredData): Promise<void> {
+    await runner.query(
+      `INSERT INTO discovery.servers (name, data) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET data = EXCLUDED.data`,
+      [server.name, JSON.stringify(server)],
+    );
+  }
+
+  async tool(runner: Runner, name: string): Promise<CatalogEntry | undefined> {
+    const rows: Array<{ entry: CatalogEntry }> = await runner.query(`SELECT entry FROM discovery.tools WHERE name = $1 FOR UPDATE`, [name]);
+    return rows[0]?.entry;
+  }
+
+  async toolsOfServer(runner: Runner, server: string): Promise<CatalogEntry[]> {
+    const rows: Array<{ entry: CatalogEntry }> = await runner.query(`SELECT entry FROM discovery.tools WHERE server = $1 FOR UPDATE`, [server]);
+    return rows.map((r) => r.entry);
+  }
+
+  async upsertTool(runner: Runner, entry: CatalogEntry): Promise<void> {
+    await runner.query(
+      `INSERT INTO discovery.tools (name, server, entry) VALUES ($1, $2, $3)
+       ON CONFLICT (name) DO UPDATE SET server = EXCLUDED.server, entry = EXCLUDED.entry`,
+      [entry.name, entry.upstream.server, JSON.stringify(entry)],
+    );
+  }
+
+  async allTools(): Promise<CatalogEntry[]> {
+    const rows: Array<{ entry: CatalogEntry }> = await this.db.query(`SELECT entry FROM discovery.tools ORDER BY name`);
+    return rows.map((r) => r.entry);
+  }
+
+  async allServers(): Promise<ServerRegisteredData[]> {
+    const rows: Array<{ data: ServerRegisteredData }> = await this.db.query(`SELECT data FROM discovery.servers ORDER BY name`);
+    return rows.map((r) => r.data);
+  }
+
+  /** Replace the whole projection in one transaction (the swap step of a rebuild). */
+  async replaceAll(runner: Runner, servers: ServerRegisteredData[], tools: CatalogEntry[], streams: Map<string, number>): Promise<void> {
+    await runner.query(`DELETE FROM discovery.tools`);
+    await runner.query(`DELETE FROM discovery.servers`);
+    await runner.query(`DELETE FROM discovery.streams`);
+    for (const server of servers) await this.upsertServer(runner, server);
+    for (const tool of tools) await this.upsertTool(runner, tool);
+    for (const [stream, position] of streams) await this.setStreamPosition(runner, stream, position);
+  }
+}

@@ -1,0 +1,25 @@
+import type { MigrationInterface, QueryRunner } from 'typeorm';
+
+export class CreateCatalogProjection1732900000001 implements MigrationInterface {
+  name = 'CreateCatalogProjection1732900000001';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`CREATE TABLE discovery.servers (name text PRIMARY KEY, data jsonb NOT NULL)`);
+    await runner.query(`CREATE TABLE discovery.tools (name text PRIMARY KEY, server text NOT NULL, entry jsonb NOT NULL)`);
+    await runner.query(`CREATE INDEX tools_server ON discovery.tools (server)`);
+    // Last applied position per registry stream: applying an event twice is a no-op.
+    await runner.query(`CREATE TABLE discovery.streams (stream_id text PRIMARY KEY, position integer NOT NULL)`);
+    // Next Kafka offset per partition, committed in the same transaction as the projection rows.
+    await runner.query(`
+      CREATE TABLE discovery.checkpoints (
+        topic text NOT NULL, partition integer NOT NULL, next_offset bigint NOT NULL,
+        PRIMARY KEY (topic, partition)
+      )`);
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`DROP TABLE discovery.checkpoints, discovery.streams, discovery.tools, discovery.servers`);
+  }
+}
+
+export const DISCOVERY_MIGRATIONS = [CreateCatalogProjection1732900000001];

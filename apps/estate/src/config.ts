@@ -1,0 +1,21 @@
+import { EnvReader, type Env } from '@estate/platform';
+
+export interface EmbeddedConfig {
+  dataDir: string;
+  postgresPort?: number;
+  /** Start the sample bank upstream and publish its tools, so a first run has something to list. */
+  demo: boolean;
+  bankPort: number;
+}
+
+/** Reads ESTATE_DATA_DIR (.estate), ESTATE_PG_PORT, ESTATE_DEMO (1) and BANK_PORT (9100). */
+export function loadEmbeddedConfig(env: Env): EmbeddedConfig {
+  const reader = new EnvReader(env);
+  const pgPort = reader.optional('ESTATE_PG_PORT');
+  return reader.finish({
+    dataDir: reader.string('ESTATE_DATA_DIR', '.estate'),
+    postgresPort: pgPort === undefined ? undefined : reader.port('ESTATE_PG_PORT', 0),
+    demo: reader.oneOf('ESTATE_DEMO', ['0', '1'], '1') === '1',
+    bankPort: reader.port('BANK_PORT', 9100),
+  });
+}

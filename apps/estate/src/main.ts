@@ -1,0 +1,57 @@
+import 'reflect-metadata';
+import { createLogger, failBoot, issueDevToken, stopOnSignals } from '@estate/platform';
+import { loadEmbeddedConfig } from './config';
+import { seedDemo } from './demo.seed';
+import { startEmbedded, type EmbeddedEstate } from './embedded';
+
+const ADMIN = { sub: 'platform-admin', scope: 'estate:admin estate:publish estate:audit', clearance: 'restricted' };
+const AGENT = { sub: 'support-agent', scope: 'bank:read', clearance: 'internal' };
+
+async function banner(estate: EmbeddedEstate, adminToken?: string, agentToken?: string): Promise<string> {
+  const lines = [
+    '',
+    'Estate is running (all four services in one process)',
+    `  MCP edge   ${estate.urls.edge}`,
+    `  registry   ${estate.urls.registry}   (REST, /openapi.json)`,
+    `  discovery  ${estate.urls.discovery}`,
+    `  audit      ${estate.urls.audit}   (GET /v1/audit, /v1/events/stream)`,
+    `  bus: ${estate.bus}; database: ${estate.database}`,
+  ];
+  if (adminToken && agentToken) {
+    const config = { mcpServers: { estate: { type: 'http', url: estate.urls.edge, headers: { Authorization: `Bearer ${agentToken}` } } } };
+    lines.push(
+      '',
+      'Development tokens (HS256, 12 h):',
+      `  admin (estate:admin estate:publish estate:audit):\n    ${adminToken}`,
+      `  agent (bank:read, clearance internal):\n    ${agentToken}`,
+      '',
+      'MCP client configuration for the agent:',
+      JSON.stringify(config, null, 2),
+      '',
+      `Try: curl -s -H "Authorization: Bearer $ADMIN" ${estate.urls.audit}/v1/audit | head`,
+    );
+  }
+  lines.push('', 'Ctrl-C stops everything cleanly.', '');
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const logger = createLogger('estate', process.env.LOG_LEVEL ?? 'info');
+  try {
+    const embedded = loadEmbeddedConfig(process.env);
+    const estate = await startEmbedded(process.env, embedded, logger);
+    const secret = estate.secret ?? process.env.ESTATE_JWT_SECRET;
+    const adminToken = secret ? await issueDevToken(secret, ADMIN, { audience: process.env.ESTATE_JWT_AUDIENCE }) : undefined;
+    const agentToken = secret ? await issueDevToken(secret, AGENT, { audience: process.env.ESTATE_JWT_AUDIENCE }) : undefined;
+    const bank = embedded.demo && adminToken ? await seedDemo(estate.urls.registry, adminToken, embedded.bankPort, logger) : undefined;
+    process.stdout.write(await banner(estate, adminToken, agentToken));
+    stopOnSignals(logger, async () => {
+      await estate.stop();
+      await bank?.close();
+    });
+  } catch (error) {
+    failBoot(logger, error);
+  }
+}
+
+void main();

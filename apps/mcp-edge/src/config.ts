@@ -1,0 +1,55 @@
+import { EnvReader, readAuth, readCommon, type AuthConfig, type CommonConfig, type Env } from '@estate/platform';
+
+export interface EdgeConfig extends CommonConfig {
+  host: string;
+  port: number;
+  /** Public base URL, used in the WWW-Authenticate challenge and resource metadata. */
+  publicUrl?: string;
+  allowedOrigins: string[];
+  allowedHosts: string[];
+  auth: AuthConfig;
+  sessionIdleMs: number;
+  maxBodyBytes: number;
+  upstreamTimeoutMs: number;
+  groupPrefix: string;
+}
+
+const LOOPBACK = ['127.0.0.1', '::1', 'localhost'];
+
+export function isLoopback(host: string): boolean {
+  return LOOPBACK.includes(host) || host.startsWith('127.');
+}
+
+/**
+ * Reads ESTATE_EDGE_HOST (127.0.0.1), ESTATE_EDGE_PORT (8000), ESTATE_EDGE_PUBLIC_URL,
+ * ESTATE_ALLOWED_ORIGINS, ESTATE_ALLOWED_HOSTS, ESTATE_SESSION_IDLE_SECONDS,
+ * ESTATE_MAX_BODY_BYTES, ESTATE_UPSTREAM_TIMEOUT_MS, ESTATE_EDGE_GROUP and the shared settings.
+ * ESTATE_AUTH=none is refused unless the edge listens on loopback only.
+ */
+export function loadEdgeConfig(env: Env): EdgeConfig {
+  const reader = new EnvReader(env);
+  const host = reader.string('ESTATE_EDGE_HOST', '127.0.0.1');
+  const auth = readAuth(reader);
+  if (auth.mode === 'none' && !isLoopback(host)) {
+    reader.problems.push(`ESTATE_AUTH=none is only allowed when ESTATE_EDGE_HOST is a loopback address (got ${host})`);
+  }
+  const seconds = Number(reader.string('ESTATE_SESSION_IDLE_SECONDS', '900'));
+  const maxBody = Number(reader.string('ESTATE_MAX_BODY_BYTES', String(1024 * 1024)));
+  const timeout = Number(reader.string('ESTATE_UPSTREAM_TIMEOUT_MS', '30000'));
+  if (!(seconds > 0)) reader.problems.push('ESTATE_SESSION_IDLE_SECONDS must be a positive number');
+  if (!(maxBody > 0)) reader.problems.push('ESTATE_MAX_BODY_BYTES must be a positive number');
+  if (!(timeout > 0)) reader.problems.push('ESTATE_UPSTREAM_TIMEOUT_MS must be a positive number');
+  return reader.finish({
+    ...readCommon(reader),
+    host,
+    port: reader.port('ESTATE_EDGE_PORT', 8000),
+    publicUrl: reader.optional('ESTATE_EDGE_PUBLIC_URL'),
+    allowedOrigins: reader.list('ESTATE_ALLOWED_ORIGINS'),
+    allowedHosts: reader.list('ESTATE_ALLOWED_HOSTS'),
+    auth,
+    sessionIdleMs: seconds * 1000,
+    maxBodyBytes: maxBody,
+    upstreamTimeoutMs: timeout,
+    groupPrefix: reader.string('ESTATE_EDGE_GROUP', 'estate-edge'),
+  });
+}

@@ -1,0 +1,31 @@
+import { Controller, Get, Inject } from '@nestjs/common';
+
+export const EDGE_METADATA = Symbol('EdgeMetadata');
+
+export interface EdgeMetadata {
+  resource: string;
+  authorizationServers: string[];
+  sessions(): number;
+  tools(): number;
+}
+
+@Controller()
+export class EdgeController {
+  constructor(@Inject(EDGE_METADATA) private readonly meta: EdgeMetadata) {}
+
+  /** OAuth 2.0 protected-resource metadata (RFC 9728), where the 401 challenge points. */
+  @Get('.well-known/oauth-protected-resource')
+  resourceMetadata() {
+    return {
+      resource: this.meta.resource,
+      authorization_servers: this.meta.authorizationServers,
+      bearer_methods_supported: ['header'],
+      scopes_supported: [],
+    };
+  }
+
+  @Get('healthz')
+  health() {
+    return { status: 'ok', sessions: this.meta.sessions(), tools: this.meta.tools() };
+  }
+}

@@ -1,0 +1,47 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+export interface RequestGuardOptions {
+  allowedOrigins: string[];
+  /** Host names (without port) accepted in the Host header; empty accepts any. */
+  allowedHosts: string[];
+  resourceMetadataUrl: string;
+}
+
+/**
+ * Transport-level checks that come before any MCP processing: a browser Origin must be listed
+ * (DNS-rebinding defence), the Host must be one we serve, and a failed token gets the OAuth
+ * challenge pointing at the protected-resource metadata.
+ */
+export class RequestGuard {
+  constructor(private readonly options: RequestGuardOptions) {}
+
+  check(req: IncomingMessage, res: ServerResponse): boolean {
+    const origin = req.headers.origin;
+    if (origin !== undefined && !this.options.allowedOrigins.includes(origin)) {
+      this.refuse(res, 403, 'Forbidden: Origin not allowed');
+      return false;
+    }
+    if (this.options.allowedHosts.length > 0 && !this.options.allowedHosts.includes(hostName(req.headers.host))) {
+      this.refuse(res, 403, 'Forbidden: Host not allowed');
+      return false;
+    }
+    return true;
+  }
+
+  challenge(res: ServerResponse, reason: 'missing' | 'invalid'): void {
+    const error = reason === 'invalid' ? ', error="invalid_token"' : '';
+    res.setHeader('WWW-Authenticate', `Bearer resource_metadata="${this.options.resourceMetadataUrl}"${error}`);
+    this.refuse(res, 401, 'Unauthorized: a valid bearer token is required');
+  }
+
+  private refuse(res: ServerResponse, status: number, message: string): void {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message } });
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
+  }
+}
+
+export function hostName(host: string | undefined): string {
+  if (!host) return '';
+  if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1);
+  return host.split(':')[0];
+}

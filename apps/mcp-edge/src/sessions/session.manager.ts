@@ -1,0 +1,106 @@
+import { randomUUID } from 'node:crypto';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
+import { resolveForPrincipal } from '@estate/catalog';
+import type { Principal } from '@estate/contracts';
+import type { Logger } from '@estate/platform';
+import type { CatalogChange, CatalogReplica } from '../catalog/catalog.replica';
+import { pinsFromMeta, type ToolCallPipeline } from '../mcp/tool-call.pipeline';
+import { listToolPage } from '../mcp/tool-list';
+import { EdgeSession } from './edge-session';
+import { SessionEventStore } from './memory-event.store';
+
+export const SERVER_INFO = { name: 'estate-edge', version: '0.1.0' };
+
+/** Every open downstream session, its idle expiry, and who must hear about a catalog change. */
+export class SessionManager {
+  private readonly sessions = new Map<string, EdgeSession>();
+  private sweeper?: NodeJS.Timeout;
+
+  constructor(
+    private readonly replica: CatalogReplica,
+    private readonly pipeline: ToolCallPipeline,
+    private readonly logger: Logger,
+    private readonly idleMs: number,
+    private readonly clock: () => number = Date.now,
+  ) {
+    replica.onChange((changes) => this.onCatalogChange(changes));
+  }
+
+  start(): void {
+    this.sweeper = setInterval(() => void this.sweep(), Math.min(30000, Math.max(1000, this.idleMs / 4)));
+    this.sweeper.unref();
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  /** The session, if it exists and belongs to this principal; otherwise nothing, whichever the reason. */
+  find(id: string, principal: Principal): EdgeSession | undefined {
+    const session = this.sessions.get(id);
+    if (!session || session.principal.id !== principal.id || session.principal.tenant !== principal.tenant) return undefined;
+    session.lastSeen = this.clock();
+    return session;
+  }
+
+  open(principal: Principal, initializeParams: Record<string, unknown> | undefined): EdgeSession {
+    const session = new EdgeSession(randomUUID(), principal, this.clock());
+    session.pins = pinsFromMeta(initializeParams?._meta);
+    session.server = this.createServer(session);
+    session.transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => session.id,
+      eventStore: new SessionEventStore(),
+      onsessionclosed: (id) => void this.remove(id),
+    });
+    this.sessions.set(session.id, session);
+    void session.server.connect(session.transport);
+    return session;
+  }
+
+  async remove(id: string): Promise<void> {
+    const session = this.sessions.get(id);
+    if (!session) return;
+    this.sessions.delete(id);
+    await session.close();
+  }
+
+  async closeAll(): Promise<void> {
+    if (this.sweeper) clearInterval(this.sweeper);
+    await Promise.allSettled([...this.sessions.keys()].map((id) => this.remove(id)));
+  }
+
+  private createServer(session: EdgeSession): Server {
+    const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: true } } });
+    server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+      const pins = { ...session.pins, ...pinsFromMeta(request.params?._meta) };
+      return listToolPage(this.replica.all(), session.principal, pins, request.params?.cursor) as ListToolsResult;
+    });
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => this.pipeline.call(session, request.params, extra.signal));
+    return server;
+  }
+
+  /** Notify exactly the sessions for which a changed tool resolves to a different version (or none). */
+  private onCatalogChange(changes: CatalogChange[]): void {
+    for (const session of this.sessions.values()) {
+      const affected = changes.some(({ name, before, after }) => {
+        const pin = session.pins[name];
+        const was = before && resolveForPrincipal(before, session.principal, pin)?.version;
+        const is = after && resolveForPrincipal(after, session.principal, pin)?.version;
+        return was !== is;
+      });
+      if (affected) session.notifyListChanged();
+    }
+  }
+
+  private async sweep(): Promise<void> {
+    const cutoff = this.clock() - this.idleMs;
+    for (const [id, session] of this.sessions) {
+      if (session.lastSeen < cutoff && session.openStreams === 0) {
+        this.logger.debug({ session: id }, 'closing idle session');
+        await this.remove(id);
+      }
+    }
+  }
+}

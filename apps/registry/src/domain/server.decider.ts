@@ -1,0 +1,44 @@
+import { stableStringify } from '@estate/contracts';
+import type { ServerRegistered, ServerRegisteredData } from '@estate/events';
+import { registryError, type Decision } from './registry.errors';
+
+export type ServerState = { status: 'unregistered' } | { status: 'registered'; server: ServerRegisteredData };
+
+export interface RegisterServer {
+  type: 'RegisterServer';
+  server: ServerRegisteredData;
+  actorScopes: readonly string[];
+}
+
+export const initialServerState = (): ServerState => ({ status: 'unregistered' });
+
+export function serverStreamId(name: string): string {
+  return `server:${name}`;
+}
+
+/** Registering the same definition twice changes nothing; a different one under a taken name is refused. */
+export function decideServer(command: RegisterServer, state: ServerState): Decision<ServerRegistered> {
+  const { server } = command;
+  if (!command.actorScopes.includes('estate:admin')) {
+    return { ok: false, error: registryError('FORBIDDEN', 'registering a server needs the estate:admin scope') };
+  }
+  if (server.namespace !== '' && server.namespace !== server.name) {
+    return {
+      ok: false,
+      error: registryError('NAMESPACE_FORBIDDEN', `namespace must be the server name "${server.name}" or empty`),
+    };
+  }
+  if (state.status === 'registered') {
+    // Stored payloads come back from jsonb with keys reordered: compare canonical forms.
+    if (stableStringify(state.server) === stableStringify(server)) return { ok: true, events: [] };
+    return {
+      ok: false,
+      error: registryError('SERVER_ALREADY_REGISTERED', `server "${server.name}" is already registered with a different definition`),
+    };
+  }
+  return { ok: true, events: [{ type: 'ServerRegistered', version: 2, data: server }] };
+}
+
+export function evolveServer(state: ServerState, event: ServerRegistered): ServerState {
+  return event.type === 'ServerRegistered' ? { status: 'registered', server: event.data } : state;
+}

@@ -1,0 +1,152 @@
+import { gt, rcompare } from 'semver';
+import {
+  bumpBetween, bumpRank, classifyToolChange, lintToolSpec, parseToolSpec, parseVersion,
+  type ToolSpec, type VersionStatus,
+} from '@estate/contracts';
+import type {
+  ServerRegisteredData, ToolQuarantined, ToolVersionDeprecated, ToolVersionPublished, ToolVersionRetired,
+} from '@estate/events';
+import { registryError, type Decision } from './registry.errors';
+
+export type ToolEvent = ToolVersionPublished | ToolVersionDeprecated | ToolVersionRetired | ToolQuarantined;
+
+export interface ToolVersionState {
+  spec: ToolSpec;
+  status: VersionStatus;
+  quarantined: boolean;
+}
+
+export interface ToolState {
+  versions: Readonly<Record<string, ToolVersionState>>;
+}
+
+export type ToolCommand =
+  | { type: 'PublishToolVersion'; spec: unknown; server: ServerRegisteredData | undefined }
+  | { type: 'DeprecateToolVersion'; name: string; version: string; reason: string; sunsetAt?: string; replacement?: string }
+  | { type: 'RetireToolVersion'; name: string; version: string; reason: string }
+  | { type: 'QuarantineToolVersion'; name: string; version: string; reason: string };
+
+export const initialToolState = (): ToolState => ({ versions: {} });
+
+export function toolStreamId(name: string): string {
+  return `tool:${name}`;
+}
+
+/** Newest published version of any status: a new version must be newer than every one before it. */
+export function latestVersion(state: ToolState): string | undefined {
+  return Object.keys(state.versions).sort(rcompare)[0];
+}
+
+export function decideTool(command: ToolCommand, state: ToolState): Decision<ToolEvent> {
+  switch (command.type) {
+    case 'PublishToolVersion':
+      return decidePublish(command.spec, command.server, state);
+    case 'DeprecateToolVersion':
+      return decideDeprecate(command, state);
+    case 'RetireToolVersion':
+      return decideRetire(command, state);
+    case 'QuarantineToolVersion':
+      return decideQuarantine(command, state);
+  }
+}
+
+function decidePublish(input: unknown, server: ServerRegisteredData | undefined, state: ToolState): Decision<ToolEvent> {
+  const parsed = parseToolSpec(input);
+  if (!parsed.ok) return { ok: false, error: registryError('INVALID_SPEC', 'the tool spec is malformed', { issues: parsed.error }) };
+  const spec = parsed.value;
+  const version = parseVersion(spec.version);
+  if (!version.ok) return { ok: false, error: registryError('INVALID_SPEC', version.error.message, { issues: [version.error] }) };
+  if (!server) {
+    return { ok: false, error: registryError('SERVER_NOT_FOUND', `upstream server "${spec.upstream.server}" is not registered`) };
+  }
+  const issues = lintToolSpec(spec, { namespace: server.namespace, server: server.name });
+  if (issues.length > 0) {
+    return { ok: false, error: registryError('CONTRACT_REJECTED', 'the tool spec breaks publishing rules', { issues }) };
+  }
+  if (state.versions[spec.version]) {
+    return {
+      ok: false,
+      error: registryError('VERSION_ALREADY_PUBLISHED', `${spec.name}@${spec.version} is already published; versions are immutable`),
+    };
+  }
+  const latest = latestVersion(state);
+  if (!latest) {
+    return { ok: true, events: [{ type: 'ToolVersionPublished', version: 1, data: { spec, bump: 'initial', changes: [] } }] };
+  }
+  if (!gt(spec.version, latest)) {
+    return {
+      ok: false,
+      error: registryError('VERSION_NOT_NEWER', `${spec.version} is not newer than the latest published version ${latest}`),
+    };
+  }
+  const classification = classifyToolChange(state.versions[latest].spec, spec);
+  const declared = bumpBetween(latest, spec.version);
+  const changes = classification.changes.map(({ path, kind, breaking, message }) => ({ path, kind, breaking, message }));
+  if (bumpRank(declared) < bumpRank(classification.bump)) {
+    return {
+      ok: false,
+      error: registryError(
+        'BUMP_TOO_SMALL',
+        `${latest} → ${spec.version} is a ${declared} bump but the change needs ${classification.bump}`,
+        { required: classification.bump, declared, changes, witness: classification.witness },
+      ),
+    };
+  }
+  return { ok: true, events: [{ type: 'ToolVersionPublished', version: 1, data: { spec, bump: classification.bump, changes } }] };
+}
+
+function findVersion(state: ToolState, name: string, version: string): ToolVersionState | { error: ReturnType<typeof registryError> } {
+  if (Object.keys(state.versions).length === 0) return { error: registryError('TOOL_NOT_FOUND', `tool "${name}" is not published`) };
+  const found = state.versions[version];
+  return found ?? { error: registryError('VERSION_NOT_FOUND', `${name}@${version} is not published`) };
+}
+
+function decideDeprecate(command: Extract<ToolCommand, { type: 'DeprecateToolVersion' }>, state: ToolState): Decision<ToolEvent> {
+  const found = findVersion(state, command.name, command.version);
+  if ('error' in found) return { ok: false, error: found.error };
+  if (found.status !== 'active') {
+    return { ok: false, error: registryError('INVALID_TRANSITION', `${command.name}@${command.version} is ${found.status}, not active`) };
+  }
+  if (command.replacement !== undefined && !state.versions[command.replacement]) {
+    return { ok: false, error: registryError('VERSION_NOT_FOUND', `replacement ${command.replacement} is not a published version`) };
+  }
+  const { type: _type, ...data } = command;
+  return { ok: true, events: [{ type: 'ToolVersionDeprecated', version: 1, data }] };
+}
+
+function decideRetire(command: Extract<ToolCommand, { type: 'RetireToolVersion' }>, state: ToolState): Decision<ToolEvent> {
+  const found = findVersion(state, command.name, command.version);
+  if ('error' in found) return { ok: false, error: found.error };
+  if (found.status === 'retired') {
+    return { ok: false, error: registryError('INVALID_TRANSITION', `${command.name}@${command.version} is already retired`) };
+  }
+  const { name, version, reason } = command;
+  return { ok: true, events: [{ type: 'ToolVersionRetired', version: 1, data: { name, version, reason } }] };
+}
+
+function decideQuarantine(command: Extract<ToolCommand, { type: 'QuarantineToolVersion' }>, state: ToolState): Decision<ToolEvent> {
+  const found = findVersion(state, command.name, command.version);
+  if ('error' in found) return { ok: false, error: found.error };
+  if (found.quarantined) return { ok: true, events: [] };
+  const { name, version, reason } = command;
+  return { ok: true, events: [{ type: 'ToolQuarantined', version: 1, data: { name, version, reason } }] };
+}
+
+export function evolveTool(state: ToolState, event: ToolEvent): ToolState {
+  const versions = { ...state.versions };
+  switch (event.type) {
+    case 'ToolVersionPublished':
+      versions[event.data.spec.version] = { spec: event.data.spec, status: 'active', quarantined: false };
+      break;
+    case 'ToolVersionDeprecated':
+      versions[event.data.version] = { ...versions[event.data.version], status: 'deprecated' };
+      break;
+    case 'ToolVersionRetired':
+      versions[event.data.version] = { ...versions[event.data.version], status: 'retired' };
+      break;
+    case 'ToolQuarantined':
+      versions[event.data.version] = { ...versions[event.data.version], quarantined: true };
+      break;
+  }
+  return { versions };
+}

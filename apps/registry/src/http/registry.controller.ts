@@ -1,0 +1,105 @@
+import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '@estate/contracts';
+import { BearerGuard, CurrentPrincipal, httpError } from '@estate/platform';
+import { RegistryService, type Outcome } from '../registry.service';
+import { toHttpError } from './registry.errors.mapper';
+import { parseLifecycleBody, parseRegisterServer } from './registry.requests';
+import { REGISTRY_OPENAPI } from './registry.openapi';
+
+function unwrap<T>(outcome: Outcome<T>): T {
+  if (!outcome.ok) throw toHttpError(outcome.error);
+  return outcome.value;
+}
+
+const correlation = (header: string | undefined): string => header?.slice(0, 128) || randomUUID();
+
+@Controller()
+export class RegistryController {
+  constructor(@Inject(RegistryService) private readonly registry: RegistryService) {}
+
+  @Get('openapi.json')
+  openapi(): unknown {
+    return REGISTRY_OPENAPI;
+  }
+
+  @Get('healthz')
+  health(): { status: string } {
+    return { status: 'ok' };
+  }
+
+  @Post('v1/servers')
+  @UseGuards(BearerGuard)
+  async registerServer(@Body() body: unknown, @CurrentPrincipal() actor: Principal, @Headers('x-correlation-id') cid?: string) {
+    const parsed = parseRegisterServer(body);
+    if (!parsed.ok) throw httpError(400, 'INVALID_REQUEST', 'the server registration is malformed', { issues: parsed.issues });
+    return unwrap(await this.registry.registerServer(parsed.value, actor, correlation(cid)));
+  }
+
+  @Post('v1/tools')
+  @UseGuards(BearerGuard)
+  async publish(@Body() body: unknown, @CurrentPrincipal() actor: Principal, @Headers('x-correlation-id') cid?: string) {
+    return unwrap(await this.registry.publish(body, actor, correlation(cid), false));
+  }
+
+  @Post('v1/tools/check')
+  @HttpCode(200)
+  @UseGuards(BearerGuard)
+  async check(@Body() body: unknown, @CurrentPrincipal() actor: Principal) {
+    return unwrap(await this.registry.publish(body, actor, 'dry-run', true));
+  }
+
+  @Post('v1/tools/:name/versions/:version/deprecate')
+  @HttpCode(200)
+  @UseGuards(BearerGuard)
+  async deprecate(
+    @Param('name') name: string, @Param('version') version: string, @Body() body: unknown,
+    @CurrentPrincipal() actor: Principal, @Headers('x-correlation-id') cid?: string,
+  ) {
+    const parsed = parseLifecycleBody(body, true);
+    if (!parsed.ok) throw httpError(400, 'INVALID_REQUEST', 'the deprecation is malformed', { issues: parsed.issues });
+    return unwrap(await this.registry.transition({ type: 'DeprecateToolVersion', name, version, ...parsed.value }, actor, correlation(cid)));
+  }
+
+  @Post('v1/tools/:name/versions/:version/retire')
+  @HttpCode(200)
+  @UseGuards(BearerGuard)
+  async retire(
+    @Param('name') name: string, @Param('version') version: string, @Body() body: unknown,
+    @CurrentPrincipal() actor: Principal, @Headers('x-correlation-id') cid?: string,
+  ) {
+    const parsed = parseLifecycleBody(body, false);
+    if (!parsed.ok) throw httpError(400, 'INVALID_REQUEST', 'the retirement is malformed', { issues: parsed.issues });
+    return unwrap(await this.registry.transition({ type: 'RetireToolVersion', name, version, reason: parsed.value.reason }, actor, correlation(cid)));
+  }
+
+  @Get('v1/tools')
+  @UseGuards(BearerGuard)
+  async list() {
+    return { tools: await this.registry.listTools() };
+  }
+
+  @Get('v1/tools/:name')
+  @UseGuards(BearerGuard)
+  async tool(@Param('name') name: string) {
+    const state = await this.registry.getTool(name);
+    if (!state) throw httpError(404, 'TOOL_NOT_FOUND', `tool "${name}" is not published`);
+    return { name, versions: state.versions };
+  }
+
+  @Get('v1/tools/:name/versions/:version')
+  @UseGuards(BearerGuard)
+  async version(@Param('name') name: string, @Param('version') version: string) {
+    const found = (await this.registry.getTool(name))?.versions[version];
+    if (!found) throw httpError(404, 'VERSION_NOT_FOUND', `${name}@${version} is not published`);
+    return found;
+  }
+
+  @Get('v1/servers/:name')
+  @UseGuards(BearerGuard)
+  async server(@Param('name') name: string) {
+    const server = await this.registry.findServer(name);
+    if (!server) throw httpError(404, 'SERVER_NOT_FOUND', `server "${name}" is not registered`);
+    return server;
+  }
+}

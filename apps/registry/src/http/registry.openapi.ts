@@ -1,0 +1,50 @@
+import { TOOL_SPEC_SCHEMA } from '@estate/events';
+
+const problem = { $ref: '#/components/schemas/Problem' };
+const responses = (ok: string, codes: number[]) => ({
+  [ok]: { description: 'done' },
+  ...Object.fromEntries(codes.map((c) => [String(c), { description: 'refused', content: { 'application/json': { schema: problem } } }])),
+});
+const nameParams = [
+  { name: 'name', in: 'path', required: true, schema: { type: 'string' } },
+  { name: 'version', in: 'path', required: true, schema: { type: 'string' } },
+];
+
+/** The registry's REST contract, served at /openapi.json. */
+export const REGISTRY_OPENAPI = {
+  openapi: '3.1.0',
+  info: { title: 'Estate registry', version: '0.1.0', description: 'Register upstream MCP servers and publish tool contracts under enforced semver.' },
+  components: {
+    securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+    schemas: {
+      ToolSpec: TOOL_SPEC_SCHEMA,
+      Problem: {
+        type: 'object',
+        required: ['error', 'message'],
+        properties: { error: { type: 'string' }, message: { type: 'string' }, details: {} },
+      },
+      ServerRegistration: {
+        type: 'object',
+        required: ['name', 'owner'],
+        properties: {
+          name: { type: 'string' }, namespace: { type: 'string' }, transport: { enum: ['streamable-http', 'stdio'] },
+          url: { type: 'string' }, command: { type: 'string' }, args: { type: 'array', items: { type: 'string' } },
+          owner: { type: 'string' }, allowSampling: { type: 'boolean' }, allowElicitation: { type: 'boolean' },
+        },
+      },
+    },
+  },
+  security: [{ bearer: [] }],
+  paths: {
+    '/v1/servers': { post: { summary: 'Register an upstream server (estate:admin)', requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/ServerRegistration' } } } }, responses: responses('201', [400, 401, 403, 409]) } },
+    '/v1/tools': {
+      get: { summary: 'List published tools', responses: responses('200', [401]) },
+      post: { summary: 'Publish a tool version (estate:publish)', requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/ToolSpec' } } } }, responses: responses('201', [400, 401, 403, 409, 422]) },
+    },
+    '/v1/tools/check': { post: { summary: 'Dry-run a publish', responses: responses('200', [400, 401, 403, 409, 422]) } },
+    '/v1/tools/{name}': { get: { summary: 'One tool and its versions', parameters: [nameParams[0]], responses: responses('200', [401, 404]) } },
+    '/v1/tools/{name}/versions/{version}': { get: { summary: 'One version', parameters: nameParams, responses: responses('200', [401, 404]) } },
+    '/v1/tools/{name}/versions/{version}/deprecate': { post: { summary: 'Deprecate a version', parameters: nameParams, responses: responses('200', [400, 401, 403, 404, 409]) } },
+    '/v1/tools/{name}/versions/{version}/retire': { post: { summary: 'Retire a version', parameters: nameParams, responses: responses('200', [400, 401, 403, 404, 409]) } },
+  },
+} as const;

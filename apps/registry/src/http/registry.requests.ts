@@ -1,0 +1,75 @@
+import type { ServerRegisteredData } from '@estate/events';
+
+export interface RequestIssue {
+  path: string;
+  message: string;
+}
+
+type Parsed<T> = { ok: true; value: T } | { ok: false; issues: RequestIssue[] };
+
+const NAME = /^[A-Za-z0-9_-]{1,64}$/;
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** `POST /v1/servers` body: every problem reported with its path. */
+export function parseRegisterServer(body: unknown): Parsed<ServerRegisteredData> {
+  if (!isObject(body)) return { ok: false, issues: [{ path: '$', message: 'body must be a JSON object' }] };
+  const issues: RequestIssue[] = [];
+  const { name, namespace, transport = 'streamable-http', url, command, args, owner, allowSampling = false, allowElicitation = false } = body;
+  if (typeof name !== 'string' || !NAME.test(name)) issues.push({ path: '$.name', message: 'name must match [A-Za-z0-9_-]{1,64}' });
+  if (namespace !== undefined && typeof namespace !== 'string') issues.push({ path: '$.namespace', message: 'namespace must be a string' });
+  if (transport !== 'streamable-http' && transport !== 'stdio') issues.push({ path: '$.transport', message: 'transport must be "streamable-http" or "stdio"' });
+  if (transport === 'streamable-http' && !isHttpUrl(url)) issues.push({ path: '$.url', message: 'an http(s) url is required for streamable-http' });
+  if (transport === 'stdio' && (typeof command !== 'string' || command.length === 0)) issues.push({ path: '$.command', message: 'a command is required for stdio' });
+  if (args !== undefined && (!Array.isArray(args) || !args.every((a) => typeof a === 'string'))) issues.push({ path: '$.args', message: 'args must be an array of strings' });
+  if (typeof owner !== 'string' || owner.length === 0) issues.push({ path: '$.owner', message: 'owner is required' });
+  if (typeof allowSampling !== 'boolean') issues.push({ path: '$.allowSampling', message: 'allowSampling must be a boolean' });
+  if (typeof allowElicitation !== 'boolean') issues.push({ path: '$.allowElicitation', message: 'allowElicitation must be a boolean' });
+  if (issues.length > 0) return { ok: false, issues };
+  const server: ServerRegisteredData = {
+    name: name as string,
+    namespace: (namespace as string | undefined) ?? (name as string),
+    transport: transport as ServerRegisteredData['transport'],
+    owner: owner as string,
+    allowSampling: allowSampling as boolean,
+    allowElicitation: allowElicitation as boolean,
+  };
+  if (transport === 'streamable-http') server.url = url as string;
+  else {
+    server.command = command as string;
+    server.args = (args as string[] | undefined) ?? [];
+  }
+  return { ok: true, value: server };
+}
+
+export interface LifecycleBody {
+  reason: string;
+  sunsetAt?: string;
+  replacement?: string;
+}
+
+export function parseLifecycleBody(body: unknown, allowSunset: boolean): Parsed<LifecycleBody> {
+  if (!isObject(body)) return { ok: false, issues: [{ path: '$', message: 'body must be a JSON object' }] };
+  const issues: RequestIssue[] = [];
+  if (typeof body.reason !== 'string' || body.reason.trim().length === 0) issues.push({ path: '$.reason', message: 'reason is required' });
+  if (allowSunset && body.sunsetAt !== undefined && (typeof body.sunsetAt !== 'string' || Number.isNaN(Date.parse(body.sunsetAt)))) {
+    issues.push({ path: '$.sunsetAt', message: 'sunsetAt must be an ISO 8601 date-time' });
+  }
+  if (allowSunset && body.replacement !== undefined && typeof body.replacement !== 'string') {
+    issues.push({ path: '$.replacement', message: 'replacement must be a version string' });
+  }
+  if (issues.length > 0) return { ok: false, issues };
+  const value: LifecycleBody = { reason: body.reason as string };
+  if (allowSunset && body.sunsetAt !== undefined) value.sunsetAt = new Date(body.sunsetAt as string).toISOString();
+  if (allowSunset && body.replacement !== undefined) value.replacement = body.replacement as string;
+  return { ok: true, value };
+}
+
+function isHttpUrl(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,40 @@
+import { randomUUID } from 'node:crypto';
+import { topicName } from '@estate/events';
+import { openDatabase, PrincipalResolver, startHttpApp, type EventBus, type Logger } from '@estate/platform';
+import type { RegistryConfig } from './config';
+import { RegistryModule } from './registry.module';
+import { RegistryService } from './registry.service';
+import { REGISTRY_MIGRATIONS } from './store/migrations';
+import { OutboxRelay } from './store/outbox.relay';
+import { PostgresEventStore } from './store/postgres-event-store';
+
+export interface RunningService {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** The registry's composition root: event store, relay, HTTP. */
+export async function startRegistry(config: RegistryConfig & { databaseUrl: string }, bus: EventBus, logger: Logger): Promise<RunningService & { relay: OutboxRelay }> {
+  const db = await openDatabase({ url: config.databaseUrl, schema: 'registry', migrations: REGISTRY_MIGRATIONS });
+  const store = new PostgresEventStore(db, randomUUID, () => new Date());
+  const topic = topicName(config.topicPrefix, 'registryEvents');
+  await bus.ensureTopics([{ name: topic }]);
+  const relay = new OutboxRelay(db, config.databaseUrl, bus, topic, logger.child({ component: 'relay' }));
+  await relay.start();
+  const { app, url } = await startHttpApp({
+    module: RegistryModule.with(new RegistryService(store), new PrincipalResolver(config.auth)),
+    logger,
+    host: config.host,
+    port: config.port,
+  });
+  logger.info({ url }, 'registry listening');
+  return {
+    url,
+    relay,
+    stop: async () => {
+      await app.close();
+      await relay.stop();
+      await db.destroy();
+    },
+  };
+}

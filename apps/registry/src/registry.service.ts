@@ -1,0 +1,137 @@
+import type { Principal } from '@estate/contracts';
+import type { EventEnvelope, RegistryEvent, ServerRegistered, ServerRegisteredData } from '@estate/events';
+import { upcast } from '@estate/events';
+import {
+  decideServer, evolveServer, initialServerState, serverStreamId, type ServerState,
+} from './domain/server.decider';
+import {
+  decideTool, evolveTool, initialToolState, latestVersion, toolStreamId, type ToolCommand, type ToolEvent, type ToolState,
+} from './domain/tool.decider';
+import { registryError, type RegistryError } from './domain/registry.errors';
+import { ConcurrencyConflict, type EventStore } from './store/event-store.port';
+
+export type Outcome<T> = { ok: true; value: T } | { ok: false; error: RegistryError };
+
+const MAX_ATTEMPTS = 4;
+
+export interface PublishOutcome {
+  name: string;
+  version: string;
+  bump: string;
+  changes: unknown[];
+  published: boolean;
+}
+
+/**
+ * The registry's use cases: load a stream, decide, append with the expected version, retry a
+ * bounded number of times on a conflict. Authorization by scope happens here, before deciding.
+ */
+export class RegistryService {
+  constructor(private readonly store: EventStore) {}
+
+  async registerServer(server: ServerRegisteredData, actor: Principal, correlationId: string): Promise<Outcome<ServerRegisteredData>> {
+    const streamId = serverStreamId(server.name);
+    return this.withRetry(async () => {
+      const { state, count } = await this.loadServer(server.name);
+      const decision = decideServer({ type: 'RegisterServer', server, actorScopes: actor.scopes }, state);
+      if (!decision.ok) return decision;
+      await this.store.append(streamId, count, decision.events, { actor: actor.id, correlationId });
+      return { ok: true, value: server };
+    });
+  }
+
+  async publish(spec: unknown, actor: Principal, correlationId: string, dryRun: boolean): Promise<Outcome<PublishOutcome>> {
+    const denied = requireScope(actor, 'estate:publish');
+    if (denied) return denied;
+    const name = nameOf(spec);
+    if (!name) return { ok: false, error: registryError('INVALID_SPEC', 'the tool spec is malformed', { issues: [{ path: '$.name', code: 'required', message: 'name must be a non-empty string' }] }) };
+    return this.withRetry(async () => {
+      const [{ state, count }, server] = await Promise.all([this.loadTool(name), this.findServer(upstreamServerOf(spec))]);
+      const decision = decideTool({ type: 'PublishToolVersion', spec, server }, state);
+      if (!decision.ok) return decision;
+      const published = decision.events[0];
+      if (published.type !== 'ToolVersionPublished') throw new Error('publish decided an unexpected event');
+      if (!dryRun) await this.store.append(toolStreamId(name), count, decision.events, { actor: actor.id, correlationId });
+      const { spec: decided, bump, changes } = published.data;
+      return { ok: true, value: { name: decided.name, version: decided.version, bump, changes, published: !dryRun } };
+    });
+  }
+
+  async transition(command: Exclude<ToolCommand, { type: 'PublishToolVersion' }>, actor: Principal, correlationId: string): Promise<Outcome<ToolEvent | null>> {
+    if (command.type !== 'QuarantineToolVersion') {
+      const denied = requireScope(actor, 'estate:publish');
+      if (denied) return denied;
+    }
+    return this.withRetry(async () => {
+      const { state, count } = await this.loadTool(command.name);
+      const decision = decideTool(command, state);
+      if (!decision.ok) return decision;
+      await this.store.append(toolStreamId(command.name), count, decision.events, { actor: actor.id, correlationId });
+      return { ok: true, value: decision.events[0] ?? null };
+    });
+  }
+
+  async listTools(): Promise<Array<{ name: string; latest?: string; versions: Record<string, string> }>> {
+    const streams = await this.store.listStreams('tool:');
+    const tools = await Promise.all(streams.map((s) => this.loadTool(s.slice('tool:'.length))));
+    return streams.map((s, i) => ({
+      name: s.slice('tool:'.length),
+      latest: latestVersion(tools[i].state),
+      versions: Object.fromEntries(Object.entries(tools[i].state.versions).map(([v, st]) => [v, st.status])),
+    }));
+  }
+
+  async getTool(name: string): Promise<ToolState | undefined> {
+    const { state, count } = await this.loadTool(name);
+    return count === 0 ? undefined : state;
+  }
+
+  async findServer(name: string | undefined): Promise<ServerRegisteredData | undefined> {
+    if (name === undefined) return undefined;
+    const { state } = await this.loadServer(name);
+    return state.status === 'registered' ? state.server : undefined;
+  }
+
+  private async loadTool(name: string): Promise<{ state: ToolState; count: number }> {
+    const events = await this.store.readStream(toolStreamId(name));
+    return { state: events.map(asRegistryEvent).reduce((s, e) => evolveTool(s, e as ToolEvent), initialToolState()), count: events.length };
+  }
+
+  private async loadServer(name: string): Promise<{ state: ServerState; count: number }> {
+    const events = await this.store.readStream(serverStreamId(name));
+    const state = events.map(asRegistryEvent).reduce<ServerState>((s, e) => evolveServer(s, e as ServerRegistered), initialServerState());
+    return { state, count: events.length };
+  }
+
+  private async withRetry<T>(attempt: () => Promise<Outcome<T>>): Promise<Outcome<T>> {
+    for (let i = 1; ; i += 1) {
+      try {
+        return await attempt();
+      } catch (error) {
+        if (!(error instanceof ConcurrencyConflict)) throw error;
+        if (i >= MAX_ATTEMPTS) {
+          return { ok: false, error: registryError('CONCURRENCY_CONFLICT', `${error.streamId} kept changing; try again`) };
+        }
+      }
+    }
+  }
+}
+
+function asRegistryEvent(envelope: EventEnvelope): RegistryEvent {
+  const current = upcast(envelope);
+  return { type: current.type, version: current.version, data: current.data } as RegistryEvent;
+}
+
+function requireScope(actor: Principal, scope: string): { ok: false; error: RegistryError } | undefined {
+  return actor.scopes.includes(scope) ? undefined : { ok: false, error: registryError('FORBIDDEN', `this needs the ${scope} scope`) };
+}
+
+function nameOf(spec: unknown): string | undefined {
+  const name = (spec as { name?: unknown } | null)?.name;
+  return typeof name === 'string' && name.length > 0 && name.length <= 128 ? name : undefined;
+}
+
+function upstreamServerOf(spec: unknown): string | undefined {
+  const server = (spec as { upstream?: { server?: unknown } } | null)?.upstream?.server;
+  return typeof server === 'string' ? server : undefined;
+}

@@ -1,0 +1,27 @@
+import type { EventEnvelope } from '@estate/events';
+
+/** A new fact to append; the store stamps id, position and time. */
+export interface NewEvent {
+  type: string;
+  version: number;
+  data: unknown;
+}
+
+export interface AppendMeta {
+  actor: string;
+  correlationId: string;
+}
+
+export class ConcurrencyConflict extends Error {
+  constructor(readonly streamId: string, readonly expected: number) {
+    super(`stream ${streamId} moved past version ${expected}`);
+  }
+}
+
+/** The registry's event store: one stream per tool and per server, appends checked against the expected version. */
+export interface EventStore {
+  readStream(streamId: string): Promise<EventEnvelope[]>;
+  /** `expectedVersion` is the number of events the caller saw in the stream. */
+  append(streamId: string, expectedVersion: number, events: NewEvent[], meta: AppendMeta): Promise<EventEnvelope[]>;
+  listStreams(prefix: string): Promise<string[]>;
+}

@@ -1,0 +1,125 @@
+import { Client } from 'pg';
+import type { DataSource } from 'typeorm';
+import type { EventBus, Logger } from '@estate/platform';
+import { APPEND_CHANNEL, rowToEnvelope } from './postgres-event-store';
+
+const BATCH = 500;
+const POLL_MS = 250;
+
+/**
+ * Publishes stored events to Kafka in commit-safe order (the transactional outbox is the event
+ * table itself). It reads only rows whose transaction is older than every transaction still
+ * running, ordered by (transaction id, position): a row that commits late can never land behind
+ * the checkpoint. Delivery is at-least-once; consumers dedupe by event id.
+ */
+export class OutboxRelay {
+  private listener?: Client;
+  private timer?: NodeJS.Timeout;
+  private running = false;
+  private again = false;
+  private stopped = false;
+
+  constructor(
+    private readonly db: DataSource,
+    private readonly databaseUrl: string,
+    private readonly bus: EventBus,
+    private readonly topic: string,
+    private readonly logger: Logger,
+    private readonly name = 'kafka',
+  ) {}
+
+  async start(): Promise<void> {
+    await this.db.query(
+      `INSERT INTO registry.relay_checkpoint (relay, tx_id, position) VALUES ($1, '0'::xid8, 0) ON CONFLICT DO NOTHING`,
+      [this.name],
+    );
+    this.listener = new Client({ connectionString: this.databaseUrl });
+    await this.listener.connect();
+    this.listener.on('notification', () => this.kick());
+    this.listener.on('error', (error) => this.logger.warn({ err: error }, 'relay listener lost'));
+    await this.listener.query(`LISTEN ${APPEND_CHANNEL}`);
+    this.timer = setInterval(() => this.kick(), POLL_MS);
+    this.kick();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    while (this.running) await new Promise((resolve) => setTimeout(resolve, 10));
+    await this.listener?.end().catch(() => undefined);
+  }
+
+  /** Runs one pass now, or right after the pass in progress. */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = true;
+    void this.drain()
+      .catch((error: unknown) => this.logger.error({ err: error }, 'relay pass failed; will retry'))
+      .finally(() => {
+        this.running = false;
+        if (this.again) {
+          this.again = false;
+          this.kick();
+        }
+      });
+  }
+
+  /** Publish until nothing visible is left. Returns the number of events sent. */
+  async drain(): Promise<number> {
+    let sent = 0;
+    for (;;) {
+      const batch = await this.readBatch();
+      if (batch.length === 0) return sent;
+      await this.bus.publish(
+        this.topic,
+        batch.map((row) => {
+          const envelope = rowToEnvelope(row);
+          return {
+            key: envelope.stream,
+            value: JSON.stringify(envelope),
+            headers: { 'estate-type': envelope.type, 'estate-version': String(envelope.version), 'estate-id': envelope.id },
+          };
+        }),
+      );
+      const last = batch[batch.length - 1];
+      await this.db.query(`UPDATE registry.relay_checkpoint SET tx_id = $2::xid8, position = $3 WHERE relay = $1`, [
+        this.name,
+        last.tx_id,
+        last.position,
+      ]);
+      sent += batch.length;
+    }
+  }
+
+  private async readBatch(): Promise<RelayRow[]> {
+    return this.db.query(
+      `SELECT e.position, e.tx_id::text AS tx_id, e.id, e.stream_id, e.stream_version, e.type, e.version, e.data,
+              e.actor, e.correlation_id, e.occurred_at
+         FROM registry.events e, registry.relay_checkpoint c
+        WHERE c.relay = $1
+          AND (e.tx_id, e.position) > (c.tx_id, c.position)
+          AND e.tx_id < pg_snapshot_xmin(pg_current_snapshot())
+        ORDER BY e.tx_id, e.position
+        LIMIT ${BATCH}`,
+      [this.name],
+    );
+  }
+}
+
+interface RelayRow {
+  position: string;
+  tx_id: string;
+  id: string;
+  stream_id: string;
+  stream_version: number;
+  type: string;
+  version: number;
+  data: unknown;
+  actor: string;
+  correlation_id: string;
+  occurred_at: Date;
+}

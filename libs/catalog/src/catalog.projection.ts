@@ -1,0 +1,68 @@
+import type {
+  CatalogEntry, CatalogUpstream, RegistryEvent, ServerRegisteredData,
+} from '@estate/events';
+
+export function upstreamOf(server: ServerRegisteredData | undefined, serverName: string): CatalogUpstream {
+  if (!server) return { server: serverName, transport: 'streamable-http', allowSampling: false, allowElicitation: false };
+  const upstream: CatalogUpstream = {
+    server: server.name,
+    transport: server.transport,
+    allowSampling: server.allowSampling,
+    allowElicitation: server.allowElicitation,
+  };
+  if (server.url !== undefined) upstream.url = server.url;
+  if (server.command !== undefined) upstream.command = server.command;
+  if (server.args !== undefined) upstream.args = server.args;
+  return upstream;
+}
+
+/**
+ * Fold one tool event into that tool's catalog entry. Pure: the discovery service loads the
+ * entry and the server, calls this, and stores the result with its checkpoint.
+ */
+export function evolveCatalogEntry(
+  entry: CatalogEntry | undefined,
+  event: Exclude<RegistryEvent, { type: 'ServerRegistered' }>,
+  position: number,
+  occurredAt: string,
+  server: ServerRegisteredData | undefined,
+): CatalogEntry {
+  if (event.type === 'ToolVersionPublished') {
+    const spec = event.data.spec;
+    const base: CatalogEntry = entry ?? { name: spec.name, upstream: upstreamOf(server, spec.upstream.server), versions: [], position };
+    const versions = base.versions.filter((v) => v.version !== spec.version);
+    versions.push({ version: spec.version, status: 'active', quarantined: false, spec, publishedAt: occurredAt });
+    return { ...base, upstream: upstreamOf(server, spec.upstream.server), versions: sortVersions(versions), position };
+  }
+  if (!entry) throw new Error(`${event.type} for a tool the catalog has never seen`);
+  const versions = entry.versions.map((v) => {
+    if (v.version !== event.data.version) return v;
+    switch (event.type) {
+      case 'ToolVersionDeprecated': {
+        const { reason, sunsetAt, replacement } = event.data;
+        return { ...v, status: 'deprecated' as const, deprecation: { reason, sunsetAt, replacement } };
+      }
+      case 'ToolVersionRetired':
+        return { ...v, status: 'retired' as const };
+      case 'ToolQuarantined':
+        return { ...v, quarantined: true };
+    }
+  });
+  return { ...entry, versions, position };
+}
+
+/** A server's (re)registration changes how every one of its tools is reached. */
+export function withUpstream(entry: CatalogEntry, server: ServerRegisteredData): CatalogEntry {
+  return { ...entry, upstream: upstreamOf(server, server.name) };
+}
+
+function sortVersions<T extends { version: string }>(versions: T[]): T[] {
+  return [...versions].sort((a, b) => compareVersions(a.version, b.version));
+}
+
+function compareVersions(a: string, b: string): number {
+  const pa = a.split(/[.+-]/).map(Number);
+  const pb = b.split(/[.+-]/).map(Number);
+  for (let i = 0; i < 3; i += 1) if (pa[i] !== pb[i]) return pa[i] - pb[i];
+  return a < b ? -1 : a > b ? 1 : 0;
+}

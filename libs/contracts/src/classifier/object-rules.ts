@@ -1,0 +1,131 @@
+import { isRecord } from '../json-path.util';
+import type { Effect } from './classifier.types';
+import { childSite, compareAside, effectOfChanges, report } from './change-report';
+import {
+  combineEffects,
+  isOpenSchema,
+  propertiesOf,
+  requiredOf,
+  undeclaredPropertySchema,
+  unlistedPropertyName,
+} from './schema-node.util';
+import type { NodePair, Site } from './schema-walk.types';
+
+/** Rules for properties, required, additionalProperties and patternProperties. */
+
+export function objectRules(pair: NodePair): void {
+  const oldProps = propertiesOf(pair.o);
+  const newProps = propertiesOf(pair.n);
+  const oldRequired = requiredOf(pair.o);
+  const newRequired = requiredOf(pair.n);
+  const names = new Set([...Object.keys(oldProps), ...Object.keys(newProps), ...oldRequired, ...newRequired]);
+  for (const name of [...names].sort()) {
+    const before = name in oldProps;
+    const after = name in newProps;
+    if (before && after) pair.ctx.compare(oldProps[name], newProps[name], propertySite(pair, name), pair.ctx);
+    else if (after) propertyAdded(pair, name);
+    else if (before) propertyRemoved(pair, name);
+    else requiredOnlyRule(pair, name);
+    if (before && after) requiredOnlyRule(pair, name);
+  }
+  additionalPropertiesRule(pair);
+  patternPropertiesRule(pair);
+}
+
+function setProperty(parent: unknown, name: string, value: unknown): unknown {
+  const base = isRecord(parent) ? { ...parent } : {};
+  if (value === undefined) delete base[name];
+  else base[name] = value;
+  return base;
+}
+
+function propertySite(pair: NodePair, name: string): Site {
+  return childSite(pair, ['properties', name], (parent, value) => setProperty(parent, name, value));
+}
+
+/** A name required (or no longer required) on both sides of an unchanged declaration. */
+function requiredOnlyRule(pair: NodePair, name: string): void {
+  const before = requiredOf(pair.o).has(name);
+  const after = requiredOf(pair.n).has(name);
+  if (before === after) return;
+  if (after) report(pair, ['required'], 'made-required', 'narrower', `${name} is now required: values without it are rejected`);
+  else report(pair, ['required'], 'made-optional', 'wider', `${name} is no longer required`);
+}
+
+function propertyAdded(pair: NodePair, name: string): void {
+  const wasRequired = requiredOf(pair.o).has(name);
+  const nowRequired = requiredOf(pair.n).has(name);
+  const fallback = undeclaredPropertySchema(pair.o, name);
+  const site = propertySite(pair, name);
+  const effects: Effect[] = [];
+  let why = '';
+  if (isOpenSchema(fallback) && !wasRequired) {
+    // Callers did not send an undeclared name, so declaring it is an addition (the who-breaks rule).
+    effects.push('compatible');
+  } else {
+    effects.push(effectOfChanges(compareAside(fallback, propertiesOf(pair.n)[name], site, pair.ctx)));
+    why = fallback === false ? '; additionalProperties was false, so it was rejected before' : '';
+  }
+  if (nowRequired && !wasRequired) effects.push('narrower');
+  const kind = nowRequired && !wasRequired ? 'property-added-required' : 'property-added-optional';
+  const text = kind === 'property-added-required' ? 'required property added: values without it are rejected' : 'optional property added';
+  report(pair, ['properties', name], kind, combineEffects(effects), `${name}: ${text}${why}`);
+}
+
+function propertyRemoved(pair: NodePair, name: string): void {
+  const wasRequired = requiredOf(pair.o).has(name);
+  const nowRequired = requiredOf(pair.n).has(name);
+  const fallback = undeclaredPropertySchema(pair.n, name);
+  const site = propertySite(pair, name);
+  const effects: Effect[] = [effectOfChanges(compareAside(propertiesOf(pair.o)[name], fallback, site, pair.ctx))];
+  if (wasRequired && !nowRequired) effects.push('wider');
+  if (nowRequired && !wasRequired) effects.push('narrower');
+  let effect = combineEffects(effects);
+  if (effect === 'neutral' || effect === 'compatible') effect = 'wider';
+  const why =
+    fallback === false
+      ? 'additionalProperties is false, so values that carry it are now rejected'
+      : isOpenSchema(fallback)
+        ? 'additionalProperties is open, so it is still accepted with any value'
+        : 'it now falls under additionalProperties/patternProperties';
+  const lead = wasRequired && !nowRequired ? 'required property removed' : 'property removed';
+  report(pair, ['properties', name], 'property-removed', effect, `${name}: ${lead}; ${why}`);
+}
+
+function additionalPropertiesRule(pair: NodePair): void {
+  const before = pair.o.additionalProperties;
+  const after = pair.n.additionalProperties;
+  if (isOpenSchema(before) && isOpenSchema(after)) return;
+  const beforeSchema = isRecord(before) && !isOpenSchema(before);
+  const afterSchema = isRecord(after) && !isOpenSchema(after);
+  if (beforeSchema && afterSchema) {
+    const name = unlistedPropertyName([pair.o, pair.n]);
+    const site = childSite(pair, ['additionalProperties'], (parent, value) => setProperty(parent, name, value));
+    pair.ctx.compare(before, after, site, pair.ctx);
+    return;
+  }
+  if (before === after) return;
+  const closing = after === false || (isOpenSchema(before) && afterSchema);
+  if (closing) {
+    const how = after === false ? 'false' : 'a schema';
+    report(pair, ['additionalProperties'], 'additional-properties-closed', 'narrower', `additionalProperties closed (now ${how}): undeclared properties are rejected`);
+  } else {
+    report(pair, ['additionalProperties'], 'additional-properties-opened', 'wider', 'additionalProperties opened: more undeclared properties are accepted');
+  }
+}
+
+function patternPropertiesRule(pair: NodePair): void {
+  const before = isRecord(pair.o.patternProperties) ? pair.o.patternProperties : {};
+  const after = isRecord(pair.n.patternProperties) ? pair.n.patternProperties : {};
+  const patterns = new Set([...Object.keys(before), ...Object.keys(after)]);
+  for (const pattern of [...patterns].sort()) {
+    if (pattern in before && pattern in after) {
+      const site = childSite(pair, ['patternProperties', pattern], (parent) => parent);
+      pair.ctx.compare(before[pattern], after[pattern], site, pair.ctx);
+    } else {
+      const verb = pattern in after ? 'added' : 'removed';
+      const text = `patternProperties ${JSON.stringify(pattern)} ${verb}: its effect depends on additionalProperties and cannot be proven safe`;
+      report(pair, ['patternProperties', pattern], 'pattern-properties-changed', 'both', text);
+    }
+  }
+}

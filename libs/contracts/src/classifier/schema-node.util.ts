@@ -1,0 +1,165 @@
+import { isRecord } from '../json-path.util';
+import { stableStringify } from '../schema-hash.util';
+import type { Effect } from './classifier.types';
+
+/** A schema node seen as a record; `true` reads as `{}`. `false` stays false. */
+export type SchemaRecord = Record<string, unknown>;
+
+export const ALL_TYPES = ['array', 'boolean', 'integer', 'null', 'number', 'object', 'string'] as const;
+export type JsonType = (typeof ALL_TYPES)[number];
+
+/** Where local `$ref`s of one side resolve, and whether `$ref` siblings count (not in draft-07). */
+export interface SchemaDocument {
+  root: unknown;
+  draft07: boolean;
+}
+
+export interface Dereferenced {
+  node: unknown;
+  /** The refs followed to reach `node`; empty when the node was not a reference. */
+  refs: string[];
+}
+
+const MAX_REF_HOPS = 32;
+
+export function sameJson(a: unknown, b: unknown): boolean {
+  return a === b || stableStringify(a) === stableStringify(b);
+}
+
+export function asRecord(node: unknown): SchemaRecord | undefined {
+  if (node === true) return {};
+  return isRecord(node) ? node : undefined;
+}
+
+/** Follows local `$ref`s (`#`, `#/$defs/x`, `#/definitions/x`, any local pointer). */
+export function deref(node: unknown, doc: SchemaDocument): Dereferenced {
+  const refs: string[] = [];
+  let current = node;
+  while (isRecord(current) && typeof current.$ref === 'string' && refs.length < MAX_REF_HOPS) {
+    const ref = current.$ref;
+    if (refs.includes(ref)) break;
+    const target = resolvePointer(doc.root, ref);
+    if (target === undefined) break;
+    refs.push(ref);
+    current = mergeSiblings(current, target, doc.draft07);
+  }
+  return { node: current, refs };
+}
+
+function mergeSiblings(referrer: SchemaRecord, target: unknown, draft07: boolean): unknown {
+  const siblings = Object.keys(referrer).filter((key) => key !== '$ref');
+  if (draft07 || siblings.length === 0) return target;
+  const base = asRecord(target);
+  if (!base) return { allOf: [target], ...withoutRef(referrer) };
+  // Disjoint keywords combine as a conjunction; overlapping ones need an explicit allOf.
+  if (siblings.every((key) => !(key in base))) return { ...base, ...withoutRef(referrer) };
+  return { allOf: [target, withoutRef(referrer)] };
+}
+
+function withoutRef(record: SchemaRecord): SchemaRecord {
+  const { $ref: _ignored, ...rest } = record;
+  return rest;
+}
+
+function resolvePointer(root: unknown, ref: string): unknown {
+  if (!ref.startsWith('#')) return undefined;
+  if (ref === '#') return root;
+  if (!ref.startsWith('#/')) return undefined;
+  let current: unknown = root;
+  for (const raw of ref.slice(2).split('/')) {
+    const token = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(current)) current = current[Number(token)];
+    else if (isRecord(current)) current = current[token];
+    else return undefined;
+    if (current === undefined) return undefined;
+  }
+  return current;
+}
+
+export function hasLocalRef(node: unknown): boolean {
+  if (Array.isArray(node)) return node.some(hasLocalRef);
+  if (!isRecord(node)) return false;
+  if (typeof node.$ref === 'string') return true;
+  return Object.values(node).some(hasLocalRef);
+}
+
+/** The declared type set, or `undefined` when any type is allowed. */
+export function typeSet(node: SchemaRecord): Set<JsonType> | undefined {
+  const declared = node.type;
+  if (declared === undefined) return undefined;
+  const list = Array.isArray(declared) ? declared : [declared];
+  return new Set(list.filter((t): t is JsonType => (ALL_TYPES as readonly string[]).includes(t as string)));
+}
+
+/** True when `type` is allowed by the set: an integer is also a number. */
+export function typeCovered(type: JsonType, set: Set<JsonType> | undefined): boolean {
+  if (set === undefined) return true;
+  return set.has(type) || (type === 'integer' && set.has('number'));
+}
+
+/** A subschema that admits every value: absent, `true` or `{}`. */
+export function isOpenSchema(node: unknown): boolean {
+  return node === undefined || node === true || (isRecord(node) && Object.keys(node).length === 0);
+}
+
+export function propertiesOf(node: SchemaRecord): SchemaRecord {
+  return isRecord(node.properties) ? node.properties : {};
+}
+
+export function requiredOf(node: SchemaRecord): Set<string> {
+  return new Set(Array.isArray(node.required) ? node.required.filter((r): r is string => typeof r === 'string') : []);
+}
+
+/**
+ * The schema an undeclared property `name` must satisfy: the matching patternProperties
+ * (all of them), otherwise additionalProperties, otherwise anything.
+ */
+export function undeclaredPropertySchema(node: SchemaRecord, name: string): unknown {
+  const patterns = isRecord(node.patternProperties) ? node.patternProperties : {};
+  const matching = Object.keys(patterns).filter((pattern) => matchesPattern(pattern, name) !== false);
+  if (matching.length === 1) return patterns[matching[0]];
+  if (matching.length > 1) return { allOf: matching.map((pattern) => patterns[pattern]) };
+  return node.additionalProperties ?? true;
+}
+
+/** `undefined` when the pattern cannot be compiled here. */
+export function matchesPattern(pattern: string, text: string): boolean | undefined {
+  try {
+    return new RegExp(pattern, 'u').test(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A property name declared by neither node and matched by no patternProperties. */
+export function unlistedPropertyName(nodes: SchemaRecord[]): string {
+  for (let i = 0; ; i += 1) {
+    const name = i === 0 ? 'unlisted' : `unlisted${i}`;
+    const taken = nodes.some((node) => name in propertiesOf(node) || matchesAnyPattern(node, name));
+    if (!taken) return name;
+  }
+}
+
+function matchesAnyPattern(node: SchemaRecord, name: string): boolean {
+  const patterns = isRecord(node.patternProperties) ? Object.keys(node.patternProperties) : [];
+  return patterns.some((pattern) => matchesPattern(pattern, name) !== false);
+}
+
+/** Joins effects: `neutral` is the identity, `compatible` yields to any real effect. */
+export function combineEffects(effects: Iterable<Effect>): Effect {
+  let result: Effect = 'neutral';
+  for (const effect of effects) result = combineEffect(result, effect);
+  return result;
+}
+
+function combineEffect(
+  a: Effect,
+  b: Effect,
+): Effect {
+  if (a === b) return a;
+  if (a === 'neutral') return b;
+  if (b === 'neutral') return a;
+  if (a === 'compatible') return b;
+  if (b === 'compatible') return a;
+  return 'both';
+}

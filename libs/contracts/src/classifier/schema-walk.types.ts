@@ -1,0 +1,26 @@
+import type { DetectedChange, Wrap } from './classifier.types';
+import type { SchemaDocument, SchemaRecord } from './schema-node.util';
+
+/** Where the walk stands: the schema path so far and how to build an instance reaching it. */
+export interface Site {
+  path: string;
+  wrap: Wrap;
+}
+
+export interface WalkContext {
+  oldDoc: SchemaDocument;
+  newDoc: SchemaDocument;
+  /** Pairs of `$ref` chains already compared; a revisit is a cycle and ends the walk there. */
+  seen: Set<string>;
+  out: DetectedChange[];
+  /** The recursive comparison, passed in so rule modules need not import the walker. */
+  compare: (oldRaw: unknown, newRaw: unknown, site: Site, ctx: WalkContext) => void;
+}
+
+/** Two dereferenced nodes at the same place in the old and the new schema. */
+export interface NodePair {
+  o: SchemaRecord;
+  n: SchemaRecord;
+  site: Site;
+  ctx: WalkContext;
+}

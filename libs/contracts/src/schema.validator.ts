@@ -1,0 +1,131 @@
+import Ajv, { ValidateFunction } from 'ajv';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import type { ContractIssue } from './contract.types';
+import { JsonSchema, SchemaDialect, checkSchemaDialect, schemaDialectOf } from './schema-dialect.policy';
+import { ValidationError, translateAjvErrors } from './schema-error.translator';
+import { hashText, stableStringify } from './schema-hash.util';
+
+export type ValidationResult = { valid: true } | { valid: false; errors: ValidationError[] };
+
+/** A schema compiled once; hot paths hold this and call it per value. */
+export type CompiledValidator = (value: unknown) => ValidationResult;
+
+interface CompiledEntry {
+  validator: CompiledValidator;
+  issue: ContractIssue | null;
+}
+
+/** Upper bound on distinct schemas kept compiled; the least recently used is evicted. */
+export const VALIDATOR_CACHE_LIMIT = 1024;
+
+const VALID: ValidationResult = Object.freeze({ valid: true });
+const byObject = new WeakMap<object, CompiledEntry>();
+const byContent = new Map<string, { canonical: string; entry: CompiledEntry }>();
+let engines: Record<SchemaDialect, Ajv> | undefined;
+let lastSchema: JsonSchema | undefined;
+let lastValidator: CompiledValidator = () => VALID;
+
+function engineFor(dialect: SchemaDialect): Ajv {
+  if (!engines) {
+    // logger: false keeps this library silent (ajv would warn on unknown formats).
+    const options = { allErrors: true, strict: false, logger: false } as const;
+    engines = { '2020-12': new Ajv2020(options), 'draft-07': new Ajv(options) };
+    addFormats(engines['2020-12']);
+    addFormats(engines['draft-07']);
+  }
+  return engines[dialect];
+}
+
+/**
+ * Compiles (or finds in the cache) the validator for a schema. Lookup is by object
+ * identity first, then by a hash of the schema's canonical JSON, so equal schemas share
+ * one compiled function. Schemas are treated as immutable once compiled.
+ */
+export function compileValidator(schema: JsonSchema): CompiledValidator {
+  return entryFor(schema).validator;
+}
+
+/** Validates a value, reporting every error, sorted by path then keyword. */
+export function validate(schema: JsonSchema, value: unknown): ValidationResult {
+  // A hot loop usually validates against one schema; an identity check beats the WeakMap.
+  if (schema !== lastSchema) {
+    lastValidator = entryFor(schema).validator;
+    lastSchema = schema;
+  }
+  return lastValidator(value);
+}
+
+/** `null` when the schema can be used; otherwise why not (dialect refused, schema invalid). */
+export function checkSchema(schema: JsonSchema): ContractIssue | null {
+  return entryFor(schema).issue;
+}
+
+function entryFor(schema: JsonSchema): CompiledEntry {
+  if (typeof schema === 'boolean') return schema ? ACCEPT_ALL : REJECT_ALL;
+  const known = byObject.get(schema);
+  if (known) return known;
+  const entry = entryByContent(schema);
+  byObject.set(schema, entry);
+  return entry;
+}
+
+function entryByContent(schema: Record<string, unknown>): CompiledEntry {
+  const canonical = stableStringify(schema);
+  const key = hashText(canonical);
+  const hit = byContent.get(key);
+  if (hit && hit.canonical === canonical) {
+    byContent.delete(key);
+    byContent.set(key, hit);
+    return hit.entry;
+  }
+  const entry = build(schema);
+  byContent.set(key, { canonical, entry });
+  if (byContent.size > VALIDATOR_CACHE_LIMIT) {
+    const oldest = byContent.keys().next().value;
+    if (oldest !== undefined) byContent.delete(oldest);
+  }
+  return entry;
+}
+
+function build(schema: Record<string, unknown>): CompiledEntry {
+  const dialect = schemaDialectOf(schema);
+  if (dialect === undefined) {
+    const issue = checkSchemaDialect(schema) as ContractIssue;
+    return refusing(issue, '$schema');
+  }
+  const engine = engineFor(dialect);
+  let compiled: ValidateFunction;
+  try {
+    compiled = engine.compile(schema);
+  } catch (cause) {
+    const message = cause instanceof Error ? cause.message : String(cause);
+    return refusing({ path: '$', code: 'invalid_schema', message: `schema cannot be compiled: ${message}` }, 'schema');
+  } finally {
+    // The compiled function keeps what it needs; dropping ajv's own registry keeps memory
+    // bounded by our cache and lets a later schema reuse the same $id.
+    engine.removeSchema(schema);
+  }
+  return { validator: wrap(compiled), issue: null };
+}
+
+function wrap(compiled: ValidateFunction): CompiledValidator {
+  return (value) =>
+    compiled(value) ? VALID : { valid: false, errors: translateAjvErrors(compiled.errors ?? [], value) };
+}
+
+function refusing(issue: ContractIssue, keyword: string): CompiledEntry {
+  const errors: ValidationError[] = [{ path: '$', keyword, message: issue.message }];
+  return { validator: () => ({ valid: false, errors: errors.map((e) => ({ ...e })) }), issue };
+}
+
+const ACCEPT_ALL: CompiledEntry = { validator: () => VALID, issue: null };
+const REJECT_ALL: CompiledEntry = {
+  validator: () => ({
+    valid: false,
+    errors: [{ path: '$', keyword: 'false schema', message: 'no value is allowed here' }],
+  }),
+  issue: null,
+};
+
+export type { ValidationError } from './schema-error.translator';

@@ -1,0 +1,165 @@
+import { ContractIssue, Result, fail, ok } from './contract.types';
+import { appendPath, comparePaths, compareText, isRecord } from './json-path.util';
+import { isStrictVersion } from './semver.policy';
+import { DATA_CLASSIFICATIONS, DataClassification, SIDE_EFFECTS, SideEffect, ToolSpec } from './tool-spec';
+
+const KNOWN_FIELDS: ReadonlySet<string> = new Set([
+  'name',
+  'version',
+  'title',
+  'description',
+  'inputSchema',
+  'outputSchema',
+  'sideEffect',
+  'requiredScopes',
+  'dataClassification',
+  'tenants',
+  'owner',
+  'upstream',
+]);
+
+type Issues = ContractIssue[];
+
+/**
+ * Checks the shape of an untrusted tool spec and lists every problem at once, sorted by
+ * path. `sideEffect` has no default on purpose (a silent `read` would make a payment
+ * retryable); unknown fields are refused so a misspelt `required_scopes` cannot quietly
+ * publish a tool with no scopes. Naming and description rules live in `lintToolSpec`.
+ */
+export function parseToolSpec(input: unknown): Result<ToolSpec, ContractIssue[]> {
+  if (!isRecord(input)) return fail([issue('$', 'type', 'a tool spec must be a JSON object')]);
+  const issues: Issues = [];
+  for (const key of Object.keys(input)) {
+    if (!KNOWN_FIELDS.has(key)) issues.push(issue(appendPath('$', key), 'unknown_field', 'is not a ToolSpec field'));
+  }
+  const spec = {
+    name: requiredString(input, 'name', issues),
+    version: versionField(input, issues),
+    title: optionalString(input, 'title', issues),
+    description: requiredString(input, 'description', issues),
+    inputSchema: schemaField(input, 'inputSchema', true, issues),
+    outputSchema: schemaField(input, 'outputSchema', false, issues),
+    sideEffect: enumField<SideEffect>(input, 'sideEffect', SIDE_EFFECTS, issues),
+    requiredScopes: stringList(input, 'requiredScopes', issues),
+    dataClassification: enumField<DataClassification>(input, 'dataClassification', DATA_CLASSIFICATIONS, issues),
+    tenants: stringList(input, 'tenants', issues),
+    owner: requiredString(input, 'owner', issues),
+    upstream: upstreamField(input, issues),
+  };
+  if (issues.length > 0) return fail(sortIssues(issues));
+  // With no issues every required field was read, so the object is a complete ToolSpec.
+  return ok(dropUndefined(spec) as unknown as ToolSpec);
+}
+
+export function sortIssues(issues: readonly ContractIssue[]): ContractIssue[] {
+  return [...issues].sort(
+    (a, b) => comparePaths(a.path, b.path) || compareText(a.code, b.code) || compareText(a.message, b.message),
+  );
+}
+
+function issue(path: string, code: string, message: string): ContractIssue {
+  return { path, code, message };
+}
+
+function requiredString(input: Record<string, unknown>, key: string, issues: Issues, base = '$'): string | undefined {
+  const path = appendPath(base, key);
+  const value = input[key];
+  if (value === undefined) issues.push(issue(path, 'required', 'is required'));
+  else if (typeof value !== 'string') issues.push(issue(path, 'type', 'must be a string'));
+  else if (value.trim() === '') issues.push(issue(path, 'empty', 'must not be empty'));
+  else return value;
+  return undefined;
+}
+
+function optionalString(input: Record<string, unknown>, key: string, issues: Issues): string | undefined {
+  return input[key] === undefined ? undefined : requiredString(input, key, issues);
+}
+
+function versionField(input: Record<string, unknown>, issues: Issues): string | undefined {
+  const version = requiredString(input, 'version', issues);
+  if (version === undefined || isStrictVersion(version)) return version;
+  issues.push(issue('$.version', 'invalid_version', 'must be a SemVer 2.0.0 version such as 1.2.0'));
+  return undefined;
+}
+
+function schemaField(
+  input: Record<string, unknown>,
+  key: string,
+  required: boolean,
+  issues: Issues,
+): Record<string, unknown> | undefined {
+  const value = input[key];
+  const path = appendPath('$', key);
+  if (value === undefined) {
+    if (required) issues.push(issue(path, 'required', 'is required'));
+    return undefined;
+  }
+  if (!isRecord(value)) {
+    issues.push(issue(path, 'type', 'must be a JSON Schema object'));
+    return undefined;
+  }
+  return value;
+}
+
+function enumField<T extends string>(
+  input: Record<string, unknown>,
+  key: string,
+  allowed: readonly T[],
+  issues: Issues,
+): T | undefined {
+  const value = input[key];
+  const path = appendPath('$', key);
+  if (value === undefined) {
+    issues.push(issue(path, 'required', `is required (one of ${allowed.join(', ')}); there is no default`));
+  } else if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
+    issues.push(issue(path, 'enum', `must be one of ${allowed.join(', ')}`));
+  } else {
+    return value as T;
+  }
+  return undefined;
+}
+
+/** Absent means "none" (an empty list); present but malformed is an error, never a default. */
+function stringList(input: Record<string, unknown>, key: string, issues: Issues): string[] {
+  const value = input[key];
+  const path = appendPath('$', key);
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) {
+    issues.push(issue(path, 'type', 'must be an array of strings'));
+    return [];
+  }
+  const seen = new Set<string>();
+  value.forEach((item, index) => {
+    const itemPath = appendPath(path, index);
+    if (typeof item !== 'string' || item.trim() === '') issues.push(issue(itemPath, 'type', 'must be a non-empty string'));
+    else if (seen.has(item)) issues.push(issue(itemPath, 'duplicate', `repeats ${JSON.stringify(item)}`));
+    else seen.add(item);
+  });
+  return [...seen];
+}
+
+function upstreamField(input: Record<string, unknown>, issues: Issues): ToolSpec['upstream'] | undefined {
+  const value = input.upstream;
+  if (value === undefined) {
+    issues.push(issue('$.upstream', 'required', 'is required'));
+    return undefined;
+  }
+  if (!isRecord(value)) {
+    issues.push(issue('$.upstream', 'type', 'must be an object with server and tool'));
+    return undefined;
+  }
+  for (const key of Object.keys(value)) {
+    if (key !== 'server' && key !== 'tool') issues.push(issue(appendPath('$.upstream', key), 'unknown_field', 'is not an upstream field'));
+  }
+  // The server is the namespace; an admin-registered server may have the empty namespace.
+  const server = value.server;
+  if (typeof server !== 'string') {
+    issues.push(issue('$.upstream.server', server === undefined ? 'required' : 'type', 'must be a string'));
+  }
+  const tool = requiredString(value, 'tool', issues, '$.upstream');
+  return typeof server === 'string' && tool !== undefined ? { server, tool } : undefined;
+}
+
+function dropUndefined(record: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined));
+}

@@ -1,0 +1,137 @@
+import { parseToolSpec } from './tool-spec.parser';
+import {
+  CLASSIFICATION_RANK,
+  RETRYABLE_BY_SIDE_EFFECT,
+  SideEffect,
+  ToolSpec,
+  classificationRank,
+  isRetryable,
+  toMcpTool,
+} from './tool-spec';
+
+const lookupSpec: ToolSpec = {
+  name: 'payments.lookup',
+  version: '1.2.0',
+  title: 'Look up a payment',
+  description: 'Return the status and amount of a wholesale payment by its reference.',
+  inputSchema: { type: 'object', required: ['reference'], properties: { reference: { type: 'string' } } },
+  outputSchema: { type: 'object', properties: { status: { type: 'string' } } },
+  sideEffect: 'read',
+  requiredScopes: ['payments:read'],
+  dataClassification: 'confidential',
+  tenants: ['wholesale'],
+  owner: 'payments-team',
+  upstream: { server: 'payments', tool: 'lookup' },
+};
+
+describe('parseToolSpec', () => {
+  it('accepts a complete spec unchanged', () => {
+    expect(parseToolSpec(lookupSpec)).toEqual({ ok: true, value: lookupSpec });
+  });
+
+  it('defaults absent requiredScopes and tenants to empty lists', () => {
+    const { requiredScopes: _s, tenants: _t, ...rest } = lookupSpec;
+    const result = parseToolSpec(rest);
+    expect(result.ok && result.value.requiredScopes).toEqual([]);
+    expect(result.ok && result.value.tenants).toEqual([]);
+  });
+
+  it('requires sideEffect and gives it no default', () => {
+    const { sideEffect: _ignored, ...rest } = lookupSpec;
+    expect(parseToolSpec(rest)).toEqual({
+      ok: false,
+      error: [expect.objectContaining({ path: '$.sideEffect', code: 'required' })],
+    });
+  });
+
+  it('lists every issue, sorted by path', () => {
+    const result = parseToolSpec({
+      name: 7,
+      version: 'v1.0.0',
+      description: '',
+      inputSchema: 'object',
+      sideEffect: 'maybe',
+      requiredScopes: ['a', 3, 'a'],
+      tenants: null,
+      dataClassification: 'secret',
+      upstream: { server: 'payments' },
+      required_scopes: ['x'],
+    });
+    expect(result.ok ? [] : result.error.map((i) => `${i.path} ${i.code}`)).toEqual([
+      '$.dataClassification enum',
+      '$.description empty',
+      '$.inputSchema type',
+      '$.name type',
+      '$.owner required',
+      '$.requiredScopes[1] type',
+      '$.requiredScopes[2] duplicate',
+      '$.required_scopes unknown_field',
+      '$.sideEffect enum',
+      '$.tenants type',
+      '$.upstream.tool required',
+      '$.version invalid_version',
+    ]);
+  });
+
+  it('refuses something that is not an object', () => {
+    expect(parseToolSpec([])).toEqual({ ok: false, error: [expect.objectContaining({ path: '$', code: 'type' })] });
+  });
+});
+
+describe('side effects and classification', () => {
+  it.each([
+    ['read', true],
+    ['idempotent_write', true],
+    ['write', false],
+    ['destructive', false],
+  ] as const)('%s is retryable: %s', (sideEffect, expected) => {
+    expect(isRetryable(sideEffect)).toBe(expected);
+  });
+
+  it('derives retry from the single mapping', () => {
+    for (const sideEffect of Object.keys(RETRYABLE_BY_SIDE_EFFECT) as SideEffect[]) {
+      expect(isRetryable(sideEffect)).toBe(RETRYABLE_BY_SIDE_EFFECT[sideEffect]);
+    }
+  });
+
+  it('ranks public < internal < confidential < restricted', () => {
+    const ranks = (['public', 'internal', 'confidential', 'restricted'] as const).map(classificationRank);
+    expect(ranks).toEqual([0, 1, 2, 3]);
+    expect(classificationRank('confidential')).toBe(CLASSIFICATION_RANK.confidential);
+  });
+});
+
+describe('toMcpTool', () => {
+  it('emits exactly the MCP keys', () => {
+    expect(Object.keys(toMcpTool(lookupSpec)).sort()).toEqual(
+      ['annotations', 'description', 'inputSchema', 'name', 'outputSchema', 'title'].sort(),
+    );
+  });
+
+  it('omits optional keys that the spec does not have', () => {
+    const { title: _t, outputSchema: _o, ...bare } = lookupSpec;
+    const tool = toMcpTool(bare);
+    expect(Object.keys(tool).sort()).toEqual(['annotations', 'description', 'inputSchema', 'name']);
+    expect(Object.keys(tool.annotations)).not.toContain('title');
+  });
+
+  it('carries no control-plane metadata anywhere', () => {
+    const text = JSON.stringify(toMcpTool(lookupSpec));
+    for (const secret of ['payments:read', 'wholesale"', 'payments-team', 'confidential', '1.2.0', 'upstream', 'sideEffect']) {
+      expect(text).not.toContain(secret);
+    }
+  });
+
+  it.each([
+    ['read', { readOnlyHint: true, destructiveHint: false, idempotentHint: true }],
+    ['idempotent_write', { readOnlyHint: false, destructiveHint: false, idempotentHint: true }],
+    ['write', { readOnlyHint: false, destructiveHint: false, idempotentHint: false }],
+    ['destructive', { readOnlyHint: false, destructiveHint: true, idempotentHint: false }],
+  ] as const)('derives annotations for %s', (sideEffect, hints) => {
+    expect(toMcpTool({ ...lookupSpec, sideEffect }).annotations).toEqual({
+      title: 'Look up a payment',
+      ...hints,
+      openWorldHint: false,
+    });
+  });
+});

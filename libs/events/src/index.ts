@@ -1,0 +1,35 @@
+export { ENVELOPE_SCHEMA } from './envelope';
+export type { EventEnvelope } from './envelope';
+export { TOPICS, topicName } from './topics';
+export type { TopicKey } from './topics';
+export { CURRENT_REGISTRY_EVENT_VERSIONS } from './registry.events';
+export type {
+  UpstreamTransport,
+  ServerRegisteredData,
+  ServerRegisteredDataV1,
+  ToolVersionPublishedData,
+  ToolVersionDeprecatedData,
+  ToolVersionRetiredData,
+  ToolQuarantinedData,
+  ServerRegistered,
+  ToolVersionPublished,
+  ToolVersionDeprecated,
+  ToolVersionRetired,
+  ToolQuarantined,
+  RegistryEvent,
+  RegistryEventType,
+} from './registry.events';
+export type {
+  CallOutcome,
+  RefusalReason,
+  ToolCallCompletedData,
+  ToolCallRefusedData,
+  ToolCallCompleted,
+  ToolCallRefused,
+  CallEvent,
+  CallEventType,
+} from './call.events';
+export type { CatalogEntry, CatalogVersion, CatalogUpstream } from './catalog';
+export { EVENT_DATA_SCHEMAS, TOOL_SPEC_SCHEMA, eventSchemaKey } from './event.schemas';
+export type { EventSchemaKey } from './event.schemas';
+export { upcast } from './upcasters';

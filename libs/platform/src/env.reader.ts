@@ -1,0 +1,98 @@
+import type { DataClassification } from '@estate/contracts';
+import type { AuthConfig } from './principal.auth';
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** Reads typed values out of an environment and collects every problem, so boot fails once with all of them. */
+export class EnvReader {
+  readonly problems: string[] = [];
+
+  constructor(private readonly env: Env) {}
+
+  string(name: string, fallback: string): string {
+    const value = this.env[name];
+    return value === undefined || value === '' ? fallback : value;
+  }
+
+  optional(name: string): string | undefined {
+    const value = this.env[name];
+    return value === undefined || value === '' ? undefined : value;
+  }
+
+  port(name: string, fallback: number): number {
+    const raw = this.optional(name);
+    if (raw === undefined) return fallback;
+    const port = Number(raw);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) {
+      this.problems.push(`${name} must be a port number (0-65535), got "${raw}"`);
+      return fallback;
+    }
+    return port;
+  }
+
+  list(name: string, separator = ','): string[] {
+    return (this.optional(name) ?? '').split(separator).map((s) => s.trim()).filter((s) => s.length > 0);
+  }
+
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const raw = this.optional(name);
+    if (raw === undefined) return fallback;
+    if (!(allowed as readonly string[]).includes(raw)) {
+      this.problems.push(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+      return fallback;
+    }
+    return raw as T;
+  }
+
+  /** Throws one error listing every problem found so far. */
+  finish<T>(config: T): T {
+    if (this.problems.length > 0) {
+      throw new Error(`Invalid configuration:\n  - ${this.problems.join('\n  - ')}`);
+    }
+    return config;
+  }
+}
+
+export interface CommonConfig {
+  databaseUrl?: string;
+  kafkaBrokers: string[];
+  topicPrefix: string;
+  logLevel: string;
+}
+
+export function readCommon(reader: EnvReader): CommonConfig {
+  return {
+    databaseUrl: reader.optional('DATABASE_URL'),
+    kafkaBrokers: reader.list('KAFKA_BROKERS'),
+    topicPrefix: reader.string('ESTATE_TOPIC_PREFIX', ''),
+    logLevel: reader.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+  };
+}
+
+const CLEARANCES: readonly DataClassification[] = ['public', 'internal', 'confidential', 'restricted'];
+
+export function readAuth(reader: EnvReader): AuthConfig {
+  const mode = reader.oneOf('ESTATE_AUTH', ['jwt', 'none'], 'jwt');
+  if (mode === 'none') {
+    return {
+      mode: 'none',
+      principal: {
+        id: reader.string('ESTATE_LOCAL_PRINCIPAL', 'local'),
+        tenant: reader.optional('ESTATE_LOCAL_TENANT'),
+        scopes: reader.list('ESTATE_LOCAL_SCOPES', ' '),
+        clearance: reader.oneOf('ESTATE_LOCAL_CLEARANCE', CLEARANCES, 'internal'),
+      },
+    };
+  }
+  const secret = reader.optional('ESTATE_JWT_SECRET');
+  const jwksUrl = reader.optional('ESTATE_JWKS_URL');
+  if (!secret && !jwksUrl) reader.problems.push('set ESTATE_JWT_SECRET (HS256) or ESTATE_JWKS_URL, or ESTATE_AUTH=none for local use');
+  if (secret && secret.length < 16) reader.problems.push('ESTATE_JWT_SECRET must be at least 16 characters');
+  return {
+    mode: 'jwt',
+    secret,
+    jwksUrl,
+    issuer: reader.optional('ESTATE_JWT_ISSUER'),
+    audience: reader.optional('ESTATE_JWT_AUDIENCE'),
+  };
+}

@@ -1,0 +1,39 @@
+import { NestFactory } from '@nestjs/core';
+import type { INestApplication, LoggerService } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { Logger } from 'pino';
+
+/** Nest's own log lines, routed to pino on stderr. */
+export class PinoNestLogger implements LoggerService {
+  constructor(private readonly logger: Logger) {}
+  log(message: unknown, context?: string): void { this.logger.debug({ context }, String(message)); }
+  error(message: unknown, trace?: string, context?: string): void { this.logger.error({ context, trace }, String(message)); }
+  warn(message: unknown, context?: string): void { this.logger.warn({ context }, String(message)); }
+  debug(message: unknown, context?: string): void { this.logger.debug({ context }, String(message)); }
+  verbose(message: unknown, context?: string): void { this.logger.trace({ context }, String(message)); }
+}
+
+export interface HttpAppOptions {
+  module: unknown;
+  logger: Logger;
+  host: string;
+  port: number;
+  bodyLimit?: string;
+  /** Raw handlers mounted ahead of Nest's body parsing and routing (the MCP endpoint). */
+  configure?: (app: NestExpressApplication) => void;
+}
+
+/** Creates, configures and starts one service's HTTP surface. */
+export async function startHttpApp(options: HttpAppOptions): Promise<{ app: INestApplication; url: string }> {
+  const app = await NestFactory.create<NestExpressApplication>(options.module as never, {
+    logger: new PinoNestLogger(options.logger),
+    bodyParser: false,
+    abortOnError: false,
+  });
+  options.configure?.(app);
+  app.useBodyParser('json', { limit: options.bodyLimit ?? '1mb' });
+  app.disable('x-powered-by');
+  await app.listen(options.port, options.host);
+  const address = app.getHttpServer().address() as { port: number };
+  return { app, url: `http://${options.host}:${address.port}` };
+}
