@@ -149,6 +149,7 @@ describe('audit service on PostgreSQL and Kafka', () => {
       expect(JSON.parse(live?.data ?? '{}')).toMatchObject({ eventId: retired.id, tool: 'payments.lookup', version: '1.0.0' });
       expect(Number(live?.id)).toBeGreaterThan(Number(replayed[replayed.length - 1].id));
       expect(frames.map((f) => f.event)).not.toContain('ToolCallCompleted');
+      await stream.until(() => stream.heartbeats() > 0);
     } finally {
       stream.close();
     }
@@ -190,6 +191,7 @@ async function openStream(url: string, token: string, lastEventId: string) {
   const decoder = new TextDecoder();
   const frames: Frame[] = [];
   let buffer = '';
+  let heartbeats = 0;
   const until = async (done: (frames: Frame[]) => boolean, timeoutMs = 20_000): Promise<Frame[]> => {
     const deadline = Date.now() + timeoutMs;
     while (!done(frames)) {
@@ -206,9 +208,10 @@ async function openStream(url: string, token: string, lastEventId: string) {
           if (match) frame[match[1] as keyof Frame] = match[2];
         }
         if (frame.event) frames.push(frame);
+        else if (block.startsWith(': heartbeat')) heartbeats += 1;
       }
     }
     return frames;
   };
-  return { until, close: () => abort.abort() };
+  return { until, heartbeats: () => heartbeats, close: () => abort.abort() };
 }

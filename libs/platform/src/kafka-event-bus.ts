@@ -8,8 +8,9 @@ export interface KafkaBusOptions {
   logger: Logger;
 }
 
+/** kafkajs reports every retried broker hiccup as an error; our handlers surface real failures. */
 const KAFKA_LOG_LEVEL: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
-  [logLevel.ERROR]: 'error',
+  [logLevel.ERROR]: 'warn',
   [logLevel.WARN]: 'warn',
   [logLevel.INFO]: 'info',
   [logLevel.DEBUG]: 'debug',
@@ -30,6 +31,7 @@ export class KafkaEventBus implements EventBus {
       retry: { retries: 8, initialRetryTime: 100 },
       logCreator: () => (entry: LogEntry) => {
         const { message, ...rest } = entry.log;
+        if (message.startsWith('Limiting retries for the idempotent producer')) return;
         log[KAFKA_LOG_LEVEL[entry.level] ?? 'info']({ namespace: entry.namespace, ...rest }, message);
       },
     });

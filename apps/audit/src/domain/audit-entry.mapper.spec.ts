@@ -78,6 +78,10 @@ describe('parseEnvelope', () => {
     expect(parseEnvelope(JSON.stringify(value))).toEqual({ ok: true, envelope: value });
   });
 
+  it('keeps a literal backslash-u0000 text, which is not a NUL', () => {
+    expect(parseEnvelope(JSON.stringify(envelope('T', { text: '\\u0000' }))).ok).toBe(true);
+  });
+
   it.each([
     ['null value', null, 'not a JSON object'],
     ['not JSON', '{oops', 'not JSON'],
@@ -85,6 +89,7 @@ describe('parseEnvelope', () => {
     ['no id', JSON.stringify({ ...envelope('T', {}), id: '' }), 'missing or empty "id"'],
     ['no data', JSON.stringify({ ...envelope('T', {}), data: 'x' }), 'missing object "data"'],
     ['a bad date', JSON.stringify({ ...envelope('T', {}), occurredAt: 'yesterday' }), '"occurredAt" is not a date'],
+    ['a NUL character', JSON.stringify(envelope('T', { text: 'a\u0000b' })), 'contains \\u0000, which jsonb cannot store'],
     ['a float version', JSON.stringify({ ...envelope('T', {}), version: 1.5 }), 'missing integer "version"'],
   ])('refuses %s', (_, raw, reason) => {
     expect(parseEnvelope(raw)).toEqual({ ok: false, reason });

@@ -40,6 +40,8 @@ export function parseEnvelope(raw: string | null): ParsedEnvelope {
     return { ok: false, reason: 'not JSON' };
   }
   if (!isRecord(value)) return { ok: false, reason: 'not a JSON object' };
+  // PostgreSQL's jsonb cannot store U+0000; refusing here keeps one such message from blocking its partition.
+  if (containsNul(value)) return { ok: false, reason: 'contains \\u0000, which jsonb cannot store' };
   for (const field of ['id', 'type', 'stream', 'occurredAt'] as const) {
     if (str(value[field]) === null) return { ok: false, reason: `missing or empty "${field}"` };
   }
@@ -48,6 +50,13 @@ export function parseEnvelope(raw: string | null): ParsedEnvelope {
   if (!isRecord(value.data)) return { ok: false, reason: 'missing object "data"' };
   if (Number.isNaN(Date.parse(value.occurredAt as string))) return { ok: false, reason: '"occurredAt" is not a date' };
   return { ok: true, envelope: value as unknown as EventEnvelope };
+}
+
+function containsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (Array.isArray(value)) return value.some(containsNul);
+  if (isRecord(value)) return Object.entries(value).some(([key, item]) => key.includes('\u0000') || containsNul(item));
+  return false;
 }
 
 /** Maps a received envelope to the trail entry's content. Pure: same input, same entry, same hash. */

@@ -8,7 +8,7 @@ import { candidateValues } from './witness-candidates';
 
 /** Upper bounds that keep the search cheap on large schemas; a miss means "no witness". */
 const MAX_CHANGES_TRIED = 16;
-const MAX_VALUES_TRIED = 800;
+const MAX_VALUES_TRIED = 400;
 
 /**
  * A value that proves a breaking change. For the input direction: the old schema accepts
