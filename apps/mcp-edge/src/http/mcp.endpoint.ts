@@ -51,7 +51,7 @@ export function createMcpEndpoint(deps: McpEndpointDeps) {
         const session = typeof sessionId === 'string' ? deps.sessions.find(sessionId, auth.principal) : undefined;
         if (!session) return rpcError(res, typeof sessionId === 'string' ? 404 : 400, null, typeof sessionId === 'string' ? SESSION_NOT_FOUND : { code: -32600, message: 'Bad Request: Mcp-Session-Id header is required' });
         if (req.method === 'GET') trackStream(session, res);
-        return await session.transport.handleRequest(req, res);
+        return await session.http!.handleRequest(req, res);
       }
       res.writeHead(405, { allow: 'GET, POST, DELETE' }).end();
     } catch (error) {
@@ -92,10 +92,10 @@ async function post(deps: McpEndpointDeps, req: IncomingMessage, res: ServerResp
         res.writeHead(202).end();
         return;
       }
-      return session.transport.handleRequest(req, res, accepted);
+      return session.http!.handleRequest(req, res, accepted);
     }
     case 'process':
-      return session.transport.handleRequest(req, res, verdict.message);
+      return session.http!.handleRequest(req, res, verdict.message);
   }
 }
 
@@ -118,5 +118,5 @@ async function initialize(deps: McpEndpointDeps, req: IncomingMessage, res: Serv
   const negotiated = negotiateProtocolVersion(params?.protocolVersion);
   session.protocolVersion = negotiated;
   session.lifecycle.onInitializeAnswered(negotiated);
-  await session.transport.handleRequest(req, res, verdict.message);
+  await session.http!.handleRequest(req, res, verdict.message);
 }

@@ -1,5 +1,6 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Principal } from '@estate/contracts';
 import type { Pins } from '@estate/catalog';
 import { SessionLifecycle } from '@estate/protocol';
@@ -13,7 +14,10 @@ export class EdgeSession {
   openStreams = 0;
   readonly lifecycle = new SessionLifecycle();
   server!: Server;
-  transport!: StreamableHTTPServerTransport;
+  /** The SDK transport the server is connected to (Streamable HTTP or stdio). */
+  transport!: Transport;
+  /** Set for HTTP sessions: the endpoint hands requests to it. */
+  http?: StreamableHTTPServerTransport;
   private listChangedPending = false;
 
   constructor(readonly id: string, readonly principal: Principal, now: number) {

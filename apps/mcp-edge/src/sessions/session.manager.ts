@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type ListToolsResult, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { resolveForPrincipal } from '@estate/catalog';
 import type { Principal } from '@estate/contracts';
 import type { Logger } from '@estate/platform';
@@ -12,6 +13,12 @@ import { EdgeSession } from './edge-session';
 import { SessionEventStore } from './memory-event.store';
 
 export const SERVER_INFO = { name: 'estate-edge', version: '0.1.0' };
+
+/** Adds handlers (and the capabilities they need) to every session's server: resources, prompts, … */
+export interface ServerExtension {
+  capabilities?: ServerCapabilities;
+  register(server: Server, session: EdgeSession): void;
+}
 
 /** Every open downstream session, its idle expiry, and who must hear about a catalog change. */
 export class SessionManager {
@@ -24,6 +31,7 @@ export class SessionManager {
     private readonly logger: Logger,
     private readonly idleMs: number,
     private readonly clock: () => number = Date.now,
+    private readonly extensions: ServerExtension[] = [],
   ) {
     replica.onChange((changes) => this.onCatalogChange(changes));
   }
@@ -45,17 +53,28 @@ export class SessionManager {
     return session;
   }
 
+  /** A Streamable HTTP session; the endpoint feeds it requests through `session.http`. */
   open(principal: Principal, initializeParams: Record<string, unknown> | undefined): EdgeSession {
     const session = new EdgeSession(randomUUID(), principal, this.clock());
     session.pins = pinsFromMeta(initializeParams?._meta);
-    session.server = this.createServer(session);
-    session.transport = new StreamableHTTPServerTransport({
+    session.http = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => session.id,
       eventStore: new SessionEventStore(),
       onsessionclosed: (id) => void this.remove(id),
     });
+    return this.connect(session, session.http);
+  }
+
+  /** A session over any other SDK transport (stdio). Pins come from the first initialize. */
+  attach(principal: Principal, transport: Transport): EdgeSession {
+    return this.connect(new EdgeSession(randomUUID(), principal, this.clock()), transport);
+  }
+
+  private connect(session: EdgeSession, transport: Transport): EdgeSession {
+    session.server = this.createServer(session);
+    session.transport = transport;
     this.sessions.set(session.id, session);
-    void session.server.connect(session.transport);
+    void session.server.connect(transport);
     return session;
   }
 
@@ -72,12 +91,15 @@ export class SessionManager {
   }
 
   private createServer(session: EdgeSession): Server {
-    const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: true } } });
+    const capabilities: ServerCapabilities = { tools: { listChanged: true } };
+    for (const extension of this.extensions) Object.assign(capabilities, extension.capabilities);
+    const server = new Server(SERVER_INFO, { capabilities });
     server.setRequestHandler(ListToolsRequestSchema, async (request) => {
       const pins = { ...session.pins, ...pinsFromMeta(request.params?._meta) };
       return listToolPage(this.replica.all(), session.principal, pins, request.params?.cursor) as ListToolsResult;
     });
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => this.pipeline.call(session, request.params, extra.signal));
+    for (const extension of this.extensions) extension.register(server, session);
     return server;
   }
 
