@@ -1,3 +1,4 @@
+import RandExp from 'randexp';
 import { SchemaRecord, matchesPattern } from './schema-node.util';
 
 /** Scalar values worth trying against a schema: its boundaries first, then common ones. */
@@ -80,7 +81,9 @@ export function stringCandidates(rec: SchemaRecord): string[] {
   const minLength = finite(rec.minLength) ?? 0;
   const maxLength = finite(rec.maxLength);
   const format = typeof rec.format === 'string' ? FORMAT_SAMPLES[rec.format] : undefined;
-  const bases = format === undefined ? COMMON_STRINGS : [format, ...COMMON_STRINGS];
+  const declared = declaredStrings(rec);
+  const fromPattern = typeof rec.pattern === 'string' ? patternSample(rec.pattern, minLength) : undefined;
+  const bases = [...declared, ...(fromPattern === undefined ? [] : [fromPattern]), ...(format === undefined ? [] : [format]), ...COMMON_STRINGS];
   const out = new Set<string>();
   for (const base of bases) {
     out.add(base);
@@ -106,4 +109,25 @@ export function stringFits(rec: SchemaRecord, value: string): boolean {
   if ((minLength !== undefined && length < minLength) || (maxLength !== undefined && length > maxLength)) return false;
   if (typeof rec.pattern === 'string' && matchesPattern(rec.pattern, value) === false) return false;
   return true;
+}
+
+/** Strings the schema itself offers: const, default, examples. */
+function declaredStrings(rec: SchemaRecord): string[] {
+  const values = [rec.const, rec.default, ...(Array.isArray(rec.examples) ? rec.examples : [])];
+  return values.filter((v): v is string => typeof v === 'string');
+}
+
+/**
+ * The smallest string a pattern generates (every choice takes its first option, repetitions
+ * their minimum, at least `minLength` where the pattern allows): deterministic, no randomness.
+ */
+function patternSample(pattern: string, minLength: number): string | undefined {
+  try {
+    const generator = new RandExp(pattern);
+    generator.max = Math.max(1, minLength);
+    generator.randInt = (from: number) => from;
+    return generator.gen();
+  } catch {
+    return undefined;
+  }
 }

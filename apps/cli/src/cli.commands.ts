@@ -1,0 +1,94 @@
+import { readFile } from 'node:fs/promises';
+import { issueDevToken } from '@estate/platform';
+
+export interface CliEnv {
+  registryUrl: string;
+  auditUrl: string;
+  token?: string;
+  secret?: string;
+}
+
+export interface CliOutcome {
+  ok: boolean;
+  output: string;
+}
+
+type Options = Record<string, string | boolean | undefined>;
+
+async function request(method: string, url: string, token: string | undefined, body?: unknown): Promise<CliOutcome> {
+  if (!token) return { ok: false, output: 'set ESTATE_TOKEN (a bearer token; `estate token` mints a development one)' };
+  const response = await fetch(url, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  let pretty = text;
+  try {
+    pretty = JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    // not JSON: print as is
+  }
+  return { ok: response.ok, output: `${response.status} ${response.statusText}\n${pretty}` };
+}
+
+async function readJson(file: string | undefined): Promise<unknown> {
+  if (!file) throw new Error('a JSON file argument is required');
+  return JSON.parse(await readFile(file, 'utf8'));
+}
+
+const str = (v: string | boolean | undefined): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/** Each command maps to one REST call (or, for `token`, to a local signature). */
+export async function runCommand(command: string, args: string[], options: Options, env: CliEnv): Promise<CliOutcome> {
+  switch (command) {
+    case 'token': {
+      const secret = env.secret;
+      const sub = str(options.sub);
+      if (!secret || !sub) return { ok: false, output: 'usage: estate token --sub <id> [--scope "a b"] [--tenant t] [--clearance c] (needs ESTATE_JWT_SECRET)' };
+      const jwt = await issueDevToken(secret, { sub, scope: str(options.scope), tenant: str(options.tenant), clearance: str(options.clearance) ?? 'internal' }, { audience: str(options.audience) });
+      return { ok: true, output: jwt };
+    }
+    case 'register-server':
+      return request('POST', `${env.registryUrl}/v1/servers`, env.token, {
+        name: str(options.name), namespace: str(options.namespace), url: str(options.url), transport: str(options.transport) ?? (options.command ? 'stdio' : 'streamable-http'),
+        command: str(options.command), args: args.length > 0 ? args : undefined, owner: str(options.owner),
+      });
+    case 'publish':
+      return request('POST', `${env.registryUrl}/v1/tools`, env.token, await readJson(args[0]));
+    case 'check':
+      return request('POST', `${env.registryUrl}/v1/tools/check`, env.token, await readJson(args[0]));
+    case 'deprecate':
+    case 'retire':
+      if (args.length < 2 || !str(options.reason)) return { ok: false, output: `usage: estate ${command} <tool> <version> --reason "…"${command === 'deprecate' ? ' [--sunset-at ISO] [--replacement v]' : ''}` };
+      return request('POST', `${env.registryUrl}/v1/tools/${encodeURIComponent(args[0])}/versions/${encodeURIComponent(args[1])}/${command}`, env.token, {
+        reason: str(options.reason), sunsetAt: str(options['sunset-at']), replacement: str(options.replacement),
+      });
+    case 'tools':
+      return request('GET', `${env.registryUrl}/v1/tools${args[0] ? `/${encodeURIComponent(args[0])}` : ''}`, env.token);
+    case 'audit': {
+      const query = new URLSearchParams();
+      for (const [key, value] of Object.entries(options)) if (typeof value === 'string') query.set(key, value);
+      return request('GET', `${env.auditUrl}/v1/audit?${query}`, env.token);
+    }
+    case 'callers':
+      if (!args[0]) return { ok: false, output: 'usage: estate callers <tool> [--version v]' };
+      return request('GET', `${env.auditUrl}/v1/tools/${encodeURIComponent(args[0])}/callers${str(options.version) ? `?version=${encodeURIComponent(str(options.version) as string)}` : ''}`, env.token);
+    default:
+      return { ok: false, output: USAGE };
+  }
+}
+
+export const USAGE = `estate <command>
+
+  token --sub <id> [--scope "a b"] [--tenant t] [--clearance c]   mint a development token (ESTATE_JWT_SECRET)
+  register-server --name n (--url u | --command c [args…]) --owner o [--namespace ""]
+  publish <spec.json>        publish a tool version (201, or 409/422 with the reasons)
+  check <spec.json>          the same decision as a dry run; exit code 1 when refused (for CI)
+  deprecate <tool> <version> --reason r [--sunset-at ISO] [--replacement v]
+  retire <tool> <version> --reason r
+  tools [name]               list published tools, or one tool's versions
+  audit [--tool t] [--version v] [--principal p] [--type T] [--limit n]
+  callers <tool> [--version v]   who still calls a version
+
+Environment: ESTATE_REGISTRY_URL (http://127.0.0.1:8001), ESTATE_AUDIT_URL (http://127.0.0.1:8003), ESTATE_TOKEN.`;

@@ -1,0 +1,78 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { createLogger, InMemoryEventBus } from '@estate/platform';
+import { bankSpecs } from '../examples/bank/bank.specs';
+import { loadRegistryConfig } from '../apps/registry/src/config';
+import { startRegistry } from '../apps/registry/src/registry.app';
+import { createTestDatabase, REPO_ROOT } from './support/infra';
+import { TEST_SECRET } from './support/estate.harness';
+
+const run = promisify(execFile);
+
+async function estate(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [path.join(REPO_ROOT, 'dist/apps/cli/src/main.js'), ...args], { env: { ...process.env, ...env } });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('the estate CLI against a real registry', () => {
+  const stops: Array<() => Promise<void>> = [];
+  let env: Record<string, string>;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'estate-cli-'));
+  const file = (name: string, value: unknown) => {
+    const target = path.join(dir, name);
+    writeFileSync(target, JSON.stringify(value));
+    return target;
+  };
+
+  beforeAll(async () => {
+    const db = await createTestDatabase();
+    const registry = await startRegistry(
+      { ...loadRegistryConfig({ ESTATE_JWT_SECRET: TEST_SECRET, ESTATE_REGISTRY_PORT: '0' }), databaseUrl: db.url },
+      new InMemoryEventBus(),
+      createLogger('cli-test', 'error'),
+    );
+    stops.push(db.drop, registry.stop);
+    env = { ESTATE_REGISTRY_URL: registry.url, ESTATE_JWT_SECRET: TEST_SECRET, ESTATE_TOKEN: '' };
+    const minted = await estate(['token', '--sub', 'ci', '--scope', 'estate:admin estate:publish'], env);
+    expect(minted.code).toBe(0);
+    env.ESTATE_TOKEN = minted.stdout.trim();
+  });
+
+  afterAll(async () => {
+    for (const stop of stops.reverse()) await stop();
+  });
+
+  it('registers, publishes, and lets CI gate a breaking change with the exit code', async () => {
+    expect((await estate(['register-server', '--name', 'bank', '--url', 'http://127.0.0.1:9/mcp', '--owner', 'payments'], env)).code).toBe(0);
+    const spec = bankSpecs('bank')[0];
+    const published = await estate(['publish', file('v1.json', spec)], env);
+    expect(published.code).toBe(0);
+    expect(published.stdout).toContain('201');
+
+    const required = { ...spec, version: '1.1.0', inputSchema: { ...spec.inputSchema, properties: { ...(spec.inputSchema.properties as object), memo: { type: 'string' } }, required: ['reference', 'memo'] } };
+    const refused = await estate(['check', file('v1.1.json', required)], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('422');
+    expect(refused.stderr).toContain('BUMP_TOO_SMALL');
+    expect(refused.stderr).toContain('$.inputSchema.properties.memo');
+    expect(refused.stderr).toContain('"witness": {');
+
+    const major = await estate(['check', file('v2.json', { ...required, version: '2.0.0' })], env);
+    expect(major.code).toBe(0);
+    expect(major.stdout).toContain('"bump": "major"');
+  });
+
+  it('explains how to use a command it cannot run', async () => {
+    const result = await estate(['deprecate', 'bank.lookup'], env);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('usage: estate deprecate <tool> <version> --reason');
+  });
+});
