@@ -1,5 +1,9 @@
 import { evolveCatalogEntry, withUpstream } from '@estate/catalog';
-import { upcast, type CatalogEntry, type EventEnvelope, type RegistryEvent, type ServerRegisteredData } from '@estate/events';
+import { compileValidator, type JsonSchema } from '@estate/contracts';
+import {
+  CURRENT_REGISTRY_EVENT_VERSIONS, ENVELOPE_SCHEMA, EVENT_DATA_SCHEMAS, eventSchemaKey, upcast,
+  type CatalogEntry, type EventEnvelope, type RegistryEvent, type ServerRegisteredData,
+} from '@estate/events';
 
 /** What applying an event needs to read and write; backed by PostgreSQL live and by maps in a rebuild. */
 export interface ProjectionTarget {
@@ -12,33 +16,62 @@ export interface ProjectionTarget {
   upsertTool(entry: CatalogEntry): Promise<void>;
 }
 
+/** What applying a message did: the tools whose entry changed, or why the message was passed over. */
+export type ApplyOutcome = { touched: string[]; skipped?: undefined } | { touched: []; skipped: string };
+
+const validEnvelope = compileValidator(ENVELOPE_SCHEMA as unknown as JsonSchema);
+
 /**
  * Apply one registry event exactly once: an event at or below the stream's applied position is a
- * redelivery and changes nothing. Returns the tool names whose catalog entry changed.
+ * redelivery and changes nothing. A message that can never apply (not an envelope, an unknown
+ * type, a payload off its schema, a change to a tool never published) is reported as skipped
+ * instead of thrown, so one poison message cannot stall the consumer or a rebuild forever.
  */
-export async function applyEnvelope(target: ProjectionTarget, raw: EventEnvelope): Promise<string[]> {
-  const envelope = upcast(raw);
+export async function applyEnvelope(target: ProjectionTarget, raw: unknown): Promise<ApplyOutcome> {
+  const checked = checkEnvelope(raw);
+  if (typeof checked === 'string') return { touched: [], skipped: checked };
+  const { envelope, event } = checked;
   const applied = await target.streamPosition(envelope.stream);
-  if (applied !== undefined && envelope.position <= applied) return [];
-  const event = { type: envelope.type, version: envelope.version, data: envelope.data } as RegistryEvent;
-  const touched = await applyEvent(target, event, envelope);
-  await target.setStreamPosition(envelope.stream, envelope.position);
-  return touched;
+  if (applied !== undefined && envelope.position <= applied) return { touched: [] };
+  const outcome = await applyEvent(target, event, envelope);
+  if (outcome.skipped === undefined) await target.setStreamPosition(envelope.stream, envelope.position);
+  return outcome;
 }
 
-async function applyEvent(target: ProjectionTarget, event: RegistryEvent, envelope: EventEnvelope): Promise<string[]> {
+function checkEnvelope(raw: unknown): { envelope: EventEnvelope; event: RegistryEvent } | string {
+  const shape = validEnvelope(raw);
+  if (!shape.valid) return `not an event envelope: ${describe(shape.errors)}`;
+  const envelope = upcast(raw as EventEnvelope);
+  const key = eventSchemaKey(envelope.type, envelope.version);
+  const schema = (EVENT_DATA_SCHEMAS as Record<string, unknown>)[key];
+  if (!REGISTRY_TYPES.has(envelope.type) || schema === undefined) return `not a registry event this version knows: ${key}`;
+  const data = compileValidator(schema as JsonSchema)(envelope.data);
+  if (!data.valid) return `${key} payload off its schema: ${describe(data.errors)}`;
+  return { envelope, event: { type: envelope.type, version: envelope.version, data: envelope.data } as RegistryEvent };
+}
+
+const REGISTRY_TYPES: ReadonlySet<string> = new Set(Object.keys(CURRENT_REGISTRY_EVENT_VERSIONS));
+
+function describe(errors: ReadonlyArray<{ path: string; message: string }>): string {
+  return errors.slice(0, 5).map((e) => `${e.path} ${e.message}`).join('; ');
+}
+
+async function applyEvent(target: ProjectionTarget, event: RegistryEvent, envelope: EventEnvelope): Promise<ApplyOutcome> {
   if (event.type === 'ServerRegistered') {
     await target.upsertServer(event.data);
     const tools = await target.toolsOfServer(event.data.name);
     for (const tool of tools) await target.upsertTool(withUpstream(tool, event.data));
-    return tools.map((t) => t.name);
+    return { touched: tools.map((t) => t.name) };
   }
   const name = event.type === 'ToolVersionPublished' ? event.data.spec.name : event.data.name;
   const current = await target.tool(name);
+  if (event.type !== 'ToolVersionPublished' && !current?.versions.some((v) => v.version === event.data.version)) {
+    return { touched: [], skipped: `${event.type} for ${name}@${event.data.version}, which the catalog has never seen published` };
+  }
   const serverName = event.type === 'ToolVersionPublished' ? event.data.spec.upstream.server : current?.upstream.server;
   const server = serverName === undefined ? undefined : await target.server(serverName);
   await target.upsertTool(evolveCatalogEntry(current, event, envelope.position, envelope.occurredAt, server));
-  return [name];
+  return { touched: [name] };
 }
 
 /** An in-memory target, for rebuilding the projection aside before the swap. */

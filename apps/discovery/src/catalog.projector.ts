@@ -1,5 +1,4 @@
 import type { QueryRunner } from 'typeorm';
-import type { CatalogEntry, EventEnvelope } from '@estate/events';
 import type { BusMessage, EventBus, Logger, Subscription } from '@estate/platform';
 import { applyEnvelope, MemoryProjection, type ProjectionTarget } from './catalog.apply';
 import type { CatalogRepository } from './store/catalog.repository';
@@ -49,13 +48,14 @@ export class CatalogProjector {
   private async handle(message: BusMessage): Promise<void> {
     const next = await this.repo.checkpoint(message.topic, message.partition);
     if (next !== undefined && BigInt(message.offset) < BigInt(next)) return;
-    const envelope = parseEnvelope(message, this.logger);
-    const touched = await this.inTransaction(async (runner) => {
-      const names = envelope ? await applyEnvelope(this.dbTarget(runner), envelope) : [];
+    const outcome = await this.inTransaction(async (runner) => {
+      const applied = await applyEnvelope(this.dbTarget(runner), parseJson(message.value));
+      // A skipped message still moves the checkpoint: it can never apply, so it is passed for good.
       await this.repo.setCheckpoint(runner, message.topic, message.partition, String(BigInt(message.offset) + 1n));
-      return names;
+      return applied;
     });
-    await this.publish(touched);
+    if (outcome.skipped !== undefined) this.logSkipped(message, outcome.skipped);
+    await this.publish(outcome.touched);
   }
 
   /** Rebuild from offset zero aside, up to where the live consumer stands, then swap in one transaction. */
@@ -87,8 +87,8 @@ export class CatalogProjector {
       handle: async (message) => {
         const end = remaining.get(message.partition);
         if (end === undefined || BigInt(message.offset) >= BigInt(end)) return;
-        const envelope = parseEnvelope(message, this.logger);
-        if (envelope) await applyEnvelope(projection, envelope);
+        const outcome = await applyEnvelope(projection, parseJson(message.value));
+        if (outcome.skipped !== undefined) this.logSkipped(message, outcome.skipped);
         events += 1;
         if (BigInt(message.offset) + 1n >= BigInt(end)) remaining.delete(message.partition);
         if (remaining.size === 0) done();
@@ -101,17 +101,18 @@ export class CatalogProjector {
 
   private async publish(names: string[]): Promise<void> {
     if (names.length === 0) return;
-    const rows = await this.repo.db.query(`SELECT entry FROM discovery.tools WHERE name = ANY($1)`, [names]);
-    await this.bus.publish(this.topics.catalog, (rows as Array<{ entry: CatalogEntry }>).map(({ entry }) => ({
-      key: entry.name,
-      value: JSON.stringify(entry),
-    })));
+    const entries = await this.repo.toolsNamed(names);
+    await this.bus.publish(this.topics.catalog, entries.map((entry) => ({ key: entry.name, value: JSON.stringify(entry) })));
   }
 
   /** The compacted topic is idempotent: republishing every entry on start heals a publish lost in a crash. */
   private async publishAll(): Promise<void> {
     const tools = await this.repo.allTools();
     await this.bus.publish(this.topics.catalog, tools.map((entry) => ({ key: entry.name, value: JSON.stringify(entry) })));
+  }
+
+  private logSkipped(message: BusMessage, reason: string): void {
+    this.logger.error({ topic: message.topic, partition: message.partition, offset: message.offset, reason }, 'skipping a registry message that cannot apply');
   }
 
   private dbTarget(runner: QueryRunner): ProjectionTarget {
@@ -144,13 +145,11 @@ export class CatalogProjector {
   }
 }
 
-function parseEnvelope(message: BusMessage, logger: Logger): EventEnvelope | undefined {
+function parseJson(value: string | null): unknown {
   try {
-    const value = JSON.parse(message.value ?? 'null') as EventEnvelope | null;
-    if (value && typeof value.stream === 'string' && typeof value.position === 'number') return value;
+    return JSON.parse(value ?? 'null');
   } catch {
-    // fall through: a message that is not an envelope is logged and passed over, never retried forever
+    // Not JSON at all: applyEnvelope reports it as not an envelope, like any other malformed value.
+    return value;
   }
-  logger.error({ topic: message.topic, partition: message.partition, offset: message.offset }, 'skipping a message that is not an event envelope');
-  return undefined;
 }

@@ -1,6 +1,7 @@
 import { EnvReader, readAuth, readCommon, type AuthConfig, type CommonConfig, type Env } from '@estate/platform';
+import { readEdgeToolConfig, type EdgeToolConfig } from './policy/policy.config';
 
-export interface EdgeConfig extends CommonConfig {
+export interface EdgeConfig extends CommonConfig, EdgeToolConfig {
   host: string;
   port: number;
   /** Public base URL, used in the WWW-Authenticate challenge and resource metadata. */
@@ -23,7 +24,8 @@ export function isLoopback(host: string): boolean {
 /**
  * Reads ESTATE_EDGE_HOST (127.0.0.1), ESTATE_EDGE_PORT (8000), ESTATE_EDGE_PUBLIC_URL,
  * ESTATE_ALLOWED_ORIGINS, ESTATE_ALLOWED_HOSTS, ESTATE_SESSION_IDLE_SECONDS,
- * ESTATE_MAX_BODY_BYTES, ESTATE_UPSTREAM_TIMEOUT_MS, ESTATE_EDGE_GROUP and the shared settings.
+ * ESTATE_MAX_BODY_BYTES, ESTATE_UPSTREAM_TIMEOUT_MS, ESTATE_EDGE_GROUP, the tool-call settings
+ * (policy/policy.config.ts: rate limits, size limits, registry for quarantines) and the shared settings.
  * ESTATE_AUTH=none is refused unless the edge listens on loopback only.
  */
 export function loadEdgeConfig(env: Env): EdgeConfig {
@@ -41,6 +43,7 @@ export function loadEdgeConfig(env: Env): EdgeConfig {
   if (!(timeout > 0)) reader.problems.push('ESTATE_UPSTREAM_TIMEOUT_MS must be a positive number');
   return reader.finish({
     ...readCommon(reader),
+    ...readEdgeToolConfig(reader),
     host,
     port: reader.port('ESTATE_EDGE_PORT', 8000),
     publicUrl: reader.optional('ESTATE_EDGE_PUBLIC_URL'),

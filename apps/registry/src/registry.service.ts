@@ -44,7 +44,7 @@ export class RegistryService {
     const denied = requireScope(actor, 'estate:publish');
     if (denied) return denied;
     const name = nameOf(spec);
-    if (!name) return { ok: false, error: registryError('INVALID_SPEC', 'the tool spec is malformed', { issues: [{ path: '$.name', code: 'required', message: 'name must be a non-empty string' }] }) };
+    if (!name) return this.refuseNameless(spec);
     return this.withRetry(async () => {
       const [{ state, count }, server] = await Promise.all([this.loadTool(name), this.findServer(upstreamServerOf(spec))]);
       const decision = decideTool({ type: 'PublishToolVersion', spec, server }, state);
@@ -55,6 +55,13 @@ export class RegistryService {
       const { spec: decided, bump, changes } = published.data;
       return { ok: true, value: { name: decided.name, version: decided.version, bump, changes, published: !dryRun } };
     });
+  }
+
+  /** Without a usable name there is no stream to load: decide against an empty one so every issue is reported. */
+  private async refuseNameless(spec: unknown): Promise<Outcome<PublishOutcome>> {
+    const decision = decideTool({ type: 'PublishToolVersion', spec, server: await this.findServer(upstreamServerOf(spec)) }, initialToolState());
+    if (!decision.ok) return decision;
+    return { ok: false, error: registryError('INVALID_SPEC', 'the tool spec is malformed', { issues: [{ path: '$.name', code: 'invalid_name', message: 'name must be 1-128 characters' }] }) };
   }
 
   async transition(command: Exclude<ToolCommand, { type: 'PublishToolVersion' }>, actor: Principal, correlationId: string): Promise<Outcome<ToolEvent | null>> {

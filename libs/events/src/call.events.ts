@@ -33,7 +33,43 @@ export interface ToolCallRefusedData {
   detail: string;
 }
 
+/** The two requests an upstream server may send back through the edge to a client. */
+export type UpstreamRequestMethod = 'sampling/createMessage' | 'elicitation/create';
+
+export type UpstreamRequestRefusalReason =
+  | 'not_allowed'
+  | 'no_call_in_flight'
+  | 'ambiguous_caller'
+  | 'client_not_capable';
+
+/** An upstream's sampling or elicitation request the edge handed to the client whose call caused it. */
+export interface UpstreamRequestRelayedData {
+  principal: string;
+  tenant?: string;
+  sessionId?: string;
+  server: string;
+  method: UpstreamRequestMethod;
+  /** The tool whose call was in flight, as the client named it. */
+  tool?: string;
+  /** answered: the client returned a result; failed: it returned an error or did not answer. */
+  outcome: 'answered' | 'failed';
+}
+
+/** An upstream's sampling or elicitation request the edge refused; `principal` is `upstream:<server>` when no caller could be named. */
+export interface UpstreamRequestRefusedData {
+  principal: string;
+  tenant?: string;
+  sessionId?: string;
+  server: string;
+  method: UpstreamRequestMethod;
+  tool?: string;
+  reason: UpstreamRequestRefusalReason;
+  detail: string;
+}
+
 export type ToolCallCompleted = { type: 'ToolCallCompleted'; version: 1; data: ToolCallCompletedData };
 export type ToolCallRefused = { type: 'ToolCallRefused'; version: 1; data: ToolCallRefusedData };
-export type CallEvent = ToolCallCompleted | ToolCallRefused;
+export type UpstreamRequestRelayed = { type: 'UpstreamRequestRelayed'; version: 1; data: UpstreamRequestRelayedData };
+export type UpstreamRequestRefused = { type: 'UpstreamRequestRefused'; version: 1; data: UpstreamRequestRefusedData };
+export type CallEvent = ToolCallCompleted | ToolCallRefused | UpstreamRequestRelayed | UpstreamRequestRefused;
 export type CallEventType = CallEvent['type'];

@@ -7,7 +7,9 @@ import type {
   ServerRegisteredData, ServerRegisteredDataV1, ToolQuarantinedData, ToolVersionDeprecatedData,
   ToolVersionPublishedData, ToolVersionRetiredData,
 } from './registry.events';
-import type { ToolCallCompletedData, ToolCallRefusedData } from './call.events';
+import type {
+  ToolCallCompletedData, ToolCallRefusedData, UpstreamRequestRefusedData, UpstreamRequestRelayedData,
+} from './call.events';
 
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 addFormats(ajv);
@@ -36,6 +38,12 @@ const KEYS: Record<EventSchemaKey, Record<string, true>> = {
   'ToolCallRefused@1': {
     principal: true, tenant: true, sessionId: true, tool: true, version: true, reason: true, detail: true,
   } satisfies Record<keyof ToolCallRefusedData, true>,
+  'UpstreamRequestRelayed@1': {
+    principal: true, tenant: true, sessionId: true, server: true, method: true, tool: true, outcome: true,
+  } satisfies Record<keyof UpstreamRequestRelayedData, true>,
+  'UpstreamRequestRefused@1': {
+    principal: true, tenant: true, sessionId: true, server: true, method: true, tool: true, reason: true, detail: true,
+  } satisfies Record<keyof UpstreamRequestRefusedData, true>,
 };
 
 const spec: ToolSpec = {
@@ -68,6 +76,12 @@ const SAMPLES: Record<EventSchemaKey, unknown> = {
     principal: 'alice', tool: 'bank.lookup', version: '1.0.0', outcome: 'ok', durationMs: 1.5, attempts: 1, repaired: 0,
   } satisfies ToolCallCompletedData,
   'ToolCallRefused@1': { principal: 'mallory', tool: 'bank.release', reason: 'unknown_tool', detail: 'Unknown tool: bank.release' } satisfies ToolCallRefusedData,
+  'UpstreamRequestRelayed@1': {
+    principal: 'alice', sessionId: 's-1', server: 'notes', method: 'sampling/createMessage', tool: 'notes.summarize', outcome: 'answered',
+  } satisfies UpstreamRequestRelayedData,
+  'UpstreamRequestRefused@1': {
+    principal: 'upstream:memo', server: 'memo', method: 'elicitation/create', reason: 'not_allowed', detail: 'memo is not registered for elicitation',
+  } satisfies UpstreamRequestRefusedData,
 };
 
 describe('event schemas', () => {

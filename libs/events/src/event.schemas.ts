@@ -126,6 +126,35 @@ export const EVENT_DATA_SCHEMAS = {
     },
     additionalProperties: false,
   },
+  'UpstreamRequestRelayed@1': {
+    type: 'object',
+    required: ['principal', 'server', 'method', 'outcome'],
+    properties: {
+      principal: nonEmpty,
+      tenant: str,
+      sessionId: str,
+      server: nonEmpty,
+      method: { enum: ['sampling/createMessage', 'elicitation/create'] },
+      tool: str,
+      outcome: { enum: ['answered', 'failed'] },
+    },
+    additionalProperties: false,
+  },
+  'UpstreamRequestRefused@1': {
+    type: 'object',
+    required: ['principal', 'server', 'method', 'reason', 'detail'],
+    properties: {
+      principal: nonEmpty,
+      tenant: str,
+      sessionId: str,
+      server: nonEmpty,
+      method: { enum: ['sampling/createMessage', 'elicitation/create'] },
+      tool: str,
+      reason: { enum: ['not_allowed', 'no_call_in_flight', 'ambiguous_caller', 'client_not_capable'] },
+      detail: str,
+    },
+    additionalProperties: false,
+  },
 } as const;
 
 export type EventSchemaKey = keyof typeof EVENT_DATA_SCHEMAS;

@@ -26,6 +26,12 @@ export type {
   ToolCallRefusedData,
   ToolCallCompleted,
   ToolCallRefused,
+  UpstreamRequestMethod,
+  UpstreamRequestRefusalReason,
+  UpstreamRequestRelayedData,
+  UpstreamRequestRefusedData,
+  UpstreamRequestRelayed,
+  UpstreamRequestRefused,
   CallEvent,
   CallEventType,
 } from './call.events';

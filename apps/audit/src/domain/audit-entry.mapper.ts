@@ -91,7 +91,7 @@ function registryFields(raw: EventEnvelope): MappedFields {
 
 function callFields(envelope: EventEnvelope): MappedFields {
   const data = isRecord(envelope.data) ? envelope.data : {};
-  const refused = envelope.type === 'ToolCallRefused';
+  const refused = envelope.type === 'ToolCallRefused' || envelope.type === 'UpstreamRequestRefused';
   const reason = str(data.reason) ?? 'unknown';
   return {
     stream: envelope.stream,

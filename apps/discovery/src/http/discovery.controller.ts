@@ -4,6 +4,7 @@ import { toMcpTool, type Principal } from '@estate/contracts';
 import { BearerGuard, CurrentPrincipal, httpError } from '@estate/platform';
 import { CatalogProjector } from '../catalog.projector';
 import { CatalogRepository } from '../store/catalog.repository';
+import { parseDiscoverRequest } from './discover.requests';
 
 const isAdmin = (p: Principal): boolean => p.scopes.includes('estate:admin');
 
@@ -19,10 +20,14 @@ export class DiscoveryController {
   @Post('v1/discover')
   @HttpCode(200)
   async discover(@CurrentPrincipal() caller: Principal, @Body() body: unknown) {
-    const asked = (body as { principal?: Principal } | undefined)?.principal;
-    if (asked !== undefined && !isAdmin(caller)) throw httpError(403, 'FORBIDDEN', 'discovering for another principal needs estate:admin');
-    const principal = asked ?? caller;
-    const pins = (body as { pins?: Record<string, string> } | undefined)?.pins ?? {};
+    const parsed = parseDiscoverRequest(body);
+    if (!parsed.ok) throw httpError(400, 'INVALID_REQUEST', 'the discovery request is malformed', { issues: parsed.issues });
+    const { principal: asked, pins } = parsed.value;
+    if (asked !== undefined && asked.id !== caller.id && !isAdmin(caller)) {
+      throw httpError(403, 'FORBIDDEN', 'discovering for another principal needs estate:admin');
+    }
+    // A non-admin naming itself still gets its own token's rights, never the ones it wrote in the body.
+    const principal = asked !== undefined && isAdmin(caller) ? asked : caller;
     const tools = listVisible(await this.repo.allTools(), principal, pins);
     return { principal: principal.id, tools: tools.map(({ version }) => ({ ...toMcpTool(version.spec), version: version.version, status: version.status })) };
   }

@@ -72,6 +72,11 @@ export class CatalogRepository {
     );
   }
 
+  async toolsNamed(names: string[]): Promise<CatalogEntry[]> {
+    const rows: Array<{ entry: CatalogEntry }> = await this.db.query(`SELECT entry FROM discovery.tools WHERE name = ANY($1)`, [names]);
+    return rows.map((r) => r.entry);
+  }
+
   async allTools(): Promise<CatalogEntry[]> {
     const rows: Array<{ entry: CatalogEntry }> = await this.db.query(`SELECT entry FROM discovery.tools ORDER BY name`);
     return rows.map((r) => r.entry);

@@ -15,9 +15,14 @@ export interface CatalogChange {
 export class CatalogReplica {
   private readonly entries = new Map<string, CatalogEntry>();
   private readonly listeners: Array<(changes: CatalogChange[]) => void> = [];
+  /** `name@version` this edge quarantined itself, kept hidden until the catalog says so too. */
+  private readonly localQuarantine = new Set<string>();
   private subscription?: Subscription;
+  private pending: CatalogChange[] = [];
+  private flushTimer?: NodeJS.Timeout;
 
-  constructor(private readonly logger: Logger) {}
+  /** `coalesceMs`: changes arriving within this window reach listeners as one batch (one list_changed per session). */
+  constructor(private readonly logger: Logger, private readonly coalesceMs = 50) {}
 
   get(name: string): CatalogEntry | undefined {
     return this.entries.get(name);
@@ -41,16 +46,55 @@ export class CatalogReplica {
 
   async stop(): Promise<void> {
     await this.subscription?.stop();
+    this.flush();
+  }
+
+  isQuarantined(name: string, version: string): boolean {
+    return this.entries.get(name)?.versions.some((v) => v.version === version && v.quarantined) ?? false;
+  }
+
+  /**
+   * Hides a version on this edge at once, before the registry's ToolQuarantined event comes back
+   * through discovery; sessions hear about it like any other catalog change.
+   */
+  quarantineLocally(name: string, version: string): void {
+    this.localQuarantine.add(`${name}@${version}`);
+    const before = this.entries.get(name);
+    if (!before || this.isQuarantined(name, version)) return;
+    this.publish(name, before, this.withLocalQuarantine(before));
   }
 
   /** Apply one catalog record; an entry older than the one held (a replay) is ignored. */
   apply(name: string, next: CatalogEntry | undefined): void {
     const before = this.entries.get(name);
     if (next && before && next.position < before.position) return;
+    this.publish(name, before, next && this.withLocalQuarantine(next));
+  }
+
+  private withLocalQuarantine(entry: CatalogEntry): CatalogEntry {
+    if (!entry.versions.some((v) => !v.quarantined && this.localQuarantine.has(`${entry.name}@${v.version}`))) return entry;
+    const versions = entry.versions.map((v) => (this.localQuarantine.has(`${entry.name}@${v.version}`) ? { ...v, quarantined: true } : v));
+    return { ...entry, versions };
+  }
+
+  private publish(name: string, before: CatalogEntry | undefined, next: CatalogEntry | undefined): void {
     if (next) this.entries.set(name, next);
     else this.entries.delete(name);
-    const change: CatalogChange = { name, before, after: next };
-    for (const listener of this.listeners) listener([change]);
+    const earlier = this.pending.findIndex((c) => c.name === name);
+    // Within one batch a tool's change runs from its state before the batch to its latest state.
+    if (earlier >= 0) this.pending[earlier] = { name, before: this.pending[earlier].before, after: next };
+    else this.pending.push({ name, before, after: next });
+    this.flushTimer ??= setTimeout(() => this.flush(), this.coalesceMs);
+  }
+
+  /** Hands the pending changes to the listeners now. */
+  flush(): void {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    const changes = this.pending;
+    this.pending = [];
+    if (changes.length === 0) return;
+    for (const listener of this.listeners) listener(changes);
   }
 
   private receive(message: BusMessage): void {

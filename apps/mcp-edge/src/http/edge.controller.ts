@@ -13,8 +13,11 @@ export interface EdgeMetadata {
 export class EdgeController {
   constructor(@Inject(EDGE_METADATA) private readonly meta: EdgeMetadata) {}
 
-  /** OAuth 2.0 protected-resource metadata (RFC 9728), where the 401 challenge points. */
-  @Get('.well-known/oauth-protected-resource')
+  /**
+   * OAuth 2.0 protected-resource metadata (RFC 9728), where the 401 challenge points; also at the
+   * path-suffixed location RFC 9728 derives from the resource URL `<base>/mcp`.
+   */
+  @Get(['.well-known/oauth-protected-resource', '.well-known/oauth-protected-resource/mcp'])
   resourceMetadata() {
     return {
       resource: this.meta.resource,

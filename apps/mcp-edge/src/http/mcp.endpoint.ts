@@ -2,13 +2,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Principal } from '@estate/contracts';
 import type { PrincipalResolver, Logger } from '@estate/platform';
 import {
-  classifyMessage, inspectIncoming, isSupportedProtocolVersion, negotiateProtocolVersion, parseJson,
-  type JsonRpcErrorObject, type JsonRpcId,
+  checkBatchAllowed, classifyMessage, LATEST_PROTOCOL_VERSION, inspectIncoming, isSupportedProtocolVersion, parseJson,
+  type IncomingDecision, type JsonRpcErrorResponse, type JsonRpcRequest, type MessageDecision,
 } from '@estate/protocol';
 import type { SessionManager } from '../sessions/session.manager';
 import type { EdgeSession } from '../sessions/edge-session';
+import { checkRequestParams } from '../sessions/request-params.check';
 import { readBody } from './body.reader';
 import { type RequestGuard } from './request.guard';
+import { rpcError, sendJson, SESSION_NOT_FOUND } from './json-rpc.reply';
 
 export interface McpEndpointDeps {
   sessions: SessionManager;
@@ -18,17 +20,21 @@ export interface McpEndpointDeps {
   logger: Logger;
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
-  res.end(text);
-}
-
-function rpcError(res: ServerResponse, status: number, id: JsonRpcId | null, error: JsonRpcErrorObject): void {
-  sendJson(res, status, { jsonrpc: '2.0', id, error });
-}
-
-const SESSION_NOT_FOUND: JsonRpcErrorObject = { code: -32001, message: 'Session not found' };
+/*
+ * HTTP statuses for JSON-RPC refusals, following the 2025-11-25 Streamable HTTP transport: a POSTed
+ * request the server does not accept gets an HTTP error status, and the body is a JSON-RPC error
+ * (with the request's id when it has a usable one, else null).
+ *   400  unparseable JSON or non-UTF-8 bytes (-32700); a request before initialize or before
+ *        notifications/initialized, a float/null/boolean id, a reused id, a second initialize, a
+ *        batch where the negotiated version has none, no Mcp-Session-Id on a non-initialize
+ *        message, an unsupported MCP-Protocol-Version header (-32600); bad initialize params (-32602).
+ *   401  no or bad bearer token; 403  unlisted Origin or Host; 404  unknown, expired, deleted or
+ *        someone else's session (one body for all); 405  other HTTP methods; 406  an Accept header
+ *        without the media types the transport answers with; 413  body over ESTATE_MAX_BODY_BYTES;
+ *        415  a Content-Type other than application/json.
+ *   202  (no body) any accepted or dropped notification or response: a notification is never
+ *        answered, even a malformed or untimely one, so the sender learns nothing from it.
+ */
 
 /**
  * The Streamable HTTP endpoint. It adds the estate's checks around the SDK transport: Origin and
@@ -42,24 +48,46 @@ export function createMcpEndpoint(deps: McpEndpointDeps) {
       const auth = await deps.resolver.resolve(req.headers.authorization);
       if (!auth.ok) return deps.guard.challenge(res, auth.reason);
       const version = req.headers['mcp-protocol-version'];
-      if (typeof version === 'string' && !isSupportedProtocolVersion(version)) {
-        return rpcError(res, 400, null, { code: -32600, message: `Bad Request: unsupported MCP-Protocol-Version ${version}` });
+      // Any version we speak is accepted, not only the negotiated one: the conformance suite sends
+      // 2025-03-26 on some raw requests of a 2025-11-25 session.
+      if (version !== undefined && !isSupportedProtocolVersion(version)) {
+        return rpcError(res, 400, null, { code: -32600, message: `Bad Request: unsupported MCP-Protocol-Version ${String(version).slice(0, 40)}` });
       }
-      const sessionId = req.headers['mcp-session-id'];
-      if (req.method === 'POST') return await post(deps, req, res, auth.principal, typeof sessionId === 'string' ? sessionId : undefined);
-      if (req.method === 'GET' || req.method === 'DELETE') {
-        const session = typeof sessionId === 'string' ? deps.sessions.find(sessionId, auth.principal) : undefined;
-        if (!session) return rpcError(res, typeof sessionId === 'string' ? 404 : 400, null, typeof sessionId === 'string' ? SESSION_NOT_FOUND : { code: -32600, message: 'Bad Request: Mcp-Session-Id header is required' });
-        if (req.method === 'GET') trackStream(session, res);
-        return await session.http!.handleRequest(req, res);
-      }
-      res.writeHead(405, { allow: 'GET, POST, DELETE' }).end();
+      const sessionId = singleHeader(req.headers['mcp-session-id']);
+      if (req.method === 'POST') return await post(deps, req, res, auth.principal, sessionId);
+      if (req.method === 'GET' || req.method === 'DELETE') return await getOrDelete(deps, req, res, auth.principal, sessionId);
+      res.setHeader('allow', 'GET, POST, DELETE');
+      rpcError(res, 405, null, { code: -32600, message: `Method Not Allowed: ${req.method ?? ''} is not served here; use POST, GET or DELETE` });
     } catch (error) {
       deps.logger.error({ err: error }, 'mcp endpoint failure');
       if (!res.headersSent) rpcError(res, 500, null, { code: -32603, message: 'Internal error' });
       else res.end();
     }
   };
+}
+
+function singleHeader(value: string | string[] | undefined): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** The transport answers POSTs as JSON or SSE and GETs as SSE; a client that takes neither cannot be served. */
+function acceptable(req: IncomingMessage, res: ServerResponse): boolean {
+  const accept = req.headers.accept ?? '';
+  const needed = req.method === 'GET' ? ['text/event-stream'] : ['application/json', 'text/event-stream'];
+  if (needed.every((type) => accept.includes(type))) return true;
+  rpcError(res, 406, null, { code: -32600, message: `Not Acceptable: the Accept header must list ${needed.join(' and ')}` });
+  return false;
+}
+
+async function getOrDelete(deps: McpEndpointDeps, req: IncomingMessage, res: ServerResponse, principal: Principal, sessionId: string | undefined): Promise<void> {
+  if (sessionId === undefined) return rpcError(res, 400, null, { code: -32600, message: 'Bad Request: Mcp-Session-Id header is required' });
+  const session = deps.sessions.find(sessionId, principal);
+  if (!session) return rpcError(res, 404, null, SESSION_NOT_FOUND);
+  if (req.method === 'GET') {
+    if (!acceptable(req, res)) return;
+    trackStream(session, res);
+  }
+  return await session.http!.handleRequest(req, res);
 }
 
 function trackStream(session: EdgeSession, res: ServerResponse): void {
@@ -71,13 +99,20 @@ function trackStream(session: EdgeSession, res: ServerResponse): void {
 
 async function post(deps: McpEndpointDeps, req: IncomingMessage, res: ServerResponse, principal: Principal, sessionId: string | undefined): Promise<void> {
   const body = await readBody(req, deps.maxBodyBytes);
-  if (!body.ok) return rpcError(res, body.status, null, { code: body.status === 413 ? -32600 : -32700, message: body.message });
+  if (!body.ok) {
+    // The rest of an oversized body is not worth reading: close the connection after answering.
+    if (body.status === 413) res.setHeader('connection', 'close');
+    return rpcError(res, body.status, null, { code: body.code, message: body.message });
+  }
   const parsed = parseJson(body.text);
   if (!parsed.ok) return rpcError(res, 400, null, parsed.error);
   if (sessionId === undefined) return initialize(deps, req, res, principal, parsed.value);
   const session = deps.sessions.find(sessionId, principal);
   if (!session) return rpcError(res, 404, null, SESSION_NOT_FOUND);
-  const verdict = inspectIncoming(session.lifecycle, parsed.value);
+  return dispatch(session, req, res, inspectIncoming(session.lifecycle, parsed.value));
+}
+
+async function dispatch(session: EdgeSession, req: IncomingMessage, res: ServerResponse, verdict: IncomingDecision): Promise<void> {
   switch (verdict.action) {
     case 'reply':
       return sendJson(res, 400, verdict.reply);
@@ -85,18 +120,35 @@ async function post(deps: McpEndpointDeps, req: IncomingMessage, res: ServerResp
       res.writeHead(202).end();
       return;
     case 'batch': {
-      const refused = verdict.entries.filter((i) => i.action === 'reply');
-      if (refused.length > 0) return sendJson(res, 400, refused.map((i) => (i.action === 'reply' ? i.reply : null)));
-      const accepted = verdict.entries.flatMap((i) => (i.action === 'process' ? [i.message] : []));
+      // A batch with any refused entry is refused whole: half-processing it would leave the
+      // client unable to tell which entries ran.
+      const refused = verdict.entries.flatMap((entry) => {
+        const reply = refusalOf(entry);
+        return reply ? [reply] : [];
+      });
+      if (refused.length > 0) return sendJson(res, 400, refused);
+      const accepted = verdict.entries.flatMap((entry) => (entry.action === 'process' ? [entry.message] : []));
       if (accepted.length === 0) {
         res.writeHead(202).end();
         return;
       }
       return session.http!.handleRequest(req, res, accepted);
     }
-    case 'process':
+    case 'process': {
+      const refusal = refusalOf(verdict);
+      if (refusal) return sendJson(res, 400, refusal);
+      if (!acceptable(req, res)) return;
       return session.http!.handleRequest(req, res, verdict.message);
+    }
   }
+}
+
+/** The error answer for a message the inspector refused, or whose params do not fit its method. */
+function refusalOf(decision: MessageDecision): JsonRpcErrorResponse | null {
+  if (decision.action === 'reply') return decision.reply;
+  if (decision.action !== 'process' || decision.kind !== 'request') return null;
+  const invalid = checkRequestParams(decision.message);
+  return invalid ? { jsonrpc: '2.0', id: decision.message.id, error: invalid } : null;
 }
 
 async function initialize(deps: McpEndpointDeps, req: IncomingMessage, res: ServerResponse, principal: Principal, value: unknown): Promise<void> {
@@ -105,18 +157,24 @@ async function initialize(deps: McpEndpointDeps, req: IncomingMessage, res: Serv
     const id = message.kind === 'request' ? message.message.id : message.kind === 'invalid' ? message.id : null;
     return rpcError(res, 400, id, {
       code: -32600,
-      message: message.kind === 'invalid' ? message.error.message : 'Invalid Request: no session; send initialize first (without an Mcp-Session-Id header)',
+      message: sessionlessRefusal(message),
     });
   }
-  const params = message.message.params as Record<string, unknown> | undefined;
-  const session = deps.sessions.open(principal, params);
+  // Any protocolVersion value is an offer we answer with a version of ours, never a refusal.
+  const invalid = checkRequestParams({ ...message.message, params: { ...message.message.params, protocolVersion: LATEST_PROTOCOL_VERSION } });
+  if (invalid) return rpcError(res, 400, message.message.id, invalid);
+  if (!acceptable(req, res)) return;
+  const session = deps.sessions.open(principal, message.message.params);
   const verdict = inspectIncoming(session.lifecycle, value);
-  if (verdict.action !== 'process') {
+  if (verdict.action !== 'process' || verdict.kind !== 'request') {
     await deps.sessions.remove(session.id);
-    return sendJson(res, 400, verdict.action === 'reply' ? verdict.reply : { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request' } });
+    return rpcError(res, 400, message.message.id, { code: -32600, message: 'Invalid Request' });
   }
-  const negotiated = negotiateProtocolVersion(params?.protocolVersion);
-  session.protocolVersion = negotiated;
-  session.lifecycle.onInitializeAnswered(negotiated);
-  await session.http!.handleRequest(req, res, verdict.message);
+  await session.http!.handleRequest(req, res, session.acceptInitialize(verdict.message as JsonRpcRequest));
+}
+
+function sessionlessRefusal(message: ReturnType<typeof classifyMessage>): string {
+  if (message.kind === 'invalid') return message.error.message;
+  if (message.kind === 'batch') return checkBatchAllowed(undefined)?.message ?? 'Invalid Request';
+  return 'Invalid Request: no session; send initialize first (without an Mcp-Session-Id header)';
 }

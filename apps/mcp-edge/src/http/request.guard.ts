@@ -13,7 +13,12 @@ export interface RequestGuardOptions {
  * challenge pointing at the protected-resource metadata.
  */
 export class RequestGuard {
-  constructor(private readonly options: RequestGuardOptions) {}
+  private readonly allowedHosts: string[];
+
+  constructor(private readonly options: RequestGuardOptions) {
+    // Listed hosts may carry a port or capitals; the Host header is compared by name only.
+    this.allowedHosts = options.allowedHosts.map((host) => hostName(host));
+  }
 
   check(req: IncomingMessage, res: ServerResponse): boolean {
     const origin = req.headers.origin;
@@ -21,7 +26,7 @@ export class RequestGuard {
       this.refuse(res, 403, 'Forbidden: Origin not allowed');
       return false;
     }
-    if (this.options.allowedHosts.length > 0 && !this.options.allowedHosts.includes(hostName(req.headers.host))) {
+    if (this.allowedHosts.length > 0 && !this.allowedHosts.includes(hostName(req.headers.host))) {
       this.refuse(res, 403, 'Forbidden: Host not allowed');
       return false;
     }
@@ -40,8 +45,9 @@ export class RequestGuard {
   }
 }
 
+/** The host part of a Host header value (`name:port`, `[v6]:port`), lower-cased. */
 export function hostName(host: string | undefined): string {
-  if (!host) return '';
-  if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1);
-  return host.split(':')[0];
+  const value = (host ?? '').trim().toLowerCase();
+  if (value.startsWith('[')) return value.slice(0, value.indexOf(']') + 1);
+  return value.split(':')[0];
 }

@@ -1,12 +1,18 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { resolveForPrincipal } from '@estate/catalog';
-import { isRetryable, isVisible, repair, validate, type ValidationError } from '@estate/contracts';
-import type { CatalogEntry, CatalogVersion, RefusalReason } from '@estate/events';
+import { isVisible, repair, validate, type ValidationError } from '@estate/contracts';
+import type { CatalogEntry, CatalogVersion } from '@estate/events';
+import type { Logger } from '@estate/platform';
 import type { CatalogReplica } from '../catalog/catalog.replica';
 import type { CallRecorder } from '../calls/call.recorder';
+import type { CallPolicy } from '../policy/call.policy';
 import type { EdgeSession } from '../sessions/edge-session';
-import { UpstreamFailure, type UpstreamPool } from '../upstream/upstream.pool';
+import { validationLines, toolError } from './call-results';
+import { CallRecords } from './call.records';
+import { PolicyStep } from './policy.step';
+import { UpstreamStep } from './upstream.step';
 import { unknownTool, WireError } from './wire-error';
+import type { UpstreamCallOptions, UpstreamPool } from '../upstream/upstream.pool';
 
 export interface CallParams {
   name: string;
@@ -14,10 +20,16 @@ export interface CallParams {
   _meta?: Record<string, unknown>;
 }
 
-const MAX_ATTEMPTS_RETRYABLE = 3;
-const RETRY_BASE_MS = 50;
+/** What the SDK hands a request handler that the pipeline uses. */
+export interface CallContext {
+  signal?: AbortSignal;
+  requestId?: RequestId;
+}
+
 /** Sessions on these revisions get argument errors as JSON-RPC -32602; newer ones as tool errors (SEP-1303). */
 const PROTOCOL_ERROR_VERSIONS = new Set(['2024-11-05', '2025-03-26', '2025-06-18']);
+/** Stands in for a missing tool so that "missing" and "not yours" run the same checks. */
+const NO_ENTRY: CatalogEntry = { name: '', upstream: { server: '', transport: 'streamable-http', allowSampling: false, allowElicitation: false }, versions: [], position: 0 };
 
 export function pinsFromMeta(meta: unknown): Record<string, string> {
   const pins = (meta as Record<string, unknown> | undefined)?.['io.estate/pins'];
@@ -25,103 +37,84 @@ export function pinsFromMeta(meta: unknown): Record<string, string> {
   return Object.fromEntries(Object.entries(pins).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
 }
 
+export interface PipelineOptions {
+  timeoutMs: number;
+  logger: Logger;
+  clock?: () => number;
+}
+
 /**
- * tools/call, in order: discoverability → pin → repair → validation → policy → upstream.
- * Nothing that is refused reaches the upstream.
+ * tools/call, in order: params → discoverability → pin → repair → validation → policy → upstream.
+ * Nothing refused reaches the upstream, and every refusal is recorded.
  */
 export class ToolCallPipeline {
-  constructor(
-    private readonly replica: CatalogReplica,
-    private readonly upstreams: UpstreamPool,
-    private readonly recorder: CallRecorder,
-    private readonly timeoutMs: number,
-    private readonly now: () => number = () => performance.now(),
-  ) {}
+  private readonly records: CallRecords;
+  private readonly policyStep: PolicyStep;
+  private readonly upstreamStep: UpstreamStep;
 
-  async call(session: EdgeSession, params: CallParams, signal?: AbortSignal): Promise<CallToolResult> {
-    const { principal } = session;
-    const entry = this.replica.get(params.name);
-    if (!entry || !entry.versions.some((v) => !v.quarantined && isVisible(principal, v.spec))) {
-      this.refuse(session, params.name, undefined, 'unknown_tool', `Unknown tool: ${params.name}`);
-      throw unknownTool(params.name);
+  constructor(private readonly replica: CatalogReplica, upstreams: UpstreamPool, recorder: CallRecorder, policy: CallPolicy, private readonly options: PipelineOptions) {
+    const clock = options.clock ?? Date.now;
+    this.records = new CallRecords(recorder);
+    this.policyStep = new PolicyStep(policy, this.records, clock);
+    this.upstreamStep = new UpstreamStep(replica, upstreams, policy, this.records, options.timeoutMs);
+  }
+
+  /** `context` may be the SDK handler's extra, or just its abort signal. */
+  async call(session: EdgeSession, params: CallParams, context?: CallContext | AbortSignal, options: UpstreamCallOptions = {}): Promise<CallToolResult> {
+    const ctx: CallContext = context instanceof AbortSignal ? { signal: context } : (context ?? {});
+    try {
+      return await this.run(session, params, ctx, options);
+    } catch (error) {
+      if (error instanceof WireError) throw error;
+      // Our own failure: never dressed up as the caller's mistake.
+      this.options.logger.error({ err: error, tool: params?.name }, 'tools/call failed inside the edge');
+      throw new WireError(-32603, 'Internal error');
     }
+  }
+
+  private async run(session: EdgeSession, params: CallParams, context: CallContext, options: UpstreamCallOptions): Promise<CallToolResult> {
+    checkParamsShape(params);
+    const { principal } = session;
+    const entry = this.replica.get(params.name) ?? NO_ENTRY;
     const pin = pinsFromMeta(params._meta)[params.name] ?? session.pins[params.name];
+    const visible = entry.versions.filter((v) => isVisible(principal, v.spec));
     const version = resolveForPrincipal(entry, principal, pin);
     if (!version) {
-      const detail = `no version of ${params.name} you may use satisfies the pin "${pin}"`;
-      this.refuse(session, params.name, undefined, 'invalid_params', detail);
-      throw new WireError(-32602, `Invalid params: ${detail}`);
+      const usable = visible.some((v) => !v.quarantined && v.status !== 'retired');
+      if (pin !== undefined && usable) {
+        const detail = `no version of ${params.name} you may use satisfies the pin "${pin}"`;
+        this.records.refuse(session, params.name, undefined, 'invalid_params', detail);
+        throw new WireError(-32602, `Invalid params: ${detail}`, { tool: params.name, pin });
+      }
+      const reason = visible.some((v) => v.quarantined) ? 'quarantined' : 'unknown_tool';
+      this.records.refuse(session, params.name, undefined, reason, `Unknown tool: ${params.name}`);
+      throw unknownTool(params.name);
     }
     const repaired = repair(version.spec.inputSchema, params.arguments ?? {});
     const checked = validate(version.spec.inputSchema, repaired.value);
     if (!checked.valid) return this.invalidArguments(session, params.name, version, checked.errors);
-    return this.forward(session, entry, version, repaired.value as Record<string, unknown>, repaired.changes.length, signal);
+    const args = repaired.value as Record<string, unknown>;
+    const refusal = await this.policyStep.apply(session, version, args, params._meta, context);
+    if (refusal) return refusal;
+    return this.upstreamStep.forward(session, entry, version, args, { repaired: repaired.changes.length, signal: context.signal, options });
   }
 
   private invalidArguments(session: EdgeSession, name: string, version: CatalogVersion, errors: ValidationError[]): CallToolResult {
-    const lines = errors.map((e) => `${e.path}: ${e.message} (${e.keyword})`);
-    this.refuse(session, name, version.version, 'invalid_arguments', lines.join('; '));
+    const lines = validationLines(errors);
+    this.records.refuse(session, name, version.version, 'invalid_arguments', lines.join('; '));
     const message = `Invalid arguments for tool ${name}`;
-    if (PROTOCOL_ERROR_VERSIONS.has(session.protocolVersion ?? '')) {
-      throw new WireError(-32602, message, { errors });
-    }
-    return {
-      isError: true,
-      content: [{ type: 'text', text: `${message}:\n${lines.join('\n')}` }],
-      _meta: { 'io.estate/validation': errors },
-    };
+    if (PROTOCOL_ERROR_VERSIONS.has(session.protocolVersion ?? '')) throw new WireError(-32602, message, { errors });
+    return toolError(`${message}:\n${lines.join('\n')}`, { 'io.estate/validation': errors });
   }
+}
 
-  private async forward(
-    session: EdgeSession, entry: CatalogEntry, version: CatalogVersion, args: Record<string, unknown>, repaired: number, signal?: AbortSignal,
-  ): Promise<CallToolResult> {
-    const started = this.now();
-    const attemptsAllowed = isRetryable(version.spec.sideEffect) ? MAX_ATTEMPTS_RETRYABLE : 1;
-    let attempts = 0;
-    for (;;) {
-      attempts += 1;
-      try {
-        const result = await this.upstreams.call(entry.upstream, version.spec.upstream.tool, args, this.timeoutMs, signal);
-        this.complete(session, version, result.isError ? 'tool_error' : 'ok', started, attempts, repaired);
-        return result;
-      } catch (error) {
-        if (!(error instanceof UpstreamFailure)) throw error;
-        if (attempts < attemptsAllowed && error.kind !== 'protocol') {
-          await new Promise((resolve) => setTimeout(resolve, RETRY_BASE_MS * 2 ** (attempts - 1)));
-          continue;
-        }
-        this.complete(session, version, 'upstream_error', started, attempts, repaired);
-        return {
-          isError: true,
-          content: [{ type: 'text', text: `${version.spec.name} is unavailable: ${error.message}. It was tried ${attempts} time(s); you may retry later.` }],
-        };
-      }
-    }
+/** The SDK checks the request schema; this catches what it lets through (an empty name, array arguments). */
+function checkParamsShape(params: CallParams): void {
+  if (typeof params?.name !== 'string' || params.name.length === 0) {
+    throw new WireError(-32602, 'Invalid params: "name" must be a non-empty string', { path: '/name' });
   }
-
-  private complete(session: EdgeSession, version: CatalogVersion, outcome: 'ok' | 'tool_error' | 'upstream_error', started: number, attempts: number, repaired: number): void {
-    this.recorder.record({
-      type: 'ToolCallCompleted',
-      version: 1,
-      data: {
-        principal: session.principal.id,
-        tenant: session.principal.tenant,
-        sessionId: session.id,
-        tool: version.spec.name,
-        version: version.version,
-        outcome,
-        durationMs: Math.max(0, this.now() - started),
-        attempts,
-        repaired,
-      },
-    }, session.id);
-  }
-
-  private refuse(session: EdgeSession, tool: string, version: string | undefined, reason: RefusalReason, detail: string): void {
-    this.recorder.record({
-      type: 'ToolCallRefused',
-      version: 1,
-      data: { principal: session.principal.id, tenant: session.principal.tenant, sessionId: session.id, tool, version, reason, detail },
-    }, session.id);
+  const args: unknown = params.arguments;
+  if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
+    throw new WireError(-32602, 'Invalid params: "arguments" must be an object', { path: '/arguments' });
   }
 }

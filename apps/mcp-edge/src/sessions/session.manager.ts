@@ -36,8 +36,9 @@ export class SessionManager {
     replica.onChange((changes) => this.onCatalogChange(changes));
   }
 
+  /** Sweeps four times per idle period, so a session outlives its idle time by at most a quarter of it. */
   start(): void {
-    this.sweeper = setInterval(() => void this.sweep(), Math.min(30000, Math.max(1000, this.idleMs / 4)));
+    this.sweeper = setInterval(() => void this.sweep(), Math.min(30000, Math.max(50, this.idleMs / 4)));
     this.sweeper.unref();
   }
 
@@ -45,10 +46,14 @@ export class SessionManager {
     return this.sessions.size;
   }
 
-  /** The session, if it exists and belongs to this principal; otherwise nothing, whichever the reason. */
+  /**
+   * The HTTP session with this id, if it belongs to this principal; otherwise nothing, whichever
+   * the reason (so an id guessed or stolen from another principal looks unknown). Sessions of
+   * other transports (stdio) are never reachable over HTTP.
+   */
   find(id: string, principal: Principal): EdgeSession | undefined {
     const session = this.sessions.get(id);
-    if (!session || session.principal.id !== principal.id || session.principal.tenant !== principal.tenant) return undefined;
+    if (!session?.http || session.principal.id !== principal.id || session.principal.tenant !== principal.tenant) return undefined;
     session.lastSeen = this.clock();
     return session;
   }
@@ -57,9 +62,10 @@ export class SessionManager {
   open(principal: Principal, initializeParams: Record<string, unknown> | undefined): EdgeSession {
     const session = new EdgeSession(randomUUID(), principal, this.clock());
     session.pins = pinsFromMeta(initializeParams?._meta);
+    session.events = new SessionEventStore();
     session.http = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => session.id,
-      eventStore: new SessionEventStore(),
+      eventStore: session.events,
       onsessionclosed: (id) => void this.remove(id),
     });
     return this.connect(session, session.http);
@@ -98,7 +104,7 @@ export class SessionManager {
       const pins = { ...session.pins, ...pinsFromMeta(request.params?._meta) };
       return listToolPage(this.replica.all(), session.principal, pins, request.params?.cursor) as ListToolsResult;
     });
-    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => this.pipeline.call(session, request.params, extra.signal));
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => this.pipeline.call(session, request.params, extra));
     for (const extension of this.extensions) extension.register(server, session);
     return server;
   }

@@ -1,16 +1,28 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult, type Progress, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogUpstream } from '@estate/events';
 import type { Logger } from '@estate/platform';
+import type { FailureKind } from '../policy/retry.policy';
 
 /** Why an upstream call did not produce a result; becomes an `isError` tool result, never a protocol error. */
 export class UpstreamFailure extends Error {
-  constructor(readonly kind: 'unreachable' | 'timeout' | 'protocol', message: string, options?: { cause?: unknown }) {
+  constructor(readonly kind: FailureKind, message: string, options?: { cause?: unknown }) {
     super(message, options);
   }
 }
+
+/** Optional per-call extras; `onprogress` makes the SDK send the edge's own progress token upstream. */
+export interface UpstreamCallOptions {
+  onprogress?: (progress: Progress) => void;
+}
+
+/** Runs on every new upstream client before it connects: capabilities and handlers for what upstreams send back. */
+export type UpstreamClientSetup = (client: Client, upstream: CatalogUpstream) => void;
+
+/** Told what an upstream serves whenever a connection opens and whenever the upstream says its list changed. */
+export type UpstreamToolsListener = (server: string, tools: Tool[]) => void;
 
 interface Connection {
   client: Client;
@@ -18,27 +30,62 @@ interface Connection {
 }
 
 const RECONNECT_BACKOFF_MS = [0, 100, 500, 2000, 5000];
+/** Codes with which an upstream says the request itself was wrong: sending it again cannot help. */
+const REJECTION_CODES = new Set<number>([ErrorCode.InvalidRequest, ErrorCode.MethodNotFound, ErrorCode.InvalidParams, ErrorCode.ParseError]);
+
+/** Maps whatever the SDK client threw to the failure kinds the retry policy and the model understand. */
+export function classifyUpstreamError(error: unknown, timeoutMs: number): UpstreamFailure {
+  if (error instanceof McpError) {
+    if (error.code === ErrorCode.RequestTimeout) return new UpstreamFailure('timeout', `the upstream did not answer within ${timeoutMs} ms`, { cause: error });
+    const kind = REJECTION_CODES.has(error.code) ? 'rejected' : 'upstream_error';
+    return new UpstreamFailure(kind, `the upstream answered with error ${error.code}: ${error.message.replace(/^MCP error -?\d+: /, '')}`, { cause: error });
+  }
+  const reason = error instanceof Error ? error.message : String(error);
+  return new UpstreamFailure('unreachable', `the upstream could not be reached (${reason})`, { cause: error });
+}
 
 /**
  * One persistent SDK client session per upstream server, opened on first use and reopened with
- * backoff after it drops.
+ * backoff after it drops. Each opening lists the upstream's tools for drift detection.
  */
 export class UpstreamPool {
   private readonly connections = new Map<string, Promise<Connection>>();
   private readonly failures = new Map<string, { count: number; at: number }>();
+  private readonly listeners: UpstreamToolsListener[] = [];
+  private readonly setups: UpstreamClientSetup[] = [];
 
   constructor(private readonly logger: Logger, private readonly clock: () => number = Date.now) {}
 
-  async call(upstream: CatalogUpstream, tool: string, args: Record<string, unknown>, timeoutMs: number, signal?: AbortSignal): Promise<CallToolResult> {
+  /** Register a setup for every client opened from now on (the proxy's relays). */
+  onClient(setup: UpstreamClientSetup): void {
+    this.setups.push(setup);
+  }
+
+  /** The shared client of an upstream, for the proxied primitives (resources, prompts, …). */
+  async client(upstream: CatalogUpstream): Promise<Client> {
+    return (await this.connection(upstream)).client;
+  }
+
+  onTools(listener: UpstreamToolsListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** Opens the connection if needed (and so runs drift detection before a first call). */
+  async ready(upstream: CatalogUpstream): Promise<void> {
+    await this.connection(upstream);
+  }
+
+  async call(
+    upstream: CatalogUpstream, tool: string, args: Record<string, unknown>, timeoutMs: number, signal?: AbortSignal, options: UpstreamCallOptions = {},
+  ): Promise<CallToolResult> {
     const connection = await this.connection(upstream);
     try {
-      return (await connection.client.callTool({ name: tool, arguments: args }, undefined, { timeout: timeoutMs, signal })) as CallToolResult;
+      const requestOptions = { timeout: timeoutMs, signal, onprogress: options.onprogress };
+      return (await connection.client.callTool({ name: tool, arguments: args }, undefined, requestOptions)) as CallToolResult;
     } catch (error) {
-      const code = (error as { code?: number }).code;
-      if (code === -32001) throw new UpstreamFailure('timeout', `the upstream did not answer within ${timeoutMs} ms`, { cause: error });
-      if (typeof code === 'number') throw new UpstreamFailure('protocol', `the upstream refused the call (${code})`, { cause: error });
-      this.drop(upstream.server, connection);
-      throw new UpstreamFailure('unreachable', 'the upstream connection failed', { cause: error });
+      const failure = classifyUpstreamError(error, timeoutMs);
+      if (failure.kind === 'unreachable') this.drop(upstream.server, connection);
+      throw failure;
     }
   }
 
@@ -63,27 +110,50 @@ export class UpstreamPool {
     const failure = this.failures.get(upstream.server);
     if (failure) {
       const wait = RECONNECT_BACKOFF_MS[Math.min(failure.count, RECONNECT_BACKOFF_MS.length - 1)];
-      if (this.clock() - failure.at < wait) throw new UpstreamFailure('unreachable', 'the upstream is unreachable; retrying shortly');
+      if (this.clock() - failure.at < wait) throw new UpstreamFailure('unreachable', 'the upstream is unreachable; the edge retries the connection shortly');
     }
     const client = new Client({ name: 'estate-edge', version: '0.1.0' }, { capabilities: {} });
     const connection: Connection = { client, closed: false };
     client.onclose = () => this.drop(upstream.server, connection);
+    for (const setup of this.setups) setup(client, upstream);
     try {
       await client.connect(this.transportFor(upstream));
       this.failures.delete(upstream.server);
-      return connection;
     } catch (error) {
       const previous = this.failures.get(upstream.server)?.count ?? 0;
       this.failures.set(upstream.server, { count: previous + 1, at: this.clock() });
       this.logger.warn({ server: upstream.server, err: error }, 'upstream connection failed');
-      throw new UpstreamFailure('unreachable', 'the upstream connection failed', { cause: error });
+      void client.close().catch(() => undefined);
+      throw classifyUpstreamError(error, 0);
+    }
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.inspect(upstream.server, client));
+    await this.inspect(upstream.server, client);
+    return connection;
+  }
+
+  /** Lists every page of the upstream's tools and hands them to the drift listeners. */
+  private async inspect(server: string, client: Client): Promise<void> {
+    try {
+      const tools: Tool[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor === undefined ? undefined : { cursor });
+        tools.push(...page.tools);
+        cursor = page.nextCursor;
+      } while (cursor);
+      for (const listener of this.listeners) listener(server, tools);
+    } catch (error) {
+      this.logger.warn({ server, err: error }, 'could not list the upstream tools');
     }
   }
 
   private transportFor(upstream: CatalogUpstream) {
     if (upstream.transport === 'stdio') {
       if (!upstream.command) throw new UpstreamFailure('unreachable', 'the upstream has no command registered');
-      return new StdioClientTransport({ command: upstream.command, args: upstream.args ?? [], stderr: 'pipe' });
+      const transport = new StdioClientTransport({ command: upstream.command, args: upstream.args ?? [], stderr: 'pipe' });
+      // An unread stderr pipe fills up and stalls the child: forward its lines to our log.
+      transport.stderr?.on('data', (chunk: Buffer) => this.logger.debug({ server: upstream.server, stderr: chunk.toString('utf8').trim() }, 'upstream stderr'));
+      return transport;
     }
     if (!upstream.url) throw new UpstreamFailure('unreachable', 'the upstream has no url registered');
     return new StreamableHTTPClientTransport(new URL(upstream.url));

@@ -11,6 +11,7 @@ export type RegistryErrorCode =
   | 'TOOL_NOT_FOUND'
   | 'VERSION_NOT_FOUND'
   | 'INVALID_TRANSITION'
+  | 'INVALID_REPLACEMENT'
   | 'CONCURRENCY_CONFLICT'
   | 'FORBIDDEN';
 

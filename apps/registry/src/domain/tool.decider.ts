@@ -107,11 +107,20 @@ function decideDeprecate(command: Extract<ToolCommand, { type: 'DeprecateToolVer
   if (found.status !== 'active') {
     return { ok: false, error: registryError('INVALID_TRANSITION', `${command.name}@${command.version} is ${found.status}, not active`) };
   }
-  if (command.replacement !== undefined && !state.versions[command.replacement]) {
-    return { ok: false, error: registryError('VERSION_NOT_FOUND', `replacement ${command.replacement} is not a published version`) };
-  }
+  const replacementProblem = checkReplacement(state, command.version, command.replacement);
+  if (replacementProblem) return { ok: false, error: registryError('INVALID_REPLACEMENT', replacementProblem) };
   const { type: _type, ...data } = command;
   return { ok: true, events: [{ type: 'ToolVersionDeprecated', version: 1, data }] };
+}
+
+/** Callers are pointed at the replacement: it has to be another version they can still reach. */
+function checkReplacement(state: ToolState, version: string, replacement: string | undefined): string | undefined {
+  if (replacement === undefined) return undefined;
+  const found = state.versions[replacement];
+  if (!found) return `replacement ${replacement} is not a published version`;
+  if (replacement === version) return 'a version cannot be its own replacement';
+  if (found.status === 'retired') return `replacement ${replacement} is retired`;
+  return undefined;
 }
 
 function decideRetire(command: Extract<ToolCommand, { type: 'RetireToolVersion' }>, state: ToolState): Decision<ToolEvent> {

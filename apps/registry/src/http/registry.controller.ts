@@ -2,7 +2,7 @@ import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, UseGuard
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '@estate/contracts';
 import { BearerGuard, CurrentPrincipal, httpError } from '@estate/platform';
-import { RegistryService, type Outcome } from '../registry.service';
+import { RegistryService, type Outcome, type PublishOutcome } from '../registry.service';
 import { toHttpError } from './registry.errors.mapper';
 import { parseLifecycleBody, parseRegisterServer } from './registry.requests';
 import { REGISTRY_OPENAPI } from './registry.openapi';
@@ -11,6 +11,9 @@ function unwrap<T>(outcome: Outcome<T>): T {
   if (!outcome.ok) throw toHttpError(outcome.error);
   return outcome.value;
 }
+
+/** Publish and check answer the same shape: what was decided, never whether it was stored. */
+const publishBody = ({ name, version, bump, changes }: PublishOutcome) => ({ name, version, bump, changes });
 
 const correlation = (header: string | undefined): string => header?.slice(0, 128) || randomUUID();
 
@@ -39,14 +42,14 @@ export class RegistryController {
   @Post('v1/tools')
   @UseGuards(BearerGuard)
   async publish(@Body() body: unknown, @CurrentPrincipal() actor: Principal, @Headers('x-correlation-id') cid?: string) {
-    return unwrap(await this.registry.publish(body, actor, correlation(cid), false));
+    return publishBody(unwrap(await this.registry.publish(body, actor, correlation(cid), false)));
   }
 
   @Post('v1/tools/check')
   @HttpCode(200)
   @UseGuards(BearerGuard)
   async check(@Body() body: unknown, @CurrentPrincipal() actor: Principal) {
-    return unwrap(await this.registry.publish(body, actor, 'dry-run', true));
+    return publishBody(unwrap(await this.registry.publish(body, actor, 'dry-run', true)));
   }
 
   @Post('v1/tools/:name/versions/:version/deprecate')
@@ -71,6 +74,20 @@ export class RegistryController {
     const parsed = parseLifecycleBody(body, false);
     if (!parsed.ok) throw httpError(400, 'INVALID_REQUEST', 'the retirement is malformed', { issues: parsed.issues });
     return unwrap(await this.registry.transition({ type: 'RetireToolVersion', name, version, reason: parsed.value.reason }, actor, correlation(cid)));
+  }
+
+  /** Hides a version everywhere at once (an edge reports upstream drift). Needs estate:quarantine or estate:publish. */
+  @Post('v1/tools/:name/versions/:version/quarantine')
+  @HttpCode(200)
+  @UseGuards(BearerGuard)
+  async quarantine(
+    @Param('name') name: string, @Param('version') version: string, @Body() body: unknown,
+    @CurrentPrincipal() actor: Principal, @Headers('x-correlation-id') cid?: string,
+  ) {
+    if (!actor.scopes.some((s) => s === 'estate:quarantine' || s === 'estate:publish')) throw httpError(403, 'FORBIDDEN', 'this needs the estate:quarantine scope');
+    const parsed = parseLifecycleBody(body, false);
+    if (!parsed.ok) throw httpError(400, 'INVALID_REQUEST', 'the quarantine is malformed', { issues: parsed.issues });
+    return unwrap(await this.registry.transition({ type: 'QuarantineToolVersion', name, version, reason: parsed.value.reason }, actor, correlation(cid)));
   }
 
   @Get('v1/tools')

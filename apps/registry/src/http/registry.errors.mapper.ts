@@ -19,6 +19,7 @@ function statusOf(code: RegistryErrorCode): number {
     case 'CONCURRENCY_CONFLICT':
       return 409;
     case 'CONTRACT_REJECTED':
+    case 'INVALID_REPLACEMENT':
     case 'SERVER_NOT_FOUND':
     case 'BUMP_TOO_SMALL':
       return 422;

@@ -5,6 +5,11 @@ const responses = (ok: string, codes: number[]) => ({
   [ok]: { description: 'done' },
   ...Object.fromEntries(codes.map((c) => [String(c), { description: 'refused', content: { 'application/json': { schema: problem } } }])),
 });
+const specBody = { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/ToolSpec' } } } };
+const lifecycleBody = (fields: Record<string, unknown>) => ({
+  required: true,
+  content: { 'application/json': { schema: { type: 'object', required: ['reason'], properties: { reason: { type: 'string', minLength: 1 }, ...fields }, additionalProperties: false } } },
+});
 const nameParams = [
   { name: 'name', in: 'path', required: true, schema: { type: 'string' } },
   { name: 'version', in: 'path', required: true, schema: { type: 'string' } },
@@ -31,20 +36,25 @@ export const REGISTRY_OPENAPI = {
           url: { type: 'string' }, command: { type: 'string' }, args: { type: 'array', items: { type: 'string' } },
           owner: { type: 'string' }, allowSampling: { type: 'boolean' }, allowElicitation: { type: 'boolean' },
         },
+        additionalProperties: false,
       },
     },
   },
   security: [{ bearer: [] }],
   paths: {
-    '/v1/servers': { post: { summary: 'Register an upstream server (estate:admin)', requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/ServerRegistration' } } } }, responses: responses('201', [400, 401, 403, 409]) } },
+    '/healthz': { get: { summary: 'Liveness', security: [], responses: { '200': { description: 'up' } } } },
+    '/openapi.json': { get: { summary: 'This document', security: [], responses: { '200': { description: 'the OpenAPI document' } } } },
+    '/v1/servers/{name}': { get: { summary: 'One registered server', parameters: [nameParams[0]], responses: responses('200', [401, 404]) } },
+    '/v1/servers': { post: { summary: 'Register an upstream server (estate:admin)', requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/ServerRegistration' } } } }, responses: responses('201', [400, 401, 403, 409]) } },
     '/v1/tools': {
       get: { summary: 'List published tools', responses: responses('200', [401]) },
-      post: { summary: 'Publish a tool version (estate:publish)', requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/ToolSpec' } } } }, responses: responses('201', [400, 401, 403, 409, 422]) },
+      post: { summary: 'Publish a tool version (estate:publish)', requestBody: specBody, responses: responses('201', [400, 401, 403, 409, 422]) },
     },
-    '/v1/tools/check': { post: { summary: 'Dry-run a publish', responses: responses('200', [400, 401, 403, 409, 422]) } },
+    '/v1/tools/check': { post: { summary: 'Dry-run a publish: the same decision, nothing stored', requestBody: specBody, responses: responses('200', [400, 401, 403, 409, 422]) } },
     '/v1/tools/{name}': { get: { summary: 'One tool and its versions', parameters: [nameParams[0]], responses: responses('200', [401, 404]) } },
     '/v1/tools/{name}/versions/{version}': { get: { summary: 'One version', parameters: nameParams, responses: responses('200', [401, 404]) } },
-    '/v1/tools/{name}/versions/{version}/deprecate': { post: { summary: 'Deprecate a version', parameters: nameParams, responses: responses('200', [400, 401, 403, 404, 409]) } },
-    '/v1/tools/{name}/versions/{version}/retire': { post: { summary: 'Retire a version', parameters: nameParams, responses: responses('200', [400, 401, 403, 404, 409]) } },
+    '/v1/tools/{name}/versions/{version}/deprecate': { post: { summary: 'Deprecate a version', parameters: nameParams, requestBody: lifecycleBody({ sunsetAt: { type: 'string', format: 'date-time' }, replacement: { type: 'string' } }), responses: responses('200', [400, 401, 403, 404, 409, 422]) } },
+    '/v1/tools/{name}/versions/{version}/retire': { post: { summary: 'Retire a version', parameters: nameParams, requestBody: lifecycleBody({}), responses: responses('200', [400, 401, 403, 404, 409]) } },
+    '/v1/tools/{name}/versions/{version}/quarantine': { post: { summary: 'Quarantine a version everywhere (estate:quarantine or estate:publish); idempotent', parameters: nameParams, requestBody: lifecycleBody({}), responses: responses('200', [400, 401, 403, 404]) } },
   },
 } as const;

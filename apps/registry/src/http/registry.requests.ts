@@ -8,12 +8,24 @@ export interface RequestIssue {
 type Parsed<T> = { ok: true; value: T } | { ok: false; issues: RequestIssue[] };
 
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
+const SERVER_FIELDS = ['name', 'namespace', 'transport', 'url', 'command', 'args', 'owner', 'allowSampling', 'allowElicitation'];
+const DEPRECATION_FIELDS = ['reason', 'sunsetAt', 'replacement'];
+const RETIREMENT_FIELDS = ['reason'];
+
+/** A misspelt field (`replacment`) must not be silently dropped: the caller would believe it was applied. */
+function unknownFields(body: Record<string, unknown>, known: readonly string[]): RequestIssue[] {
+  return Object.keys(body)
+    .filter((key) => !known.includes(key))
+    .sort()
+    .map((key) => ({ path: `$.${key}`, message: 'is not a known field' }));
+}
+
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** `POST /v1/servers` body: every problem reported with its path. */
 export function parseRegisterServer(body: unknown): Parsed<ServerRegisteredData> {
   if (!isObject(body)) return { ok: false, issues: [{ path: '$', message: 'body must be a JSON object' }] };
-  const issues: RequestIssue[] = [];
+  const issues = unknownFields(body, SERVER_FIELDS);
   const { name, namespace, transport = 'streamable-http', url, command, args, owner, allowSampling = false, allowElicitation = false } = body;
   if (typeof name !== 'string' || !NAME.test(name)) issues.push({ path: '$.name', message: 'name must match [A-Za-z0-9_-]{1,64}' });
   if (namespace !== undefined && typeof namespace !== 'string') issues.push({ path: '$.namespace', message: 'namespace must be a string' });
@@ -49,7 +61,7 @@ export interface LifecycleBody {
 
 export function parseLifecycleBody(body: unknown, allowSunset: boolean): Parsed<LifecycleBody> {
   if (!isObject(body)) return { ok: false, issues: [{ path: '$', message: 'body must be a JSON object' }] };
-  const issues: RequestIssue[] = [];
+  const issues = unknownFields(body, allowSunset ? DEPRECATION_FIELDS : RETIREMENT_FIELDS);
   if (typeof body.reason !== 'string' || body.reason.trim().length === 0) issues.push({ path: '$.reason', message: 'reason is required' });
   if (allowSunset && body.sunsetAt !== undefined && (typeof body.sunsetAt !== 'string' || Number.isNaN(Date.parse(body.sunsetAt)))) {
     issues.push({ path: '$.sunsetAt', message: 'sunsetAt must be an ISO 8601 date-time' });

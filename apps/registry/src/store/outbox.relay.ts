@@ -13,7 +13,9 @@ const POLL_MS = 250;
  * the checkpoint. Delivery is at-least-once; consumers dedupe by event id.
  */
 export class OutboxRelay {
-  private listener?: Client;
+  /** This instance's own session: holds the relay lock (when leading) and LISTENs for appends. */
+  private session?: Client;
+  private holdsLock = false;
   private timer?: NodeJS.Timeout;
   private running = false;
   private again = false;
@@ -33,11 +35,7 @@ export class OutboxRelay {
       `INSERT INTO registry.relay_checkpoint (relay, tx_id, position) VALUES ($1, '0'::xid8, 0) ON CONFLICT DO NOTHING`,
       [this.name],
     );
-    this.listener = new Client({ connectionString: this.databaseUrl });
-    await this.listener.connect();
-    this.listener.on('notification', () => this.kick());
-    this.listener.on('error', (error) => this.logger.warn({ err: error }, 'relay listener lost'));
-    await this.listener.query(`LISTEN ${APPEND_CHANNEL}`);
+    await this.lead();
     this.timer = setInterval(() => this.kick(), POLL_MS);
     this.kick();
   }
@@ -46,7 +44,13 @@ export class OutboxRelay {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     while (this.running) await new Promise((resolve) => setTimeout(resolve, 10));
-    await this.listener?.end().catch(() => undefined);
+    // Ending the session releases the advisory lock: a standby relay takes over on its next tick.
+    await this.session?.end().catch(() => undefined);
+  }
+
+  /** Whether this instance holds the relay lock and so is the one publishing. */
+  get leading(): boolean {
+    return this.holdsLock;
   }
 
   /** Runs one pass now, or right after the pass in progress. */
@@ -57,7 +61,8 @@ export class OutboxRelay {
       return;
     }
     this.running = true;
-    void this.drain()
+    void this.lead()
+      .then((leading) => (leading ? this.drain() : 0))
       .catch((error: unknown) => this.logger.error({ err: error }, 'relay pass failed; will retry'))
       .finally(() => {
         this.running = false;
@@ -66,6 +71,47 @@ export class OutboxRelay {
           this.kick();
         }
       });
+  }
+
+  /**
+   * Only one relay per database publishes: two would send every batch twice and could move the
+   * checkpoint backwards. The lock is session-scoped, so it is released the moment this instance
+   * stops or its connection dies; a standby asks again on every tick.
+   */
+  private async lead(): Promise<boolean> {
+    if (this.holdsLock) return true;
+    const session = this.session ?? (await this.openSession());
+    const result = await session.query<{ locked: boolean }>(
+      `SELECT pg_try_advisory_lock(hashtext('estate.registry.relay'), hashtext($1)) AS locked`, [this.name],
+    );
+    if (!result.rows[0].locked) return false;
+    await session.query(`LISTEN ${APPEND_CHANNEL}`);
+    this.holdsLock = true;
+    this.logger.info({ relay: this.name }, 'relay lock taken; publishing');
+    return true;
+  }
+
+  private async openSession(): Promise<Client> {
+    const session = new Client({ connectionString: this.databaseUrl });
+    const lost = () => {
+      if (this.session !== session) return;
+      this.session = undefined;
+      this.holdsLock = false;
+    };
+    session.on('error', (error) => {
+      this.logger.warn({ err: error }, 'relay session lost; the lock went with it');
+      lost();
+    });
+    session.on('end', lost);
+    session.on('notification', () => this.kick());
+    try {
+      await session.connect();
+    } catch (error) {
+      await session.end().catch(() => undefined);
+      throw error;
+    }
+    this.session = session;
+    return session;
   }
 
   /** Publish until nothing visible is left. Returns the number of events sent. */
@@ -86,7 +132,10 @@ export class OutboxRelay {
         }),
       );
       const last = batch[batch.length - 1];
-      await this.db.query(`UPDATE registry.relay_checkpoint SET tx_id = $2::xid8, position = $3 WHERE relay = $1`, [
+      // Never backwards, even if a relay that lost its lock mid-pass finishes late.
+      await this.db.query(
+        `UPDATE registry.relay_checkpoint SET tx_id = $2::xid8, position = $3
+          WHERE relay = $1 AND (tx_id, position) < ($2::xid8, $3::bigint)`, [
         this.name,
         last.tx_id,
         last.position,

@@ -1,0 +1,61 @@
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '@estate/platform';
+import type { CatalogReplica } from './catalog.replica';
+import { detectDrift, versionKey, type DriftFinding } from './drift.detector';
+
+/** Tells the registry that a version is quarantined, so discovery and every other edge agree. */
+export interface QuarantineReporter {
+  quarantine(name: string, version: string, reason: string): Promise<void>;
+}
+
+/**
+ * Watches what upstreams advertise (on every connection and every upstream list_changed) and
+ * quarantines a published version whose description or input schema changed underneath it:
+ * hidden and refused on this edge at once, then reported to the registry.
+ */
+export class DriftWatcher {
+  private readonly agreed = new Set<string>();
+  private readonly warned = new Set<string>();
+  /** The last list each upstream advertised: a version published later is checked against it. */
+  private readonly advertised = new Map<string, Tool[]>();
+
+  constructor(private readonly replica: CatalogReplica, private readonly reporter: QuarantineReporter | undefined, private readonly logger: Logger) {
+    replica.onChange((changes) => {
+      const servers = new Set(changes.flatMap((c) => (c.after ? [c.after.upstream.server] : [])));
+      for (const server of servers) {
+        const tools = this.advertised.get(server);
+        if (tools) this.check(server, tools);
+      }
+    });
+  }
+
+  observe(server: string, tools: Tool[]): void {
+    this.advertised.set(server, tools);
+    this.check(server, tools);
+  }
+
+  private check(server: string, tools: Tool[]): void {
+    const verdict = detectDrift(server, this.replica.all(), tools, this.agreed);
+    for (const key of verdict.agreeing) this.agreed.add(key);
+    for (const finding of verdict.neverAgreed) this.warnOnce(finding);
+    for (const finding of verdict.drifted) this.quarantine(finding);
+    if (verdict.drifted.length > 0) this.replica.flush();
+  }
+
+  private quarantine(finding: DriftFinding): void {
+    const reason = `upstream drift: ${finding.upstreamTool} changed ${finding.fields.join(' and ')} without a new published version`;
+    this.logger.warn({ tool: finding.name, version: finding.version, fields: finding.fields }, 'quarantining a drifted tool version');
+    this.replica.quarantineLocally(finding.name, finding.version);
+    if (!this.reporter) return;
+    this.reporter.quarantine(finding.name, finding.version, reason).catch((error: unknown) => {
+      this.logger.error({ err: error, tool: finding.name, version: finding.version }, 'the registry did not record the quarantine; it stays local to this edge');
+    });
+  }
+
+  private warnOnce(finding: DriftFinding): void {
+    const key = versionKey(finding.name, finding.version);
+    if (this.warned.has(key)) return;
+    this.warned.add(key);
+    this.logger.warn({ tool: finding.name, version: finding.version, fields: finding.fields }, 'the upstream does not serve this version as published');
+  }
+}

@@ -1,0 +1,21 @@
+import { loadEdgeConfig } from './config';
+
+const SECRET = { ESTATE_JWT_SECRET: 'edge-config-secret-0123456789' };
+
+describe('loadEdgeConfig', () => {
+  it('binds to loopback with a 15 minute idle timeout unless told otherwise', () => {
+    const config = loadEdgeConfig(SECRET);
+    expect(config).toMatchObject({ host: '127.0.0.1', port: 8000, sessionIdleMs: 900000, allowedOrigins: [], allowedHosts: [] });
+  });
+
+  it('refuses ESTATE_AUTH=none on a non-loopback address and allows it on loopback', () => {
+    expect(() => loadEdgeConfig({ ESTATE_AUTH: 'none', ESTATE_EDGE_HOST: '0.0.0.0' })).toThrow(/ESTATE_AUTH=none is only allowed when ESTATE_EDGE_HOST is a loopback address \(got 0\.0\.0\.0\)/);
+    expect(loadEdgeConfig({ ESTATE_AUTH: 'none', ESTATE_EDGE_HOST: '::1' }).auth.mode).toBe('none');
+  });
+
+  it('lists every bad number at once', () => {
+    expect(() => loadEdgeConfig({ ...SECRET, ESTATE_SESSION_IDLE_SECONDS: '0', ESTATE_MAX_BODY_BYTES: 'lots' })).toThrow(
+      /ESTATE_SESSION_IDLE_SECONDS must be a positive number[\s\S]*ESTATE_MAX_BODY_BYTES must be a positive number/,
+    );
+  });
+});

@@ -1,0 +1,45 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ValidationError } from '@estate/contracts';
+
+/** A tool execution error: the model reads the text and may act on it; it is not a protocol error. */
+export function toolError(text: string, meta?: Record<string, unknown>): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text }], ...(meta ? { _meta: meta } : {}) };
+}
+
+export function validationLines(errors: ValidationError[]): string[] {
+  return errors.map((e) => `${e.path}: ${e.message} (${e.keyword})`);
+}
+
+export function rateLimitedResult(tool: string, limit: 'principal' | 'tool', retryAfterMs: number): CallToolResult {
+  const who = limit === 'principal' ? 'your calls' : `calls to ${tool}`;
+  return toolError(`Rate limit reached for ${who}. Retry after ${retryAfterMs} ms.`, { 'io.estate/retryAfterMs': retryAfterMs });
+}
+
+export function tooLargeResult(what: 'arguments' | 'result', tool: string, bytes: number, limit: number): CallToolResult {
+  const text = what === 'arguments'
+    ? `The arguments for ${tool} are ${bytes} bytes; the limit is ${limit} bytes. Send less data; the tool was not called.`
+    : `The result of ${tool} was ${bytes} bytes; the limit is ${limit} bytes. Ask for less data (a narrower query).`;
+  return toolError(text, { 'io.estate/limitBytes': limit, 'io.estate/sizeBytes': bytes });
+}
+
+const REJECTED_TOKEN: Record<string, string> = {
+  unknown: 'The confirmation token is not valid (unknown or already used).',
+  expired: 'The confirmation token has expired.',
+  mismatch: 'The confirmation token was issued for different arguments, tool or caller; it is now spent.',
+};
+
+export function confirmationResult(tool: string, token: string, expiresAt: number, rejected?: string): CallToolResult {
+  const expiry = new Date(expiresAt).toISOString();
+  const lead = rejected ? `${REJECTED_TOKEN[rejected] ?? 'The confirmation token was refused.'} ` : '';
+  const text = `${lead}${tool} is destructive and was not called. To confirm, call ${tool} again with exactly the same arguments and `
+    + `_meta {"io.estate/confirm": "${token}"} before ${expiry}. The token works once.`;
+  return toolError(text, { 'io.estate/confirmation': { token, expiresAt: expiry } });
+}
+
+export function declinedResult(tool: string, action: string): CallToolResult {
+  return toolError(`The user did not confirm ${tool} (${action}); it was not called.`);
+}
+
+export function upstreamFailureResult(tool: string, reason: string, attempts: number): CallToolResult {
+  return toolError(`${tool} failed upstream: ${reason}. Attempts: ${attempts}. The estate is up; you may retry later or tell the user.`);
+}

@@ -1,0 +1,29 @@
+import type { RefusalReason } from '@estate/events';
+import type { CallRecorder } from '../calls/call.recorder';
+import type { EdgeSession } from '../sessions/edge-session';
+
+export type CompletedOutcome = 'ok' | 'tool_error' | 'upstream_error';
+
+/** Builds the estate.calls events for one session's calls. */
+export class CallRecords {
+  constructor(private readonly recorder: CallRecorder) {}
+
+  refuse(session: EdgeSession, tool: string, version: string | undefined, reason: RefusalReason, detail: string): void {
+    this.recorder.record({
+      type: 'ToolCallRefused',
+      version: 1,
+      data: { principal: session.principal.id, tenant: session.principal.tenant, sessionId: session.id, tool, version, reason, detail },
+    }, session.id);
+  }
+
+  complete(session: EdgeSession, tool: string, version: string, outcome: CompletedOutcome, durationMs: number, attempts: number, repaired: number): void {
+    this.recorder.record({
+      type: 'ToolCallCompleted',
+      version: 1,
+      data: {
+        principal: session.principal.id, tenant: session.principal.tenant, sessionId: session.id,
+        tool, version, outcome, durationMs: Math.max(0, durationMs), attempts, repaired,
+      },
+    }, session.id);
+  }
+}

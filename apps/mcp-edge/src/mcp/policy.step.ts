@@ -1,0 +1,62 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CatalogVersion } from '@estate/events';
+import type { CallPolicy } from '../policy/call.policy';
+import type { EdgeSession } from '../sessions/edge-session';
+import { confirmationResult, declinedResult, rateLimitedResult, tooLargeResult } from './call-results';
+import type { CallRecords } from './call.records';
+import type { CallContext } from './tool-call.pipeline';
+
+const CONFIRM_META = 'io.estate/confirm';
+
+/** Runs the call policy and turns a refusal into the result the model sees (and the record audit keeps). */
+export class PolicyStep {
+  constructor(private readonly policy: CallPolicy, private readonly records: CallRecords, private readonly clock: () => number) {}
+
+  /** undefined: go on to the upstream. Otherwise the refusal to return. */
+  async apply(session: EdgeSession, version: CatalogVersion, args: Record<string, unknown>, meta: Record<string, unknown> | undefined, context: CallContext): Promise<CallToolResult | undefined> {
+    const { spec } = version;
+    const facts = { principal: session.principal.id, tool: spec.name, sideEffect: spec.sideEffect, args, confirmToken: meta?.[CONFIRM_META] };
+    const verdict = this.policy.decide(facts, this.clock());
+    switch (verdict.kind) {
+      case 'allow':
+        return undefined;
+      case 'too_large':
+        this.records.refuse(session, spec.name, version.version, 'too_large', `arguments are ${verdict.bytes} bytes (limit ${verdict.limit})`);
+        return tooLargeResult('arguments', spec.name, verdict.bytes, verdict.limit);
+      case 'rate_limited':
+        this.records.refuse(session, spec.name, version.version, 'rate_limited', `${verdict.limit} limit; retry after ${verdict.retryAfterMs} ms`);
+        return rateLimitedResult(spec.name, verdict.limit, verdict.retryAfterMs);
+      case 'confirm':
+        return this.confirm(session, version, verdict.binding, verdict.rejected, context);
+    }
+  }
+
+  /** A client that can be asked is asked; any other gets a single-use token and how to use it. */
+  private async confirm(session: EdgeSession, version: CatalogVersion, binding: string, rejected: string | undefined, context: CallContext): Promise<CallToolResult | undefined> {
+    const name = version.spec.name;
+    if (!rejected && session.server.getClientCapabilities()?.elicitation) {
+      const action = await this.elicit(session, version, context);
+      if (action === 'accept') return undefined;
+      if (action !== 'failed') {
+        this.records.refuse(session, name, version.version, 'confirmation_required', `the user answered ${action}`);
+        return declinedResult(name, action);
+      }
+    }
+    const issued = this.policy.confirmations.issue(binding, this.clock());
+    this.records.refuse(session, name, version.version, 'confirmation_required', rejected ? `confirmation token ${rejected}` : 'confirmation token issued');
+    return confirmationResult(name, issued.token, issued.expiresAt, rejected);
+  }
+
+  private async elicit(session: EdgeSession, version: CatalogVersion, context: CallContext): Promise<string> {
+    try {
+      const answer = await session.server.elicitInput(
+        { message: `Confirm: ${version.spec.title ?? version.spec.name} (${version.spec.name}) is destructive. ${version.spec.description}`, requestedSchema: { type: 'object', properties: {} } },
+        { relatedRequestId: context.requestId, signal: context.signal },
+      );
+      return answer.action;
+    } catch {
+      // No answer from the client (it failed or vanished): fall back to the token route.
+      return 'failed';
+    }
+  }
+}

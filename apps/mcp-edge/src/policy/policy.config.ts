@@ -1,0 +1,37 @@
+import type { EnvReader } from '@estate/platform';
+import { DEFAULT_POLICY_LIMITS, type PolicyLimits } from './call.policy';
+
+/** The tool-call settings of the edge: policy limits and how it reaches the registry for quarantines. */
+export interface EdgeToolConfig {
+  policy: PolicyLimits;
+  /** Where to report quarantines (drift). Unset: quarantines stay local to this edge. */
+  registryUrl?: string;
+  /** A token with scope estate:quarantine; without it the edge signs one with ESTATE_JWT_SECRET. */
+  edgeServiceToken?: string;
+}
+
+function positive(reader: EnvReader, name: string, fallback: number): number {
+  const value = Number(reader.string(name, String(fallback)));
+  if (!(value > 0) || !Number.isFinite(value)) reader.problems.push(`${name} must be a positive number`);
+  return value;
+}
+
+/**
+ * ESTATE_RATE_PER_PRINCIPAL (600/min), ESTATE_RATE_PER_TOOL (6000/min), ESTATE_MAX_ARGUMENT_BYTES
+ * (256 KiB), ESTATE_MAX_RESULT_BYTES (4 MiB), ESTATE_CONFIRM_TTL_SECONDS (300), ESTATE_REGISTRY_URL,
+ * ESTATE_EDGE_SERVICE_TOKEN.
+ */
+export function readEdgeToolConfig(reader: EnvReader): EdgeToolConfig {
+  const d = DEFAULT_POLICY_LIMITS;
+  return {
+    policy: {
+      ratePerPrincipal: positive(reader, 'ESTATE_RATE_PER_PRINCIPAL', d.ratePerPrincipal),
+      ratePerTool: positive(reader, 'ESTATE_RATE_PER_TOOL', d.ratePerTool),
+      maxArgumentBytes: positive(reader, 'ESTATE_MAX_ARGUMENT_BYTES', d.maxArgumentBytes),
+      maxResultBytes: positive(reader, 'ESTATE_MAX_RESULT_BYTES', d.maxResultBytes),
+      confirmationTtlMs: positive(reader, 'ESTATE_CONFIRM_TTL_SECONDS', d.confirmationTtlMs / 1000) * 1000,
+    },
+    registryUrl: reader.optional('ESTATE_REGISTRY_URL'),
+    edgeServiceToken: reader.optional('ESTATE_EDGE_SERVICE_TOKEN'),
+  };
+}

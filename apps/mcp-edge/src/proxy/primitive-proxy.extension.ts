@@ -1,0 +1,116 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema, CompleteRequestSchema, GetPromptRequestSchema, ListPromptsRequestSchema, ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema, ReadResourceRequestSchema, SetLevelRequestSchema, SubscribeRequestSchema, UnsubscribeRequestSchema,
+  type CallToolResult, type LoggingLevel, type ServerCapabilities,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '@estate/platform';
+import type { CallRecorder } from '../calls/call.recorder';
+import type { CatalogReplica } from '../catalog/catalog.replica';
+import type { CallParams, ToolCallPipeline } from '../mcp/tool-call.pipeline';
+import { WireError } from '../mcp/wire-error';
+import type { EdgeSession } from '../sessions/edge-session';
+import type { ServerExtension } from '../sessions/session.manager';
+import type { UpstreamCallOptions, UpstreamPool } from '../upstream/upstream.pool';
+import { PromptProxy } from './prompt.proxy';
+import { InFlightRegistry, ProxySessionState, severity, type HandlerExtra } from './proxy-session.state';
+import { ResourceProxy } from './resource.proxy';
+import { ResourceSubscriptions } from './resource.subscriptions';
+import { usable } from './upstream-access';
+import { UpstreamGateway } from './upstream.gateway';
+import { UpstreamRequestRelay } from './upstream-request.relay';
+
+export interface PrimitiveProxyDeps {
+  replica: CatalogReplica;
+  upstreams: UpstreamPool;
+  pipeline: ToolCallPipeline;
+  recorder: CallRecorder;
+  logger: Logger;
+  timeoutMs: number;
+}
+
+/** Lists come back whole; a cursor can only be one we never issued. */
+function refuseCursor(params: { cursor?: string } | undefined): void {
+  if (params?.cursor !== undefined) throw new WireError(-32602, 'Invalid params: the cursor is not one this server issued');
+}
+
+/**
+ * Everything the edge proxies besides tools: resources, prompts, completions and logging, plus
+ * progress, log messages, sampling and elicitation on their way back. Authorization is the tool
+ * rule carried over: a session reaches an upstream's resources and prompts only while its
+ * principal may see a usable tool of that upstream (see upstream-access.ts).
+ */
+export class PrimitiveProxyExtension implements ServerExtension {
+  readonly capabilities: ServerCapabilities = { resources: { subscribe: true }, prompts: {}, completions: {}, logging: {} };
+  private readonly states = new Map<string, ProxySessionState>();
+  private readonly inFlight = new InFlightRegistry();
+  private readonly gateway: UpstreamGateway;
+  private readonly resources: ResourceProxy;
+  private readonly prompts: PromptProxy;
+  private readonly subscriptions: ResourceSubscriptions;
+
+  constructor(private readonly deps: PrimitiveProxyDeps) {
+    this.gateway = new UpstreamGateway(deps.replica, deps.upstreams, this.inFlight, deps.logger, deps.timeoutMs);
+    this.subscriptions = new ResourceSubscriptions(deps.logger);
+    this.resources = new ResourceProxy(this.gateway, this.subscriptions, deps.logger);
+    this.prompts = new PromptProxy(this.gateway, deps.logger);
+    const relay = new UpstreamRequestRelay(deps.replica, this.inFlight, () => this.states.values(), deps.recorder, deps.logger);
+    deps.upstreams.onClient((client, upstream) => {
+      relay.setup(client, upstream);
+      this.subscriptions.setup(client, upstream);
+    });
+  }
+
+  register(server: Server, session: EdgeSession): void {
+    const state = new ProxySessionState(session, server);
+    this.states.set(session.id, state);
+    const closed = server.onclose;
+    server.onclose = () => {
+      this.states.delete(session.id);
+      this.subscriptions.forget(state, this.deps.timeoutMs);
+      closed?.();
+    };
+    server.setRequestHandler(ListResourcesRequestSchema, async (r) => (refuseCursor(r.params), this.resources.list(state)));
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, async (r) => (refuseCursor(r.params), this.resources.templates(state)));
+    server.setRequestHandler(ReadResourceRequestSchema, async (r, extra) => this.resources.read(state, r.params.uri, extra));
+    server.setRequestHandler(SubscribeRequestSchema, async (r) => this.resources.subscribe(state, r.params.uri));
+    server.setRequestHandler(UnsubscribeRequestSchema, async (r) => this.resources.unsubscribe(state, r.params.uri));
+    server.setRequestHandler(ListPromptsRequestSchema, async (r) => (refuseCursor(r.params), this.prompts.list(state)));
+    server.setRequestHandler(GetPromptRequestSchema, async (r, extra) => this.prompts.get(state, r.params, extra));
+    server.setRequestHandler(CompleteRequestSchema, async (r, extra) => this.prompts.complete(state, r.params, extra));
+    server.setRequestHandler(SetLevelRequestSchema, async (r) => this.setLevel(state, r.params.level));
+    // Replaces the session manager's tools/call handler with the same pipeline call, plus the
+    // progress mapping and the in-flight record that upstream requests are attributed to.
+    server.setRequestHandler(CallToolRequestSchema, async (r, extra) => this.callTool(state, r.params, extra));
+  }
+
+  private async callTool(state: ProxySessionState, params: CallParams, extra: HandlerExtra): Promise<CallToolResult> {
+    const token = (params._meta as { progressToken?: string | number } | undefined)?.progressToken;
+    const options: UpstreamCallOptions = {};
+    if (token !== undefined) {
+      // The SDK client sends its own token upstream and hands us each update; the client's token goes back down.
+      options.onprogress = (progress) =>
+        void extra.sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken: token } }).catch(() => undefined);
+    }
+    const run = () => this.deps.pipeline.call(state.session, params, extra, options);
+    const entry = this.deps.replica.get(params.name);
+    if (!entry || !usable(entry, state.session.principal)) return run();
+    const call = { state, server: entry.upstream.server, tool: params.name, sendRequest: extra.sendRequest, sendNotification: extra.sendNotification };
+    return this.inFlight.around(call, run);
+  }
+
+  /**
+   * The session's level filters what it is sent; each reachable upstream that logs is asked for
+   * the most verbose level any open session wants, since its connection is shared.
+   */
+  private async setLevel(state: ProxySessionState, level: LoggingLevel): Promise<Record<string, never>> {
+    state.logLevel = level;
+    const levels = [...this.states.values()].flatMap((s) => (s.logLevel === undefined ? [] : [s.logLevel]));
+    const verbose = levels.reduce((a, b) => (severity(b) < severity(a) ? b : a), level);
+    for (const { target, client } of await this.gateway.withCapability(state, 'logging')) {
+      await client.setLoggingLevel(verbose, { timeout: this.deps.timeoutMs }).catch((error: unknown) =>
+        this.deps.logger.warn({ server: target.server, err: error }, 'could not set the upstream log level'));
+    }
+    return {};
+  }
+}

@@ -1,0 +1,83 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import type { LoggingLevel, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { EdgeSession } from '../sessions/edge-session';
+
+export type HandlerExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+const SEVERITY: readonly LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+
+export function severity(level: LoggingLevel): number {
+  return SEVERITY.indexOf(level);
+}
+
+/** A downstream request that is waiting on an upstream: the only thing an upstream's request may be attributed to. */
+export interface InFlightCall {
+  state: ProxySessionState;
+  server: string;
+  tool?: string;
+  sendRequest: HandlerExtra['sendRequest'];
+  sendNotification: HandlerExtra['sendNotification'];
+}
+
+/**
+ * What the proxy remembers about one downstream session: which server listed each resource URI
+ * and template (URIs pass through unchanged, so attribution is by who listed them), the log
+ * level the client asked for, and which upstreams it has reached.
+ */
+export class ProxySessionState {
+  readonly resources = new Map<string, string>();
+  readonly templates = new Map<string, { template: UriTemplate; server: string }>();
+  readonly reached = new Set<string>();
+  logLevel?: LoggingLevel;
+
+  constructor(readonly session: EdgeSession, readonly server: Server) {}
+
+  rememberResource(uri: string, server: string): void {
+    if (!this.resources.has(uri)) this.resources.set(uri, server);
+  }
+
+  rememberTemplate(raw: string, server: string): void {
+    if (this.templates.has(raw)) return;
+    try {
+      this.templates.set(raw, { template: new UriTemplate(raw), server });
+    } catch {
+      // An upstream template we cannot parse is listed as-is but never used for attribution.
+    }
+  }
+
+  /** The server that listed this URI, or whose template matches it. */
+  serverOf(uri: string): string | undefined {
+    const listed = this.resources.get(uri);
+    if (listed !== undefined) return listed;
+    for (const { template, server } of this.templates.values()) if (template.match(uri)) return server;
+    return undefined;
+  }
+
+  wantsLog(level: LoggingLevel): boolean {
+    return this.logLevel === undefined || severity(level) >= severity(this.logLevel);
+  }
+}
+
+/** Downstream requests in flight per upstream server. */
+export class InFlightRegistry {
+  private readonly byServer = new Map<string, Set<InFlightCall>>();
+
+  async around<T>(call: InFlightCall, run: () => Promise<T>): Promise<T> {
+    const calls = this.byServer.get(call.server) ?? new Set<InFlightCall>();
+    this.byServer.set(call.server, calls);
+    calls.add(call);
+    call.state.reached.add(call.server);
+    try {
+      return await run();
+    } finally {
+      calls.delete(call);
+      if (calls.size === 0) this.byServer.delete(call.server);
+    }
+  }
+
+  of(server: string): InFlightCall[] {
+    return [...(this.byServer.get(server) ?? [])];
+  }
+}

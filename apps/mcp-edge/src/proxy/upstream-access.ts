@@ -1,0 +1,55 @@
+import { isVisible, type Principal } from '@estate/contracts';
+import type { CatalogEntry, CatalogUpstream } from '@estate/events';
+
+/** An upstream server a principal may reach for resources, prompts, completions and logging. */
+export interface ReachableServer {
+  server: string;
+  /** `server` for a namespaced server, '' for one registered with an empty namespace (bare names). */
+  namespace: string;
+  upstream: CatalogUpstream;
+}
+
+/** A version a principal could call today: published, not retired, not quarantined, visible to it. */
+export function usable(entry: CatalogEntry, principal: Principal): boolean {
+  return entry.versions.some((v) => v.status !== 'retired' && !v.quarantined && isVisible(principal, v.spec));
+}
+
+/**
+ * The authorization rule for everything but tools: a principal reaches an upstream server's
+ * resources and prompts only while it may see at least one usable tool of that server. The
+ * server's namespace is read off its tools: the registry only allows the server name or ''.
+ */
+export function reachableServers(entries: Iterable<CatalogEntry>, principal: Principal): ReachableServer[] {
+  const found = new Map<string, ReachableServer>();
+  for (const entry of entries) {
+    const server = entry.upstream.server;
+    if (found.has(server) || !usable(entry, principal)) continue;
+    found.set(server, { server, namespace: entry.name.startsWith(`${server}.`) ? server : '', upstream: entry.upstream });
+  }
+  return [...found.values()].sort((a, b) => (a.server < b.server ? -1 : a.server > b.server ? 1 : 0));
+}
+
+/** The current registration of a server, as the newest catalog entry of any of its tools carries it. */
+export function currentUpstream(entries: Iterable<CatalogEntry>, server: string): CatalogUpstream | undefined {
+  let best: CatalogEntry | undefined;
+  for (const entry of entries) {
+    if (entry.upstream.server === server && (!best || entry.position > best.position)) best = entry;
+  }
+  return best?.upstream;
+}
+
+export function qualify(namespace: string, name: string): string {
+  return namespace === '' ? name : `${namespace}.${name}`;
+}
+
+/**
+ * Which reachable servers a downstream name could belong to, and the upstream name in each: the
+ * namespaced server whose prefix matches first, then the bare-named servers in name order.
+ */
+export function candidatesFor(servers: ReachableServer[], name: string): Array<{ target: ReachableServer; local: string }> {
+  const namespaced = servers
+    .filter((s) => s.namespace !== '' && name.startsWith(`${s.namespace}.`) && name.length > s.namespace.length + 1)
+    .map((target) => ({ target, local: name.slice(target.namespace.length + 1) }));
+  const bare = servers.filter((s) => s.namespace === '').map((target) => ({ target, local: name }));
+  return [...namespaced, ...bare];
+}

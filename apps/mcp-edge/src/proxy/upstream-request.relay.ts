@@ -1,0 +1,119 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  CreateMessageRequestSchema, CreateMessageResultSchema, ElicitRequestSchema, ElicitResultSchema, LoggingMessageNotificationSchema,
+  type LoggingMessageNotification,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { CatalogUpstream, UpstreamRequestMethod, UpstreamRequestRefusalReason } from '@estate/events';
+import type { Logger } from '@estate/platform';
+import type { CallRecorder } from '../calls/call.recorder';
+import type { CatalogReplica } from '../catalog/catalog.replica';
+import { WireError } from '../mcp/wire-error';
+import { currentUpstream } from './upstream-access';
+import type { InFlightCall, InFlightRegistry, ProxySessionState } from './proxy-session.state';
+
+/** What a refused upstream request gets back: the spec's "user rejected" shape, with our reason. */
+const REFUSED_CODE = -1;
+
+interface Attribution {
+  call?: InFlightCall;
+  reason?: UpstreamRequestRefusalReason;
+  detail?: string;
+}
+
+/**
+ * What upstream servers send back through the edge. Log messages go to the sessions that reached
+ * that upstream, filtered by each session's level. Sampling and elicitation requests are relayed
+ * only when the server's registration allows them, and only to the one session whose request to
+ * that server is in flight, when its client declared the capability; several sessions in flight
+ * on the shared upstream connection cannot be told apart, so the request is refused. Every relay
+ * and every refusal is published to estate.calls.
+ */
+export class UpstreamRequestRelay {
+  constructor(
+    private readonly replica: CatalogReplica,
+    private readonly inFlight: InFlightRegistry,
+    private readonly sessions: () => Iterable<ProxySessionState>,
+    private readonly recorder: CallRecorder,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Installs the relays on a new upstream client (UpstreamPool.onClient). */
+  setup(client: Client, upstream: CatalogUpstream): void {
+    // Always declared, so that every attempt reaches the edge and a refusal is audited here.
+    client.registerCapabilities({ sampling: {}, elicitation: {} });
+    client.setRequestHandler(CreateMessageRequestSchema, async (request) =>
+      CreateMessageResultSchema.parse(await this.relay(upstream, 'sampling/createMessage', request.params)),
+    );
+    client.setRequestHandler(ElicitRequestSchema, async (request) =>
+      ElicitResultSchema.parse(await this.relay(upstream, 'elicitation/create', request.params)),
+    );
+    client.setNotificationHandler(LoggingMessageNotificationSchema, async (notification) => this.log(upstream.server, notification));
+  }
+
+  private log(server: string, notification: LoggingMessageNotification): void {
+    const inFlight = this.inFlight.of(server);
+    for (const state of this.sessions()) {
+      if (!state.reached.has(server) || !state.wantsLog(notification.params.level) || state.session.lifecycle.phase !== 'operating') continue;
+      const message = { method: 'notifications/message' as const, params: notification.params };
+      // During a call the message rides that call's stream; otherwise the session's standalone stream.
+      const call = inFlight.find((c) => c.state === state);
+      const sent = call ? call.sendNotification(message) : state.server.notification(message);
+      void sent.catch((error: unknown) => this.logger.debug({ err: error, server }, 'could not relay a log message'));
+    }
+  }
+
+  private async relay(upstream: CatalogUpstream, method: UpstreamRequestMethod, params: Record<string, unknown>): Promise<unknown> {
+    const server = upstream.server;
+    const registration = currentUpstream(this.replica.all(), server) ?? upstream;
+    const allowed = method === 'sampling/createMessage' ? registration.allowSampling : registration.allowElicitation;
+    const found = this.attribute(server, method);
+    if (!allowed) return this.refuse(server, method, found.call, 'not_allowed', `${server} is not registered for ${method}`);
+    if (found.reason || !found.call) return this.refuse(server, method, found.call, found.reason ?? 'no_call_in_flight', found.detail ?? '');
+    const { call } = found;
+    const resultSchema = method === 'sampling/createMessage' ? CreateMessageResultSchema : ElicitResultSchema;
+    try {
+      const result = await call.sendRequest({ method, params } as Parameters<InFlightCall['sendRequest']>[0], resultSchema);
+      this.record(call, server, method, 'answered');
+      return result;
+    } catch (error) {
+      this.record(call, server, method, 'failed');
+      const code = (error as { code?: unknown }).code;
+      throw new WireError(typeof code === 'number' ? code : -32603, error instanceof Error ? error.message.replace(/^MCP error -?\d+: /, '') : 'the client did not answer');
+    }
+  }
+
+  private attribute(server: string, method: UpstreamRequestMethod): Attribution {
+    const calls = this.inFlight.of(server);
+    const sessions = new Set(calls.map((c) => c.state));
+    if (sessions.size === 0) return { reason: 'no_call_in_flight', detail: `${server} sent ${method} while no request of a client to it was in flight` };
+    if (sessions.size > 1) return { reason: 'ambiguous_caller', detail: `${server} sent ${method} while ${sessions.size} sessions had requests to it in flight` };
+    const call = calls[0];
+    const capabilities = call.state.server.getClientCapabilities();
+    const capable = method === 'sampling/createMessage' ? capabilities?.sampling : capabilities?.elicitation;
+    if (!capable) return { call, reason: 'client_not_capable', detail: `the client did not declare ${method === 'sampling/createMessage' ? 'sampling' : 'elicitation'}` };
+    return { call };
+  }
+
+  private refuse(server: string, method: UpstreamRequestMethod, call: InFlightCall | undefined, reason: UpstreamRequestRefusalReason, detail: string): never {
+    const principal = call?.state.session.principal;
+    this.recorder.record({
+      type: 'UpstreamRequestRefused',
+      version: 1,
+      data: {
+        principal: principal?.id ?? `upstream:${server}`, tenant: principal?.tenant, sessionId: call?.state.session.id,
+        server, method, tool: call?.tool, reason, detail,
+      },
+    }, call?.state.session.id);
+    this.logger.info({ server, method, reason }, 'refused an upstream request');
+    throw new WireError(REFUSED_CODE, `Refused by the estate: ${detail}`);
+  }
+
+  private record(call: InFlightCall, server: string, method: UpstreamRequestMethod, outcome: 'answered' | 'failed'): void {
+    const { principal, id } = call.state.session;
+    this.recorder.record({
+      type: 'UpstreamRequestRelayed',
+      version: 1,
+      data: { principal: principal.id, tenant: principal.tenant, sessionId: id, server, method, tool: call.tool, outcome },
+    }, id);
+  }
+}

@@ -1,0 +1,49 @@
+// Must stay the first import: it moves every console print to stderr before anything else loads.
+import './stdout.guard';
+import { PassThrough } from 'node:stream';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Principal } from '@estate/contracts';
+import { createLogger, failBoot, kafkaBusFrom, PrincipalResolver, type Logger } from '@estate/platform';
+import { startEdgeCore } from '../edge.app';
+import { loadStdioConfig, type StdioEdgeConfig } from './stdio.config';
+import { StdioGate } from './stdio.gate';
+
+/**
+ * The edge over stdio, for local clients that spawn their servers (`npm run edge:stdio`): one
+ * session, its principal from ESTATE_STDIO_TOKEN (or ESTATE_AUTH=none), the catalog from Kafka
+ * like the HTTP edge. stdout carries protocol messages only; every log goes to stderr.
+ */
+async function resolvePrincipal(config: StdioEdgeConfig): Promise<Principal> {
+  const resolved = await new PrincipalResolver(config.auth).resolve(config.token === undefined ? undefined : `Bearer ${config.token}`);
+  if (!resolved.ok) throw new Error(`ESTATE_STDIO_TOKEN is ${resolved.reason === 'missing' ? 'missing or malformed' : 'not a valid token for this estate'}`);
+  return resolved.principal;
+}
+
+async function serve(config: StdioEdgeConfig, logger: Logger): Promise<void> {
+  const principal = await resolvePrincipal(config);
+  const bus = kafkaBusFrom(config.kafkaBrokers, 'estate-edge-stdio', logger);
+  const core = await startEdgeCore(config, bus, logger);
+  // The SDK's own stdin reader would drop garbage silently; the gate reads stdin instead.
+  const transport = new StdioServerTransport(new PassThrough(), process.stdout);
+  const session = core.sessions.attach(principal, transport);
+  logger.info({ principal: principal.id, session: session.id }, 'mcp edge serving stdio');
+  await new StdioGate(session, transport, logger).run(process.stdin);
+  logger.info('stdin closed; stopping');
+  await core.stop();
+  await bus.close();
+}
+
+async function main(): Promise<void> {
+  let logger = createLogger('mcp-edge-stdio', 'info');
+  try {
+    const config = loadStdioConfig(process.env);
+    logger = createLogger('mcp-edge-stdio', config.logLevel);
+    await serve(config, logger);
+    logger.flush();
+    process.exit(0);
+  } catch (error) {
+    failBoot(logger, error);
+  }
+}
+
+void main();

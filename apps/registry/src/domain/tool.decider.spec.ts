@@ -1,0 +1,216 @@
+import { DESCRIPTION_CHANGE_BUMP, type Bump, type ToolSpec } from '@estate/contracts';
+import type { ServerRegisteredData } from '@estate/events';
+import {
+  decideTool, evolveTool, initialToolState, latestVersion, type ToolCommand, type ToolEvent, type ToolState,
+} from './tool.decider';
+import type { Decision } from './registry.errors';
+
+const PAY: ServerRegisteredData = {
+  name: 'pay', namespace: 'pay', transport: 'streamable-http', url: 'http://127.0.0.1:1/mcp',
+  owner: 'payments-team', allowSampling: false, allowElicitation: false,
+};
+const BARE: ServerRegisteredData = { ...PAY, name: 'core', namespace: '' };
+
+function spec(overrides: Partial<ToolSpec> = {}): ToolSpec {
+  return {
+    name: 'pay.transfer',
+    version: '1.0.0',
+    title: 'Transfer money',
+    description: 'Moves an amount in minor units between two accounts and returns a confirmation id.',
+    inputSchema: {
+      type: 'object',
+      properties: { amount: { type: 'integer', minimum: 1 }, currency: { enum: ['EUR', 'USD', 'GBP'] } },
+      required: ['amount'],
+    },
+    sideEffect: 'write',
+    requiredScopes: ['pay:write'],
+    dataClassification: 'internal',
+    tenants: [],
+    owner: 'payments-team',
+    upstream: { server: 'pay', tool: 'transfer' },
+    ...overrides,
+  };
+}
+
+const published = (s: ToolSpec): ToolEvent => ({ type: 'ToolVersionPublished', version: 1, data: { spec: s, bump: 'initial', changes: [] } });
+const deprecated = (version: string): ToolEvent => ({ type: 'ToolVersionDeprecated', version: 1, data: { name: 'pay.transfer', version, reason: 'old' } });
+const retired = (version: string): ToolEvent => ({ type: 'ToolVersionRetired', version: 1, data: { name: 'pay.transfer', version, reason: 'gone' } });
+
+/** Given these past events, when this command is decided, then… */
+function given(...events: ToolEvent[]): { when(command: ToolCommand): Decision<ToolEvent> } {
+  const state = events.reduce(evolveTool, initialToolState());
+  return { when: (command) => decideTool(command, state) };
+}
+/** `null`: no server of that name is registered. */
+const publish = (input: unknown, server: ServerRegisteredData | null = PAY): ToolCommand => ({ type: 'PublishToolVersion', spec: input, server: server ?? undefined });
+const deprecate = (version: string, extra: { replacement?: string; sunsetAt?: string } = {}): ToolCommand => ({
+  type: 'DeprecateToolVersion', name: 'pay.transfer', version, reason: 'superseded', ...extra,
+});
+const retire = (version: string): ToolCommand => ({ type: 'RetireToolVersion', name: 'pay.transfer', version, reason: 'sunset passed' });
+const quarantine = (version: string): ToolCommand => ({ type: 'QuarantineToolVersion', name: 'pay.transfer', version, reason: 'upstream lies' });
+
+function refusal(decision: Decision<ToolEvent>) {
+  if (decision.ok) throw new Error(`expected a refusal, got ${JSON.stringify(decision.events)}`);
+  return decision.error;
+}
+function accepted(decision: Decision<ToolEvent>): ToolEvent[] {
+  if (!decision.ok) throw new Error(`expected acceptance, got ${decision.error.code}: ${decision.error.message}`);
+  return decision.events;
+}
+
+describe('publishing a tool version', () => {
+  it('refuses a malformed spec listing every issue with its path, sorted', () => {
+    const { description: _d, ...rest } = spec();
+    const error = refusal(given().when(publish({ ...rest, version: 'v1', sideEffect: 'sometimes', required_scopes: [] })));
+    expect(error.code).toBe('INVALID_SPEC');
+    const paths = (error.details as { issues: Array<{ path: string }> }).issues.map((i) => i.path);
+    expect(paths).toEqual(['$.description', '$.required_scopes', '$.sideEffect', '$.version']);
+  });
+
+  it('refuses a spec whose upstream server is not registered', () => {
+    expect(refusal(given().when(publish(spec(), null))).code).toBe('SERVER_NOT_FOUND');
+  });
+
+  it('refuses a spec that breaks the publishing rules, naming each rule and path', () => {
+    const error = refusal(given().when(publish(spec({ inputSchema: { type: 'array' } }))));
+    expect(error.code).toBe('CONTRACT_REJECTED');
+    expect(error.details).toEqual({ issues: [expect.objectContaining({ path: '$.inputSchema.type', code: 'root_not_object' })] });
+  });
+
+  it('refuses a name outside the server namespace and an upstream that is not the owning server', () => {
+    const error = refusal(given().when(publish(spec({ name: 'crm.transfer', upstream: { server: 'crm', tool: 'transfer' } }))));
+    expect(error.code).toBe('CONTRACT_REJECTED');
+    const issues = (error.details as { issues: Array<{ path: string; code: string }> }).issues;
+    expect(issues.map((i) => [i.path, i.code])).toEqual([['$.name', 'namespace_mismatch'], ['$.upstream.server', 'upstream_mismatch']]);
+  });
+
+  it('lets a server with an empty namespace publish a bare name', () => {
+    const events = accepted(given().when(publish(spec({ name: 'transfer', upstream: { server: 'core', tool: 'transfer' } }), BARE)));
+    expect(events).toHaveLength(1);
+  });
+
+  it("records the first version as an 'initial' publish with no changes", () => {
+    expect(accepted(given().when(publish(spec())))).toEqual([
+      { type: 'ToolVersionPublished', version: 1, data: { spec: spec(), bump: 'initial', changes: [] } },
+    ]);
+  });
+
+  it('refuses to republish a version, even an identical one (versions are immutable)', () => {
+    const error = refusal(given(published(spec())).when(publish(spec())));
+    expect(error).toMatchObject({ code: 'VERSION_ALREADY_PUBLISHED', message: expect.stringContaining('pay.transfer@1.0.0') });
+  });
+
+  it('refuses a version not newer than the latest, whatever that version’s status', () => {
+    expect(refusal(given(published(spec({ version: '1.2.0' }))).when(publish(spec({ version: '1.1.9' })))).code).toBe('VERSION_NOT_NEWER');
+    const history = [published(spec()), published(spec({ version: '2.0.0' })), retired('2.0.0')];
+    expect(refusal(given(...history).when(publish(spec({ version: '1.5.0' })))).code).toBe('VERSION_NOT_NEWER');
+  });
+
+  it('refuses a bump smaller than the change needs, with each breaking change, its path and a witness', () => {
+    const narrower = spec({
+      version: '1.1.0',
+      inputSchema: { type: 'object', properties: { amount: { type: 'integer', minimum: 1 }, currency: { enum: ['EUR', 'USD'] } }, required: ['amount'] },
+    });
+    const error = refusal(given(published(spec())).when(publish(narrower)));
+    expect(error.code).toBe('BUMP_TOO_SMALL');
+    const details = error.details as { required: Bump; declared: Bump; changes: Array<{ path: string; breaking: boolean }>; witness?: unknown };
+    expect(details).toMatchObject({ required: 'major', declared: 'minor' });
+    expect(details.changes.filter((c) => c.breaking).map((c) => c.path)).toEqual(['$.inputSchema.properties.currency.enum']);
+    // The witness is a concrete input the old version took and the new one refuses.
+    expect(details.witness).toMatchObject({ currency: 'GBP' });
+  });
+
+  it('refuses a patch for an added required property, accepts the same change as a major', () => {
+    const stricter = (version: string) => spec({
+      version,
+      inputSchema: { ...spec().inputSchema, properties: { ...(spec().inputSchema.properties as object), memo: { type: 'string' } }, required: ['amount', 'memo'] },
+    });
+    const error = refusal(given(published(spec())).when(publish(stricter('1.0.1'))));
+    expect(error.details).toMatchObject({ required: 'major', declared: 'patch' });
+    const [event] = accepted(given(published(spec())).when(publish(stricter('2.0.0'))));
+    expect(event).toMatchObject({ data: { bump: 'major', changes: [expect.objectContaining({ path: '$.inputSchema.properties.memo', breaking: true })] } });
+  });
+
+  it.each([
+    ['an added optional property', { inputSchema: { ...spec().inputSchema, properties: { ...(spec().inputSchema.properties as object), memo: { type: 'string' } } } }, '1.1.0', 'minor'],
+    ['a new title', { title: 'Move money' }, '1.0.1', 'patch'],
+    ['a larger bump than needed', { title: 'Move money' }, '2.0.0', 'patch'],
+  ] as const)('accepts %s with a sufficient bump and records the bump the change needs', (_what, overrides, version, bump) => {
+    const [event] = accepted(given(published(spec())).when(publish(spec({ ...overrides, version }))));
+    expect(event).toMatchObject({ type: 'ToolVersionPublished', data: { bump, spec: { version } } });
+  });
+
+  it('treats a description-only change as DESCRIPTION_CHANGE_BUMP: that bump passes, a smaller one does not', () => {
+    const next = { patch: '1.0.1', minor: '1.1.0', major: '2.0.0', none: '1.0.0-rc.1' } as const;
+    const reworded = (version: string) => spec({ version, description: `${spec().description} Settles the same day.` });
+    const [event] = accepted(given(published(spec())).when(publish(reworded(next[DESCRIPTION_CHANGE_BUMP]))));
+    expect(event).toMatchObject({ data: { bump: DESCRIPTION_CHANGE_BUMP, changes: [expect.objectContaining({ path: '$.description' })] } });
+    if (DESCRIPTION_CHANGE_BUMP !== 'patch' && DESCRIPTION_CHANGE_BUMP !== 'none') {
+      expect(refusal(given(published(spec())).when(publish(reworded('1.0.1')))).code).toBe('BUMP_TOO_SMALL');
+    }
+  });
+});
+
+describe('deprecating, retiring and quarantining a version', () => {
+  const history = [published(spec()), published(spec({ version: '1.1.0', title: 'Move money' }))];
+
+  it('deprecates an active version with its reason, sunset and replacement', () => {
+    const events = accepted(given(...history).when(deprecate('1.0.0', { replacement: '1.1.0', sunsetAt: '2027-01-01T00:00:00.000Z' })));
+    expect(events).toEqual([{
+      type: 'ToolVersionDeprecated', version: 1,
+      data: { name: 'pay.transfer', version: '1.0.0', reason: 'superseded', replacement: '1.1.0', sunsetAt: '2027-01-01T00:00:00.000Z' },
+    }]);
+  });
+
+  it('deprecates only active versions', () => {
+    expect(refusal(given(...history, deprecated('1.0.0')).when(deprecate('1.0.0'))).code).toBe('INVALID_TRANSITION');
+    expect(refusal(given(...history, retired('1.0.0')).when(deprecate('1.0.0'))).code).toBe('INVALID_TRANSITION');
+  });
+
+  it('refuses a replacement that is unpublished, retired or the version itself', () => {
+    expect(refusal(given(...history).when(deprecate('1.0.0', { replacement: '3.0.0' }))).code).toBe('INVALID_REPLACEMENT');
+    expect(refusal(given(...history).when(deprecate('1.0.0', { replacement: '1.0.0' }))).code).toBe('INVALID_REPLACEMENT');
+    expect(refusal(given(...history, retired('1.1.0')).when(deprecate('1.0.0', { replacement: '1.1.0' }))).code).toBe('INVALID_REPLACEMENT');
+  });
+
+  it('refuses lifecycle changes to unknown tools and versions', () => {
+    expect(refusal(given().when(deprecate('1.0.0'))).code).toBe('TOOL_NOT_FOUND');
+    expect(refusal(given(...history).when(retire('9.9.9'))).code).toBe('VERSION_NOT_FOUND');
+    expect(refusal(given().when(quarantine('1.0.0'))).code).toBe('TOOL_NOT_FOUND');
+  });
+
+  it('retires an active or deprecated version once; a second retirement is refused', () => {
+    expect(accepted(given(...history).when(retire('1.0.0')))).toEqual([
+      { type: 'ToolVersionRetired', version: 1, data: { name: 'pay.transfer', version: '1.0.0', reason: 'sunset passed' } },
+    ]);
+    expect(accepted(given(...history, deprecated('1.0.0')).when(retire('1.0.0')))).toHaveLength(1);
+    expect(refusal(given(...history, retired('1.0.0')).when(retire('1.0.0'))).code).toBe('INVALID_TRANSITION');
+  });
+
+  it('quarantines once; quarantining again decides nothing new', () => {
+    const [event] = accepted(given(...history).when(quarantine('1.1.0')));
+    expect(event).toEqual({ type: 'ToolQuarantined', version: 1, data: { name: 'pay.transfer', version: '1.1.0', reason: 'upstream lies' } });
+    expect(accepted(given(...history, event).when(quarantine('1.1.0')))).toEqual([]);
+  });
+});
+
+describe('evolving tool state', () => {
+  it('folds the lifecycle into per-version status and keeps the latest across statuses', () => {
+    const history: ToolEvent[] = [
+      published(spec()), published(spec({ version: '1.1.0' })), published(spec({ version: '2.0.0' })),
+      deprecated('1.1.0'), retired('2.0.0'),
+      { type: 'ToolQuarantined', version: 1, data: { name: 'pay.transfer', version: '1.0.0', reason: 'r' } },
+    ];
+    const state: ToolState = history.reduce(evolveTool, initialToolState());
+    expect(Object.fromEntries(Object.entries(state.versions).map(([v, s]) => [v, [s.status, s.quarantined]]))).toEqual({
+      '1.0.0': ['active', true], '1.1.0': ['deprecated', false], '2.0.0': ['retired', false],
+    });
+    expect(latestVersion(state)).toBe('2.0.0');
+  });
+
+  it('does not change the state it was given', () => {
+    const before = initialToolState();
+    evolveTool(before, published(spec()));
+    expect(before).toEqual({ versions: {} });
+  });
+});

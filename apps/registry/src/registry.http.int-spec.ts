@@ -1,0 +1,289 @@
+import { RequestMethod } from '@nestjs/common';
+import Ajv2020 from 'ajv/dist/2020';
+import type { ToolSpec } from '@estate/contracts';
+import { topicName, type EventEnvelope } from '@estate/events';
+import { createLogger, InMemoryEventBus, type Subscription } from '@estate/platform';
+import { bankSpecs } from '../../../examples/bank/bank.specs';
+import { http, TEST_SECRET, token, waitFor } from '../../../test/support/estate.harness';
+import { createTestDatabase, randomTopicPrefix } from '../../../test/support/infra';
+import { loadRegistryConfig } from './config';
+import { RegistryController } from './http/registry.controller';
+import { startRegistry } from './registry.app';
+
+const ADMIN = { sub: 'root', scope: 'estate:admin estate:publish', clearance: 'restricted' };
+const PUBLISHER = { sub: 'ci', scope: 'estate:publish', clearance: 'internal' };
+const READER = { sub: 'reader', scope: 'bank:read', clearance: 'internal' };
+
+type Body = Record<string, unknown>;
+
+describe('registry over HTTP (real PostgreSQL, in-process bus)', () => {
+  const logger = createLogger('registry-int', 'error');
+  const bus = new InMemoryEventBus();
+  const seen: EventEnvelope[] = [];
+  const tokens: Record<'admin' | 'publisher' | 'reader', string> = { admin: '', publisher: '', reader: '' };
+  let base: string;
+  let stop: () => Promise<void>;
+  let drop: () => Promise<void>;
+  let subscription: Subscription;
+  const lookup: ToolSpec = bankSpecs('pay')[0];
+
+  beforeAll(async () => {
+    const db = await createTestDatabase();
+    drop = db.drop;
+    const prefix = randomTopicPrefix();
+    const env = { ESTATE_JWT_SECRET: TEST_SECRET, ESTATE_TOPIC_PREFIX: prefix, ESTATE_REGISTRY_PORT: '0' };
+    const registry = await startRegistry({ ...loadRegistryConfig(env), databaseUrl: db.url }, bus, logger);
+    ({ url: base, stop } = registry);
+    subscription = await bus.subscribe({
+      topic: topicName(prefix, 'registryEvents'), groupId: 'watcher', fromBeginning: true,
+      handle: async (m) => void seen.push(JSON.parse(m.value ?? 'null') as EventEnvelope),
+    });
+    tokens.admin = await token(ADMIN);
+    tokens.publisher = await token(PUBLISHER);
+    tokens.reader = await token(READER);
+    const server = await http('POST', `${base}/v1/servers`, tokens.admin, { name: 'pay', url: 'http://127.0.0.1:1/mcp', owner: 'payments-team' });
+    expect(server.status).toBe(201);
+  });
+
+  afterAll(async () => {
+    await subscription.stop();
+    await stop();
+    await drop();
+  });
+
+  /** Events of one stream that reached the bus, in order. */
+  const eventsOf = (stream: string) => seen.filter((e) => e.stream === stream);
+  const waitForEvents = (stream: string, count: number) =>
+    waitFor(async () => (eventsOf(stream).length >= count ? eventsOf(stream) : undefined), `${count} events on ${stream}`);
+
+  describe('authentication and scopes', () => {
+    it('answers 401 with a Bearer challenge when the token is missing or forged', async () => {
+      const missing = await fetch(`${base}/v1/tools`);
+      expect(missing.status).toBe(401);
+      expect(missing.headers.get('www-authenticate')).toContain('Bearer');
+      expect((await http('POST', `${base}/v1/tools`, 'not.a.jwt', lookup)).status).toBe(401);
+    });
+
+    it('needs estate:publish to publish or check a tool, estate:admin to register a server', async () => {
+      for (const path of ['/v1/tools', '/v1/tools/check']) {
+        expect(await http('POST', `${base}${path}`, tokens.reader, lookup)).toMatchObject({ status: 403, body: { error: 'FORBIDDEN' } });
+      }
+      const server = { name: 'crm', url: 'http://127.0.0.1:1/mcp', owner: 'crm-team' };
+      expect(await http('POST', `${base}/v1/servers`, tokens.publisher, server)).toMatchObject({ status: 403, body: { error: 'FORBIDDEN' } });
+      expect((await http('GET', `${base}/v1/servers/crm`, tokens.admin)).status).toBe(404);
+    });
+  });
+
+  describe('registering servers', () => {
+    it('re-registering the same definition is idempotent; a different one is 409', async () => {
+      const same = await http('POST', `${base}/v1/servers`, tokens.admin, { name: 'pay', url: 'http://127.0.0.1:1/mcp', owner: 'payments-team' });
+      expect(same.status).toBe(201);
+      const other = await http('POST', `${base}/v1/servers`, tokens.admin, { name: 'pay', url: 'http://127.0.0.1:2/mcp', owner: 'payments-team' });
+      expect(other).toMatchObject({ status: 409, body: { error: 'SERVER_ALREADY_REGISTERED' } });
+      expect((await http('GET', `${base}/v1/servers/pay`, tokens.reader)).body).toMatchObject({ url: 'http://127.0.0.1:1/mcp' });
+      expect(eventsOf('server:pay')).toHaveLength(1);
+    });
+
+    it('refuses a malformed registration with every problem and its path', async () => {
+      const response = await http('POST', `${base}/v1/servers`, tokens.admin, { name: 'bad name', transport: 'stdio', owner: '', urll: 'x' });
+      expect(response.status).toBe(400);
+      expect((response.body.details as { issues: Array<{ path: string }> }).issues.map((i) => i.path).sort()).toEqual(
+        ['$.command', '$.name', '$.owner', '$.urll'],
+      );
+    });
+
+    it('refuses a namespace other than the server name', async () => {
+      const response = await http('POST', `${base}/v1/servers`, tokens.admin, { name: 'ops', namespace: 'payments', url: 'http://127.0.0.1:1/mcp', owner: 'ops' });
+      expect(response).toMatchObject({ status: 403, body: { error: 'NAMESPACE_FORBIDDEN' } });
+    });
+  });
+
+  describe('publishing', () => {
+    it('publishes the first version with 201 {name, version, bump, changes} and relays the event', async () => {
+      const response = await http('POST', `${base}/v1/tools`, tokens.publisher, lookup);
+      expect(response).toEqual({ status: 201, body: { name: 'pay.lookup', version: '1.0.0', bump: 'initial', changes: [] } });
+      const [event] = await waitForEvents('tool:pay.lookup', 1);
+      expect(event).toMatchObject({ type: 'ToolVersionPublished', position: 0, actor: 'ci', data: { spec: lookup } });
+    });
+
+    it('refuses a malformed spec with 400 listing every issue with its path', async () => {
+      const { description: _description, ...rest } = lookup;
+      const response = await http('POST', `${base}/v1/tools`, tokens.publisher, { ...rest, version: '2', sideEffect: 'maybe' });
+      expect(response).toMatchObject({ status: 400, body: { error: 'INVALID_SPEC' } });
+      const issues = (response.body.details as { issues: Array<{ path: string }> }).issues.map((i) => i.path);
+      expect(issues).toEqual(['$.description', '$.sideEffect', '$.version']);
+      const nameless = await http('POST', `${base}/v1/tools`, tokens.publisher, { version: '1.0.0' });
+      expect((nameless.body.details as { issues: Array<{ path: string }> }).issues.map((i) => i.path)).toEqual(
+        expect.arrayContaining(['$.description', '$.inputSchema', '$.name', '$.owner', '$.upstream']),
+      );
+      expect(await rawPost(`${base}/v1/tools`, tokens.publisher, '{"name": ')).toMatchObject({ status: 400, body: { message: expect.stringContaining('JSON') } });
+    });
+
+    it('answers 409 with a code for a republish and for a version not newer than the latest', async () => {
+      expect(await http('POST', `${base}/v1/tools`, tokens.publisher, lookup)).toMatchObject({ status: 409, body: { error: 'VERSION_ALREADY_PUBLISHED' } });
+      const older = { ...lookup, version: '0.9.0' };
+      expect(await http('POST', `${base}/v1/tools`, tokens.publisher, older)).toMatchObject({ status: 409, body: { error: 'VERSION_NOT_NEWER' } });
+    });
+
+    it('answers 422 for a bump smaller than the change needs, listing each breaking change with its path', async () => {
+      const stricter = { ...lookup, version: '1.1.0', inputSchema: { ...lookup.inputSchema, maxProperties: 0 } };
+      const response = await http('POST', `${base}/v1/tools`, tokens.publisher, stricter);
+      expect(response).toMatchObject({ status: 422, body: { error: 'BUMP_TOO_SMALL', details: { required: 'major', declared: 'minor' } } });
+      const changes = (response.body.details as { changes: Array<{ path: string; breaking: boolean }> }).changes;
+      expect(changes.filter((c) => c.breaking).map((c) => c.path)).toEqual(['$.inputSchema.maxProperties']);
+    });
+
+    it('answers 422 for a spec outside the server namespace and for an unregistered server', async () => {
+      const foreign = { ...lookup, name: 'crm.lookup' };
+      const response = await http('POST', `${base}/v1/tools`, tokens.publisher, foreign);
+      expect(response).toMatchObject({ status: 422, body: { error: 'CONTRACT_REJECTED', details: { issues: [{ path: '$.name', code: 'namespace_mismatch' }] } } });
+      const orphan = { ...lookup, name: 'ghost.lookup', upstream: { server: 'ghost', tool: 'lookup' } };
+      expect(await http('POST', `${base}/v1/tools`, tokens.publisher, orphan)).toMatchObject({ status: 422, body: { error: 'SERVER_NOT_FOUND' } });
+    });
+
+    it('check is a dry run: 200 with the same decision, nothing stored and nothing relayed', async () => {
+      const minor = { ...lookup, version: '1.1.0', title: 'Find a payment', inputSchema: { ...lookup.inputSchema, additionalProperties: true } };
+      const checked = await http('POST', `${base}/v1/tools/check`, tokens.publisher, minor);
+      expect(checked).toMatchObject({ status: 200, body: { name: 'pay.lookup', version: '1.1.0', bump: 'minor' } });
+      expect(Object.keys(checked.body).sort()).toEqual(['bump', 'changes', 'name', 'version']);
+      expect((await http('GET', `${base}/v1/tools/pay.lookup/versions/1.1.0`, tokens.reader)).status).toBe(404);
+      const refused = await http('POST', `${base}/v1/tools/check`, tokens.publisher, { ...minor, version: '1.0.1' });
+      expect(refused).toMatchObject({ status: 422, body: { error: 'BUMP_TOO_SMALL' } });
+
+      // A real publish after the checks is the sync point: once it is relayed, anything the checks had appended would be too.
+      const real = await http('POST', `${base}/v1/tools`, tokens.publisher, minor);
+      expect(real).toEqual({ status: 201, body: checked.body });
+      const events = await waitForEvents('tool:pay.lookup', 2);
+      expect(events.map((e) => [e.type, e.position, (e.data as { spec: ToolSpec }).spec.version])).toEqual([
+        ['ToolVersionPublished', 0, '1.0.0'], ['ToolVersionPublished', 1, '1.1.0'],
+      ]);
+    });
+
+    it('lets exactly one of many concurrent publishes of the same new version win; the rest get 409', async () => {
+      const transfer = bankSpecs('pay')[1];
+      expect((await http('POST', `${base}/v1/tools`, tokens.publisher, transfer)).status).toBe(201);
+      const next = { ...transfer, version: '1.1.0', title: 'Move money' };
+      const responses = await Promise.all(Array.from({ length: 6 }, () => http('POST', `${base}/v1/tools`, tokens.publisher, next)));
+      expect(responses.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
+      for (const r of responses.filter((x) => x.status === 409)) {
+        expect(['VERSION_ALREADY_PUBLISHED', 'CONCURRENCY_CONFLICT']).toContain(r.body.error);
+      }
+      const stored = await http('GET', `${base}/v1/tools/pay.transfer`, tokens.reader);
+      expect(Object.keys(stored.body.versions as Body)).toEqual(['1.0.0', '1.1.0']);
+      expect((await waitForEvents('tool:pay.transfer', 2)).map((e) => e.position)).toEqual([0, 1]);
+    });
+  });
+
+  describe('lifecycle', () => {
+    const lifecycle = (version: string, action: 'deprecate' | 'retire', body: unknown, who = tokens.publisher) =>
+      http('POST', `${base}/v1/tools/pay.lookup/versions/${version}/${action}`, who, body);
+
+    it('refuses malformed lifecycle bodies with paths, and callers without estate:publish', async () => {
+      const bad = await lifecycle('1.0.0', 'deprecate', { reason: ' ', sunsetAt: 'soon', replacment: '1.1.0' });
+      expect(bad.status).toBe(400);
+      expect((bad.body.details as { issues: Array<{ path: string }> }).issues.map((i) => i.path).sort()).toEqual(['$.reason', '$.replacment', '$.sunsetAt']);
+      expect((await lifecycle('1.0.0', 'retire', { reason: 'x', sunsetAt: '2027-01-01T00:00:00Z' })).status).toBe(400);
+      expect(await lifecycle('1.0.0', 'deprecate', { reason: 'x' }, tokens.reader)).toMatchObject({ status: 403, body: { error: 'FORBIDDEN' } });
+    });
+
+    it('deprecates and retires, refuses what the lifecycle forbids, and GET shows each step', async () => {
+      expect(await lifecycle('1.0.0', 'deprecate', { reason: 'old', replacement: '7.0.0' })).toMatchObject({ status: 422, body: { error: 'INVALID_REPLACEMENT' } });
+      expect(await lifecycle('9.0.0', 'deprecate', { reason: 'old' })).toMatchObject({ status: 404, body: { error: 'VERSION_NOT_FOUND' } });
+      const deprecated = await lifecycle('1.0.0', 'deprecate', { reason: 'use 1.1.0', replacement: '1.1.0', sunsetAt: '2027-01-01T00:00:00Z' });
+      expect(deprecated).toMatchObject({ status: 200, body: { type: 'ToolVersionDeprecated', data: { sunsetAt: '2027-01-01T00:00:00.000Z' } } });
+      expect((await http('GET', `${base}/v1/tools/pay.lookup/versions/1.0.0`, tokens.reader)).body).toMatchObject({ status: 'deprecated' });
+      expect(await lifecycle('1.0.0', 'deprecate', { reason: 'again' })).toMatchObject({ status: 409, body: { error: 'INVALID_TRANSITION' } });
+
+      expect((await lifecycle('1.0.0', 'retire', { reason: 'sunset passed' })).status).toBe(200);
+      expect(await lifecycle('1.0.0', 'retire', { reason: 'twice' })).toMatchObject({ status: 409, body: { error: 'INVALID_TRANSITION' } });
+      const list = await http('GET', `${base}/v1/tools`, tokens.reader);
+      expect(list.body.tools).toContainEqual({ name: 'pay.lookup', latest: '1.1.0', versions: { '1.0.0': 'retired', '1.1.0': 'active' } });
+      expect((await waitForEvents('tool:pay.lookup', 4)).map((e) => e.type)).toEqual([
+        'ToolVersionPublished', 'ToolVersionPublished', 'ToolVersionDeprecated', 'ToolVersionRetired',
+      ]);
+    });
+
+    it('answers 404 for tools and versions never published', async () => {
+      expect(await http('GET', `${base}/v1/tools/pay.nothing`, tokens.reader)).toMatchObject({ status: 404, body: { error: 'TOOL_NOT_FOUND' } });
+      expect(await http('POST', `${base}/v1/tools/pay.nothing/versions/1.0.0/retire`, tokens.publisher, { reason: 'x' }))
+        .toMatchObject({ status: 404, body: { error: 'TOOL_NOT_FOUND' } });
+    });
+  });
+
+  describe('/openapi.json', () => {
+    it('is a well-formed OpenAPI 3.1 document that describes every route the registry serves', async () => {
+      const response = await fetch(`${base}/openapi.json`);
+      expect(response.status).toBe(200);
+      const doc = (await response.json()) as OpenApiDoc;
+      expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
+      expect(doc.info).toEqual(expect.objectContaining({ title: expect.any(String), version: expect.any(String) }));
+      expect(openApiProblems(doc)).toEqual([]);
+      expect(servedRoutes()).toEqual(expect.arrayContaining(['GET /v1/tools/{name}/versions/{version}', 'POST /v1/tools/check']));
+      const described = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`));
+      expect(described.sort()).toEqual(expect.arrayContaining(servedRoutes()));
+    });
+  });
+});
+
+async function rawPost(url: string, bearer: string, text: string): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${bearer}` }, body: text });
+  return { status: response.status, body: await response.json() };
+}
+
+/** Every route the controller declares, read from Nest's own route metadata, e.g. `POST /v1/tools/{name}/versions/{version}/retire`. */
+function servedRoutes(): string[] {
+  const proto = RegistryController.prototype as unknown as Record<string, unknown>;
+  return Object.getOwnPropertyNames(proto)
+    .filter((key) => key !== 'constructor' && Reflect.getMetadata('path', proto[key] as object) !== undefined)
+    .map((key) => {
+      const handler = proto[key] as object;
+      const method = RequestMethod[Reflect.getMetadata('method', handler) as number];
+      const path = String(Reflect.getMetadata('path', handler)).replace(/^\/?/, '/').replace(/:([A-Za-z]+)/g, '{$1}');
+      return `${method} ${path}`;
+    })
+    .sort();
+}
+
+interface OpenApiOperation {
+  parameters?: Array<{ name: string; in: string; required?: boolean }>;
+  responses?: Record<string, unknown>;
+}
+interface OpenApiDoc {
+  openapi: string;
+  info: unknown;
+  paths: Record<string, Record<string, OpenApiOperation>>;
+  components?: { schemas?: Record<string, unknown> };
+}
+
+/**
+ * The structural rules of OpenAPI 3.1 this document could break: known operation keys, a 2xx
+ * answer per operation, every templated path parameter declared as a required path parameter,
+ * every $ref resolving, and every component schema compiling as JSON Schema 2020-12.
+ */
+function openApiProblems(doc: OpenApiDoc): string[] {
+  const problems: string[] = [];
+  const methods = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
+  for (const [path, item] of Object.entries(doc.paths)) {
+    if (!path.startsWith('/')) problems.push(`${path}: paths start with /`);
+    for (const [method, op] of Object.entries(item)) {
+      if (!methods.has(method)) problems.push(`${path}: unknown operation ${method}`);
+      if (!Object.keys(op.responses ?? {}).some((code) => /^2\d\d$/.test(code))) problems.push(`${method} ${path}: no 2xx response`);
+      for (const [, name] of path.matchAll(/\{([^}]+)\}/g)) {
+        if (!op.parameters?.some((p) => p.name === name && p.in === 'path' && p.required === true)) problems.push(`${method} ${path}: path parameter ${name} undeclared`);
+      }
+    }
+  }
+  for (const ref of JSON.stringify(doc).matchAll(/"\$ref":"([^"]+)"/g)) {
+    const target = ref[1].replace(/^#\//, '').split('/').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], doc);
+    if (target === undefined) problems.push(`unresolved $ref ${ref[1]}`);
+  }
+  const ajv = new Ajv2020({ strict: false, validateFormats: false });
+  for (const [name, schema] of Object.entries(doc.components?.schemas ?? {})) {
+    try {
+      ajv.compile(schema as object);
+    } catch (error) {
+      problems.push(`components.schemas.${name}: ${(error as Error).message}`);
+    }
+  }
+  return problems;
+}

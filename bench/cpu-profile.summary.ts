@@ -1,0 +1,111 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+}
+
+interface CpuProfile {
+  startTime: number;
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+export interface FrameCost {
+  frame: string;
+  selfMs: number;
+  share: number;
+}
+
+export interface ProfileSummary {
+  busyMs: number;
+  idleMs: number;
+  frames: FrameCost[];
+  /** Self time grouped by where the code lives: a package, the estate's own code, node internals. */
+  owners: FrameCost[];
+}
+
+function ownerOf(url: string): string {
+  if (!url) return '(native / vm)';
+  if (url.startsWith('node:')) return 'node internals';
+  const modules = url.lastIndexOf('node_modules/');
+  if (modules >= 0) {
+    const parts = url.slice(modules + 'node_modules/'.length).split('/');
+    return parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
+  }
+  const dist = /dist\/(apps\/[^/]+|libs\/[^/]+)/.exec(url);
+  return dist ? `estate ${dist[1]}` : path.basename(url);
+}
+
+function frameName(node: ProfileNode): string {
+  const { functionName, url, lineNumber } = node.callFrame;
+  const where = url ? `${ownerOf(url)} ${path.basename(url)}:${lineNumber + 1}` : '';
+  return `${functionName || '(anonymous)'} ${where}`.trim();
+}
+
+function top(costs: Map<string, number>, busyMs: number, limit: number): FrameCost[] {
+  return [...costs.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, limit)
+    .map(([frame, selfMs]) => ({ frame, selfMs, share: selfMs / busyMs }));
+}
+
+/** Milliseconds since the profiled process started: only samples inside it count (leaves out boot and shutdown). */
+export interface ProfileWindow {
+  fromMs: number;
+  toMs: number;
+}
+
+/** Self time per frame of a V8 .cpuprofile (node --cpu-prof), idle time left out. */
+export function summarizeProfile(file: string, window: ProfileWindow = { fromMs: 0, toMs: Infinity }, limit = 15): ProfileSummary {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const frames = new Map<string, number>();
+  const owners = new Map<string, number>();
+  let busyMs = 0;
+  let idleMs = 0;
+  let atMs = 0;
+  profile.samples.forEach((id, i) => {
+    const node = byId.get(id);
+    const ms = (profile.timeDeltas[i] ?? 0) / 1000;
+    atMs += ms;
+    if (atMs < window.fromMs || atMs > window.toMs) return;
+    if (!node || node.callFrame.functionName === '(idle)') {
+      idleMs += ms;
+      return;
+    }
+    busyMs += ms;
+    const name = frameName(node);
+    frames.set(name, (frames.get(name) ?? 0) + ms);
+    const owner = node.callFrame.url ? ownerOf(node.callFrame.url) : node.callFrame.functionName;
+    owners.set(owner, (owners.get(owner) ?? 0) + ms);
+  });
+  return { busyMs, idleMs, frames: top(frames, busyMs, limit), owners: top(owners, busyMs, 10) };
+}
+
+/** The one profile node writes into `dir` when the process exits. */
+export function profileIn(dir: string): string {
+  const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+  if (!file) throw new Error(`no .cpuprofile in ${dir}`);
+  return path.join(dir, file);
+}
+
+export function profileMarkdown(title: string, summary: ProfileSummary): string {
+  const pct = (share: number) => `${(share * 100).toFixed(1)} %`;
+  const lines = [
+    `#### ${title}`,
+    '',
+    `Busy ${summary.busyMs.toFixed(0)} ms, idle ${summary.idleMs.toFixed(0)} ms.`,
+    '',
+    '| self time by owner | ms | share of busy |',
+    '| --- | --- | --- |',
+    ...summary.owners.map((o) => `| ${o.frame} | ${o.selfMs.toFixed(0)} | ${pct(o.share)} |`),
+    '',
+    '| top self-time frames | ms | share of busy |',
+    '| --- | --- | --- |',
+    ...summary.frames.map((f) => `| \`${f.frame.replace(/\|/g, '\\|')}\` | ${f.selfMs.toFixed(0)} | ${pct(f.share)} |`),
+  ];
+  return lines.join('\n');
+}

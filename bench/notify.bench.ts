@@ -1,0 +1,105 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { issueDevToken } from '@estate/platform';
+import { BENCH_AGENT } from './catalog.fixture';
+import { startChild, type BenchChild } from './support/child-process.launcher';
+import { BENCH_SECRET, benchTopicPrefix } from './support/edge.launcher';
+import { latencyStats, type LatencyStats } from './support/load.runner';
+
+const ADMIN = { sub: 'bench-admin', scope: 'estate:admin estate:publish', clearance: 'restricted' };
+const SAMPLES = 40;
+const WARM_UP = 3;
+const WAIT_MS = 5_000;
+
+export interface NotifyFigures {
+  bus: 'kafka' | 'in-process';
+  latency: LatencyStats;
+  missed: number;
+}
+
+interface Estate {
+  child: BenchChild;
+  edge: string;
+  registry: string;
+  dataDir: string;
+}
+
+function bannerUrl(output: string, label: string): string | undefined {
+  return new RegExp(`${label}\\s+(http://\\S+)`).exec(output)?.[1];
+}
+
+/** All four services from dist in one child (npm start's entry): embedded PostgreSQL, Kafka or the in-process bus. */
+async function startEstate(brokers: string[] | undefined): Promise<Estate> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'estate-bench-'));
+  const suffix = path.basename(dataDir);
+  const { child } = await startChild({
+    args: ['dist/apps/estate/src/main.js'],
+    env: {
+      ESTATE_DATA_DIR: dataDir, ESTATE_DEMO: '0', ESTATE_JWT_SECRET: BENCH_SECRET, DATABASE_URL: '',
+      KAFKA_BROKERS: brokers?.join(',') ?? '', ESTATE_TOPIC_PREFIX: benchTopicPrefix(),
+      ESTATE_REGISTRY_PORT: '0', ESTATE_DISCOVERY_PORT: '0', ESTATE_AUDIT_PORT: '0', ESTATE_EDGE_PORT: '0',
+      ESTATE_DISCOVERY_GROUP: `bench-discovery-${suffix}`, ESTATE_AUDIT_GROUP: `bench-audit-${suffix}`,
+    },
+    ready: (out) => (out.includes('Ctrl-C stops everything') ? '' : undefined),
+    readyTimeoutMs: 120_000,
+  });
+  const edge = bannerUrl(child.output(), 'MCP edge');
+  const registry = bannerUrl(child.output(), 'registry');
+  if (!edge || !registry) throw new Error(`estate banner without URLs:\n${child.output().slice(-1500)}`);
+  return { child, edge, registry, dataDir };
+}
+
+async function post(url: string, token: string, body: unknown): Promise<void> {
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+  if (response.status !== 201) throw new Error(`POST ${url} answered ${response.status}: ${await response.text()}`);
+}
+
+function probeSpec(i: number) {
+  return {
+    name: `bench.probe${String(i).padStart(3, '0')}`, version: '1.0.0', title: `Probe ${i}`,
+    description: 'A probe tool the benchmark publishes to time the list_changed notification.',
+    inputSchema: { type: 'object', properties: { id: { type: 'string' } } },
+    sideEffect: 'read', requiredScopes: ['bench:read'], dataClassification: 'internal', tenants: [], owner: 'bench-team',
+    upstream: { server: 'bench', tool: 'noop' },
+  };
+}
+
+/**
+ * Publish (registry REST) → outbox relay → bus → discovery → catalog topic → edge replica →
+ * notifications/tools/list_changed on an official SDK client's GET stream. One publish at a time.
+ */
+export async function measureNotify(brokers: string[] | undefined, upstreamUrl: string): Promise<NotifyFigures> {
+  const estate = await startEstate(brokers);
+  const client = new Client({ name: 'estate-bench', version: '1.0.0' });
+  let arrived: (() => void) | undefined;
+  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => arrived?.());
+  try {
+    const admin = await issueDevToken(BENCH_SECRET, ADMIN);
+    const agent = await issueDevToken(BENCH_SECRET, BENCH_AGENT);
+    await post(`${estate.registry}/v1/servers`, admin, { name: 'bench', url: upstreamUrl, owner: 'bench-team' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(estate.edge), { requestInit: { headers: { authorization: `Bearer ${agent}` } } }));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const times: number[] = [];
+    let missed = 0;
+    const deadline = Date.now() + 45_000;
+    for (let i = 0; i < SAMPLES + WARM_UP && Date.now() < deadline; i += 1) {
+      const received = new Promise<number>((resolve) => {
+        arrived = () => resolve(performance.now());
+      });
+      const start = performance.now();
+      await post(`${estate.registry}/v1/tools`, admin, probeSpec(i));
+      const end = await Promise.race([received, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), WAIT_MS))]);
+      if (end === undefined) missed += 1;
+      else if (i >= WARM_UP) times.push(end - start);
+    }
+    return { bus: brokers ? 'kafka' : 'in-process', latency: latencyStats(times), missed };
+  } finally {
+    await client.close().catch(() => undefined);
+    await estate.child.stop();
+    rmSync(estate.dataDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,143 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { bankSpecs } from '../examples/bank/bank.specs';
+import { connect, token, waitFor, type McpSession } from './support/estate.harness';
+import { startToolsStack, type ToolsStack } from './support/edge-tools.fixture';
+
+const [lookup, transfer, release] = bankSpecs('bank');
+const TELLER = { sub: 'teller', scope: 'bank:read bank:write bank:release', clearance: 'confidential' };
+const who = (sub: string) => ({ ...TELLER, sub });
+const text = (r: CallToolResult) => (r.content as Array<{ text: string }>)[0].text;
+const transferArgs = { from: 'ACC-1', to: 'ACC-2', amount: 100, currency: 'EUR' };
+
+describe('edge policy: retries, confirmation, rate and size limits (real Kafka, PostgreSQL, SDK client)', () => {
+  let stack: ToolsStack;
+  const closers: Array<() => Promise<void>> = [];
+  const open = async (sub: string) => {
+    const s: McpSession = await connect(stack.mcpUrl, await token(who(sub)));
+    closers.push(s.close);
+    return s.client;
+  };
+  /** A client that declares elicitation and answers every confirmation with `action`. */
+  const eliciting = async (sub: string, action: 'accept' | 'decline' | 'cancel') => {
+    const asked: string[] = [];
+    const client = new Client({ name: 'eliciting', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params.message);
+      return action === 'accept' ? { action, content: {} } : { action };
+    });
+    const bearer = await token(who(sub));
+    await client.connect(new StreamableHTTPClientTransport(new URL(stack.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${bearer}` } } }));
+    closers.push(() => client.close());
+    return { client, asked };
+  };
+  const count = (tool: string) => stack.bank.stats().calls[tool] ?? 0;
+
+  beforeAll(async () => {
+    stack = await startToolsStack({ ESTATE_RATE_PER_PRINCIPAL: '8', ESTATE_RATE_PER_TOOL: '1000', ESTATE_MAX_ARGUMENT_BYTES: '2048' });
+    for (const spec of [lookup, transfer, release]) await stack.publish(spec);
+  }, 90000);
+
+  afterAll(async () => {
+    for (const close of closers) await close().catch(() => undefined);
+    await stack?.stop();
+  });
+
+  it('retries a read that failed once, and never retries a write', async () => {
+    const client = await open('retry-user');
+    const lookups = count('lookup');
+    stack.faults.failAfterForward('lookup', 1);
+    const read = await client.callTool({ name: 'bank.lookup', arguments: { reference: 'PMT-3' } });
+    expect(read.isError).toBeFalsy();
+    expect(count('lookup')).toBe(lookups + 2);
+
+    const transfers = count('transfer');
+    stack.faults.failAfterForward('transfer', 1);
+    const write = (await client.callTool({ name: 'bank.transfer', arguments: transferArgs })) as CallToolResult;
+    expect(write.isError).toBe(true);
+    expect(text(write)).toContain('Attempts: 1');
+    expect(count('transfer')).toBe(transfers + 1);
+    const done = await stack.audit('principal=retry-user&type=ToolCallCompleted', 2);
+    expect(done.map((e) => e.tool).sort()).toEqual(['bank.lookup', 'bank.transfer']);
+  });
+
+  it('asks for confirmation of a destructive call with a single-use token bound to the arguments', async () => {
+    const client = await open('token-user');
+    const before = count('release');
+    const first = (await client.callTool({ name: 'bank.release', arguments: { reference: 'PMT-11' } })) as CallToolResult;
+    expect(first.isError).toBe(true);
+    expect(text(first)).toContain('io.estate/confirm');
+    const { token: confirm } = first._meta?.['io.estate/confirmation'] as { token: string };
+    expect(count('release')).toBe(before);
+
+    const other = (await client.callTool({ name: 'bank.release', arguments: { reference: 'PMT-12' }, _meta: { 'io.estate/confirm': confirm } })) as CallToolResult;
+    expect(other.isError).toBe(true);
+    expect(text(other)).toContain('different arguments');
+    expect(count('release')).toBe(before);
+
+    const again = (await client.callTool({ name: 'bank.release', arguments: { reference: 'PMT-11' } })) as CallToolResult;
+    const { token: fresh } = again._meta?.['io.estate/confirmation'] as { token: string };
+    const confirmed = await client.callTool({ name: 'bank.release', arguments: { reference: 'PMT-11' }, _meta: { 'io.estate/confirm': fresh } });
+    expect(confirmed.isError).toBeFalsy();
+    expect(confirmed.structuredContent).toEqual({ reference: 'PMT-11', status: 'released' });
+    expect(count('release')).toBe(before + 1);
+
+    const replayed = (await client.callTool({ name: 'bank.release', arguments: { reference: 'PMT-11' }, _meta: { 'io.estate/confirm': fresh } })) as CallToolResult;
+    expect(replayed.isError).toBe(true);
+    expect(count('release')).toBe(before + 1);
+    const refused = await stack.audit('principal=token-user&type=ToolCallRefused', 4);
+    expect(new Set(refused.map((e) => e.outcome))).toEqual(new Set(['refused:confirmation_required']));
+  });
+
+  it('asks a client that supports elicitation, and proceeds only when the user accepts', async () => {
+    const before = count('release');
+    const yes = await eliciting('elicit-yes', 'accept');
+    const accepted = await yes.client.callTool({ name: 'bank.release', arguments: { reference: 'PMT-21' } });
+    expect(accepted.isError).toBeFalsy();
+    expect(yes.asked[0]).toContain('bank.release');
+    expect(count('release')).toBe(before + 1);
+
+    const no = await eliciting('elicit-no', 'decline');
+    const declined = (await no.client.callTool({ name: 'bank.release', arguments: { reference: 'PMT-22' } })) as CallToolResult;
+    expect(declined.isError).toBe(true);
+    expect(text(declined)).toContain('did not confirm');
+    expect(count('release')).toBe(before + 1);
+  });
+
+  it('limits calls per principal and says when to retry', async () => {
+    const client = await open('busy-user');
+    const results: CallToolResult[] = [];
+    for (let i = 0; i < 9; i += 1) results.push((await client.callTool({ name: 'bank.lookup', arguments: { reference: `PMT-${i + 1}` } })) as CallToolResult);
+    expect(results.slice(0, 8).every((r) => !r.isError)).toBe(true);
+    const limited = results[8];
+    expect(limited.isError).toBe(true);
+    const retryAfter = limited._meta?.['io.estate/retryAfterMs'] as number;
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(text(limited)).toContain(`Retry after ${retryAfter} ms`);
+    // Another principal is not affected.
+    const other = await open('quiet-user');
+    expect((await other.callTool({ name: 'bank.lookup', arguments: { reference: 'PMT-1' } })).isError).toBeFalsy();
+    const refused = await stack.audit('principal=busy-user&type=ToolCallRefused', 1);
+    expect(refused[0].outcome).toBe('refused:rate_limited');
+  });
+
+  it('refuses oversized arguments before the upstream and oversized results after it', async () => {
+    const client = await open('big-user');
+    const before = count('transfer');
+    const big = (await client.callTool({ name: 'bank.transfer', arguments: { ...transferArgs, from: 'x'.repeat(4000) } })) as CallToolResult;
+    expect(big.isError).toBe(true);
+    expect(text(big)).toContain('the limit is 2048 bytes');
+    expect(count('transfer')).toBe(before);
+
+    const small = await stack.startEdge({ ESTATE_MAX_RESULT_BYTES: '64' });
+    const s = await connect(small.mcpUrl, await token(who('big-user')));
+    closers.push(s.close);
+    await waitFor(async () => ((await s.client.listTools()).tools.length === 3 ? true : undefined), 'the second edge to load the catalog');
+    const result = (await s.client.callTool({ name: 'bank.lookup', arguments: { reference: 'PMT-9' } })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain('the limit is 64 bytes');
+    const refused = await stack.audit('principal=big-user&type=ToolCallRefused', 2);
+    expect(refused.map((e) => e.outcome)).toEqual(['refused:too_large', 'refused:too_large']);
+  });
+});

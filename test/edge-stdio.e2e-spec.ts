@@ -1,0 +1,145 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { createLogger, KafkaEventBus } from '@estate/platform';
+import { loadDiscoveryConfig } from '../apps/discovery/src/config';
+import { startDiscovery } from '../apps/discovery/src/discovery.app';
+import { loadRegistryConfig } from '../apps/registry/src/config';
+import { startRegistry } from '../apps/registry/src/registry.app';
+import { startBankServer, type BankServerHandle } from '../examples/bank/bank.server';
+import { bankSpecs } from '../examples/bank/bank.specs';
+import { ADMIN, http, TEST_SECRET, token, waitFor } from './support/estate.harness';
+import { createTestDatabase, kafkaBrokers, randomTopicPrefix, REPO_ROOT } from './support/infra';
+
+const ALICE = { sub: 'alice', scope: 'bank:read', clearance: 'internal' };
+const ENTRY = path.join(REPO_ROOT, 'dist/apps/mcp-edge/src/stdio/main.js');
+
+type Json = Record<string, unknown>;
+
+/** The stdio edge as a local client runs it: a child process spoken to line by line. */
+class StdioPeer {
+  readonly stdoutLines: string[] = [];
+  stderr = '';
+  readonly exited: Promise<number | null>;
+
+  constructor(readonly child: ChildProcessWithoutNullStreams) {
+    createInterface({ input: child.stdout }).on('line', (line) => this.stdoutLines.push(line));
+    child.stderr.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
+    this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  }
+
+  send(message: Json | string): void {
+    this.child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);
+  }
+
+  messages(): Json[] {
+    return this.stdoutLines.map((line) => JSON.parse(line) as Json);
+  }
+
+  answer(id: unknown, timeoutMs = 20000): Promise<Json> {
+    return waitFor(async () => this.messages().find((m) => m.id === id && ('result' in m || 'error' in m)), `the answer to ${String(id)}`, timeoutMs);
+  }
+}
+
+function spawnStdioEdge(env: Record<string, string>): StdioPeer {
+  const child = spawn(process.execPath, [ENTRY], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  return new StdioPeer(child);
+}
+
+describe('the stdio edge (npm run edge:stdio)', () => {
+  const logger = createLogger('e2e', 'error');
+  const stops: Array<() => Promise<void>> = [];
+  let bank: BankServerHandle;
+  let env: Record<string, string>;
+  let preloadDir: string;
+
+  beforeAll(async () => {
+    const db = await createTestDatabase();
+    stops.push(db.drop);
+    bank = await startBankServer({ port: 0 });
+    stops.push(bank.close);
+    const prefix = randomTopicPrefix();
+    const base = {
+      ESTATE_JWT_SECRET: TEST_SECRET, ESTATE_TOPIC_PREFIX: prefix, KAFKA_BROKERS: kafkaBrokers().join(','),
+      ESTATE_REGISTRY_PORT: '0', ESTATE_DISCOVERY_PORT: '0', ESTATE_DISCOVERY_GROUP: `discovery-${Date.now()}`,
+    };
+    const bus = new KafkaEventBus({ brokers: kafkaBrokers(), clientId: 'e2e-stdio', logger });
+    stops.push(() => bus.close());
+    const registry = await startRegistry({ ...loadRegistryConfig(base), databaseUrl: db.url }, bus, logger);
+    const discovery = await startDiscovery({ ...loadDiscoveryConfig(base), databaseUrl: db.url }, bus, logger);
+    stops.push(registry.stop, discovery.stop);
+    const admin = await token(ADMIN);
+    expect((await http('POST', `${registry.url}/v1/servers`, admin, { name: 'bank', url: bank.url, owner: 'payments-team' })).status).toBe(201);
+    expect((await http('POST', `${registry.url}/v1/tools`, admin, bankSpecs('bank')[0])).status).toBe(201);
+    // A dependency that prints to stdout after start-up: exactly what breaks stdio servers in the field.
+    preloadDir = mkdtempSync(path.join(os.tmpdir(), 'estate-stdio-'));
+    const preload = path.join(preloadDir, 'stray-print.js');
+    writeFileSync(preload, "for (const ms of [0, 300, 1500]) setTimeout(() => console.log('stray debug print from a dependency'), ms).unref();\n");
+    env = {
+      ESTATE_JWT_SECRET: TEST_SECRET, ESTATE_TOPIC_PREFIX: prefix, KAFKA_BROKERS: kafkaBrokers().join(','),
+      ESTATE_STDIO_TOKEN: await token(ALICE), LOG_LEVEL: 'debug', NODE_OPTIONS: `--require ${preload}`,
+    };
+  }, 60000);
+
+  afterAll(async () => {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+    rmSync(preloadDir, { recursive: true, force: true });
+  });
+
+  it('answers garbage and out-of-order messages, serves a full session through to the bank, and keeps stdout clean', async () => {
+    const peer = spawnStdioEdge(env);
+    try {
+      peer.send('this is not json');
+      peer.send('{"jsonrpc":"2.0","id":"cut","method":');
+      peer.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+      expect(await peer.answer(1)).toMatchObject({ error: { code: -32600 } });
+      const parseErrors = peer.messages().filter((m) => m.id === null);
+      expect(parseErrors).toEqual([
+        expect.objectContaining({ error: expect.objectContaining({ code: -32700 }) }),
+        expect.objectContaining({ error: expect.objectContaining({ code: -32700 }) }),
+      ]);
+
+      peer.send({ jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'stdio-e2e', version: '1.0.0' } } });
+      expect(await peer.answer(2)).toMatchObject({
+        result: { protocolVersion: '2025-06-18', serverInfo: { name: 'estate-edge' }, capabilities: { tools: { listChanged: true }, prompts: {}, resources: {} } },
+      });
+      peer.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      let id = 10;
+      const tools = await waitFor(async () => {
+        id += 1;
+        peer.send({ jsonrpc: '2.0', id, method: 'tools/list' });
+        const answer = (await peer.answer(id)) as { result?: { tools: Array<{ name: string }> } };
+        return answer.result?.tools.some((t) => t.name === 'bank.lookup') ? answer.result.tools : undefined;
+      }, 'bank.lookup to reach the stdio edge from Kafka', 30000);
+      expect(tools.map((t) => t.name)).toEqual(['bank.lookup']);
+
+      const before = bank.stats().total;
+      peer.send({ jsonrpc: '2.0', id: 'call-1', method: 'tools/call', params: { name: 'bank.lookup', arguments: { reference: 'PMT-771' } } });
+      expect(await peer.answer('call-1')).toMatchObject({ result: { structuredContent: { reference: 'PMT-771' } } });
+      expect(bank.stats().total).toBe(before + 1);
+      peer.send({ jsonrpc: '2.0', id: 'call-1', method: 'ping' });
+      expect((await waitFor(async () => (peer.messages().filter((m) => m.id === 'call-1').length === 2 ? peer.messages() : undefined), 'the reused id answer'))
+        .filter((m) => m.id === 'call-1')[1]).toMatchObject({ error: { code: -32600 } });
+
+      await waitFor(async () => (peer.stderr.includes('stray debug print from a dependency') ? true : undefined), 'the stray print on stderr', 5000);
+    } finally {
+      peer.child.stdin.end();
+    }
+    expect(await peer.exited).toBe(0);
+    expect(peer.stdoutLines.length).toBeGreaterThan(5);
+    for (const line of peer.stdoutLines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
+    expect(peer.stdoutLines.join('\n')).not.toContain('stray debug print');
+    expect(peer.stderr).toContain('"msg":"mcp edge serving stdio"');
+  }, 60000);
+
+  it('refuses to start with a token this estate did not sign, and says why on stderr only', async () => {
+    const peer = spawnStdioEdge({ ...env, ESTATE_STDIO_TOKEN: 'not.a.token' });
+    expect(await peer.exited).toBe(1);
+    expect(peer.stdoutLines.filter((line) => !line.startsWith('{'))).toEqual([]);
+    expect(peer.stdoutLines.join('')).not.toContain('stray');
+    expect(peer.stderr).toContain('ESTATE_STDIO_TOKEN is not a valid token for this estate');
+  });
+});

@@ -1,0 +1,198 @@
+import path from 'node:path';
+import { bankSpecs } from '../examples/bank/bank.specs';
+import { startBankServer, type BankServerHandle } from '../examples/bank/bank.server';
+import type { ToolSpec } from '@estate/contracts';
+import { connect, token, waitFor, type McpSession } from './support/estate.harness';
+import { freePort, REPO_ROOT } from './support/infra';
+import { rawSession, rpc, startToolsStack, type ToolsStack } from './support/edge-tools.fixture';
+
+const ALICE = { sub: 'alice', scope: 'bank:read', clearance: 'internal' };
+const BOB = { sub: 'bob', scope: 'crm:read', clearance: 'internal' };
+const TELLER = { sub: 'teller', scope: 'bank:read bank:write bank:release', clearance: 'confidential', tenant: 'north' };
+
+const [lookup, transfer, release] = bankSpecs('bank');
+const memo = { type: 'string', maxLength: 140 };
+const lookup11: ToolSpec = { ...lookup, version: '1.1.0', inputSchema: { ...lookup.inputSchema, properties: { ...(lookup.inputSchema.properties as object), memo } } };
+const northOnly: ToolSpec = { ...lookup, name: 'bank.branch_lookup', tenants: ['north'], description: 'Looks up a payment at the north branch.' };
+
+async function rpcError(run: () => Promise<unknown>) {
+  try {
+    await run();
+  } catch (error) {
+    const e = error as { code: number; message: string; data?: unknown };
+    return { code: e.code, message: e.message, data: e.data };
+  }
+  throw new Error('expected a JSON-RPC error');
+}
+
+describe('edge tools: listing, the call pipeline and upstream behaviour (real Kafka, PostgreSQL, SDK client)', () => {
+  let stack: ToolsStack;
+  const sessions: McpSession[] = [];
+  const open = async (claims: typeof ALICE) => {
+    const s = await connect(stack.mcpUrl, await token(claims));
+    sessions.push(s);
+    return s;
+  };
+  const calls = () => stack.bank.stats().total;
+
+  beforeAll(async () => {
+    stack = await startToolsStack({ ESTATE_UPSTREAM_TIMEOUT_MS: '1500' });
+    for (const spec of [lookup, lookup11, transfer, release, northOnly]) await stack.publish(spec);
+  }, 90000);
+
+  afterAll(async () => {
+    for (const s of sessions) await s.close().catch(() => undefined);
+    await stack?.stop();
+  });
+
+  it('lists only what the principal may see, newest version, sorted, exactly as published', async () => {
+    const alice = await open(ALICE);
+    const teller = await open(TELLER);
+    const bob = await open(BOB);
+    const seen = (await alice.client.listTools()).tools;
+    expect(seen.map((t) => t.name)).toEqual(['bank.lookup']);
+    expect(seen[0].inputSchema).toEqual(lookup11.inputSchema);
+    expect(seen[0].description).toBe(lookup11.description);
+    expect((await teller.client.listTools()).tools.map((t) => t.name)).toEqual(['bank.branch_lookup', 'bank.lookup', 'bank.release', 'bank.transfer']);
+    expect((await bob.client.listTools()).tools).toEqual([]);
+    // Governance fields never reach an agent.
+    expect(Object.keys(seen[0]).sort()).toEqual(['annotations', 'description', 'inputSchema', 'name', 'title']);
+  });
+
+  it('honours pins from initialize and from the request; deprecated only by exact pin; retired never', async () => {
+    const bearer = await token(ALICE);
+    const pinned = await rawSession(stack.mcpUrl, bearer, '2025-06-18', { 'io.estate/pins': { 'bank.lookup': '1.0.0' } });
+    const listed = async () => ((await pinned.request('tools/list', {})).message.result as { tools: Array<{ inputSchema: unknown }> }).tools;
+    expect((await listed())[0].inputSchema).toEqual(lookup.inputSchema);
+    const alice = await open(ALICE);
+    const perRequest = await alice.client.listTools({ _meta: { 'io.estate/pins': { 'bank.lookup': '~1.0.0' } } });
+    expect(perRequest.tools[0].inputSchema).toEqual(lookup.inputSchema);
+
+    expect((await stack.lifecycle('bank.lookup', '1.0.0', 'deprecate')).status).toBe(200);
+    await waitFor(async () => (stack.edge.replica.get('bank.lookup')?.versions.find((v) => v.version === '1.0.0')?.status === 'deprecated' ? true : undefined), 'deprecation at the edge');
+    expect((await listed())[0].inputSchema).toEqual(lookup.inputSchema);
+    const ranged = await alice.client.listTools({ _meta: { 'io.estate/pins': { 'bank.lookup': '~1.0.0' } } });
+    expect(ranged.tools).toEqual([]);
+    const called = await pinned.request('tools/call', { name: 'bank.lookup', arguments: { reference: 'PMT-7' } });
+    expect(called.message.result).toMatchObject({ structuredContent: { reference: 'PMT-7' } });
+    const pinnedCall = await stack.audit('principal=alice&type=ToolCallCompleted&version=1.0.0', 1);
+    expect(pinnedCall[0]).toMatchObject({ tool: 'bank.lookup', version: '1.0.0', outcome: 'ok' });
+
+    expect((await stack.lifecycle('bank.lookup', '1.0.0', 'retire')).status).toBe(200);
+    await waitFor(async () => ((await listed()).length === 0 ? true : undefined), 'the retired version gone from the pinned list');
+    expect((await alice.client.listTools()).tools.map((t) => t.name)).toEqual(['bank.lookup']);
+  });
+
+  it('refuses a cursor it never issued with -32602', async () => {
+    const alice = await open(ALICE);
+    const error = await rpcError(() => alice.client.listTools({ cursor: 'not-a-cursor' }));
+    expect(error.code).toBe(-32602);
+  });
+
+  it('answers a missing tool and a tool the caller may not see identically, and reaches no upstream', async () => {
+    const bearer = await token(BOB);
+    const bob = await rawSession(stack.mcpUrl, bearer, '2025-11-25');
+    const before = calls();
+    const hidden = await bob.request('tools/call', { name: 'bank.lookup', arguments: { reference: 'PMT-1' } });
+    const missing = await bob.request('tools/call', { name: 'bank.lookuq', arguments: { reference: 'PMT-1' } });
+    expect(hidden.status).toBe(missing.status);
+    expect(hidden.message.error).toEqual({ code: -32601, message: 'Unknown tool: bank.lookup' });
+    expect(missing.message.error).toEqual({ code: -32601, message: 'Unknown tool: bank.lookuq' });
+    expect(calls()).toBe(before);
+    const refused = await stack.audit('principal=bob&type=ToolCallRefused', 2);
+    expect(refused.map((e) => e.outcome)).toEqual(['refused:unknown_tool', 'refused:unknown_tool']);
+  });
+
+  it('returns every validation error, sorted with paths: -32602 up to 2025-06-18, an isError result on 2025-11-25', async () => {
+    const before = calls();
+    const bad = { from: '', amount: 0, currency: 'XYZ', extra: true };
+    const old = await rawSession(stack.mcpUrl, await token(TELLER), '2025-06-18');
+    const answer = await old.request('tools/call', { name: 'bank.transfer', arguments: bad });
+    const error = answer.message.error as { code: number; data: { errors: Array<{ path: string }> } };
+    expect(error.code).toBe(-32602);
+    const paths = error.data.errors.map((e) => e.path);
+    expect(paths.length).toBeGreaterThanOrEqual(4);
+    expect([...paths].sort()).toEqual(paths);
+
+    const teller = await open(TELLER);
+    const result = await teller.client.callTool({ name: 'bank.transfer', arguments: bad });
+    expect(result.isError).toBe(true);
+    expect(result._meta?.['io.estate/validation']).toEqual(error.data.errors);
+    const text = (result.content as Array<{ text: string }>)[0].text;
+    for (const p of paths) expect(text).toContain(p);
+    expect(calls()).toBe(before);
+  });
+
+  it('calls the upstream for a valid request and records it', async () => {
+    const alice = await open(ALICE);
+    const before = calls();
+    const result = await alice.client.callTool({ name: 'bank.lookup', arguments: { reference: 'PMT-771' } });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ reference: 'PMT-771' });
+    expect(calls()).toBe(before + 1);
+    const done = await stack.audit('principal=alice&type=ToolCallCompleted&version=1.1.0', 1);
+    expect(done[0]).toMatchObject({ tool: 'bank.lookup', version: '1.1.0', outcome: 'ok' });
+  });
+
+  it('turns an upstream timeout, a JSON-RPC error and a refused connection into isError results', async () => {
+    const teller = await open(TELLER);
+    const args = { from: 'A', to: 'B', amount: 5, currency: 'EUR' };
+    stack.faults.delay('transfer', 4000);
+    const slow = await teller.client.callTool({ name: 'bank.transfer', arguments: args });
+    stack.faults.clear();
+    expect(slow.isError).toBe(true);
+    expect((slow.content as Array<{ text: string }>)[0].text).toContain('did not answer within 1500 ms');
+
+    stack.faults.failAfterForward('transfer', 1, -32603, 'ledger offline');
+    const failed = await teller.client.callTool({ name: 'bank.transfer', arguments: args });
+    expect(failed.isError).toBe(true);
+    expect((failed.content as Array<{ text: string }>)[0].text).toContain('ledger offline');
+
+    const port = await freePort();
+    await stack.register({ name: 'closed', url: `http://127.0.0.1:${port}/mcp` });
+    await stack.publish({ ...lookup, name: 'closed.lookup', upstream: { server: 'closed', tool: 'lookup' } });
+    const refused = await teller.client.callTool({ name: 'closed.lookup', arguments: { reference: 'PMT-1' } });
+    expect(refused.isError).toBe(true);
+    expect((refused.content as Array<{ text: string }>)[0].text).toContain('could not be reached');
+  });
+
+  it('reconnects after the upstream restarts on the same port', async () => {
+    const alice = await open(ALICE);
+    const port = stack.bank.port;
+    await stack.bank.close();
+    const down = await alice.client.callTool({ name: 'bank.lookup', arguments: { reference: 'PMT-5' } });
+    expect(down.isError).toBe(true);
+    const restarted: BankServerHandle = await startBankServer({ port });
+    try {
+      const up = await waitFor(async () => {
+        const r = await alice.client.callTool({ name: 'bank.lookup', arguments: { reference: 'PMT-5' } });
+        return r.isError ? undefined : r;
+      }, 'a call through the reconnected upstream');
+      expect(up.structuredContent).toMatchObject({ reference: 'PMT-5' });
+      expect(restarted.stats().calls.lookup).toBeGreaterThanOrEqual(1);
+    } finally {
+      await restarted.close();
+    }
+  });
+
+  it('spawns a stdio upstream and calls it', async () => {
+    await stack.register({ name: 'bankio', transport: 'stdio', command: 'node', args: [path.join(REPO_ROOT, 'dist/examples/bank/main.js'), '--stdio'] });
+    await stack.publish(bankSpecs('bankio')[0]);
+    const alice = await open(ALICE);
+    const result = await alice.client.callTool({ name: 'bankio.lookup', arguments: { reference: 'PMT-42' } });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ reference: 'PMT-42' });
+  });
+
+  it('keeps refusals away from the upstream and -32602 away from its own failures', async () => {
+    const bearer = await token(ALICE);
+    const raw = await rawSession(stack.mcpUrl, bearer, '2025-11-25');
+    const before = calls();
+    const empty = await raw.request('tools/call', { name: '', arguments: {} });
+    expect(empty.message.error).toMatchObject({ code: -32602 });
+    const arrayArgs = await raw.request('tools/call', { name: 'bank.lookup', arguments: [1] });
+    expect(arrayArgs.message.error).toMatchObject({ code: -32602 });
+    expect(calls()).toBe(before);
+    expect((await rpc(stack.mcpUrl, bearer, { jsonrpc: '2.0', id: 99, method: 'tools/list' }, raw.session)).status).toBe(200);
+  });
+});

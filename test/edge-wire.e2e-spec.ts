@@ -1,0 +1,225 @@
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Principal } from '@estate/contracts';
+import { connect, token, waitFor } from './support/estate.harness';
+import { ALICE, BOB, startEdgeStack, type EdgeHandle, type EdgeStack } from './support/edge-stack';
+import { ACCEPT_BOTH, openStream, raw, RawSession, sseMessages } from './support/edge-wire';
+
+const alicePrincipal: Principal = { id: 'alice', scopes: ['bank:read'], clearance: 'internal' };
+
+describe('the edge on the wire: versions, lifecycle, Streamable HTTP', () => {
+  let stack: EdgeStack;
+  let edge: EdgeHandle;
+
+  beforeAll(async () => {
+    stack = await startEdgeStack();
+    edge = await stack.startEdge();
+    await waitFor(async () => (edge.replica.get('bank.lookup') ? true : undefined), 'bank.lookup in the edge catalog');
+  }, 120000);
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  describe('version negotiation', () => {
+    it.each(['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'])('echoes %s, declares tools.listChanged, and records what it answered', async (version) => {
+      const session = new RawSession(edge.mcpUrl, await token(ALICE));
+      const init = await session.initialize(version);
+      expect(init.status).toBe(200);
+      expect(init.headers['content-type']).toMatch(/^text\/event-stream/);
+      expect(init.result).toMatchObject({ protocolVersion: version, capabilities: { tools: { listChanged: true } } });
+      expect(edge.sessions.find(session.id, alicePrincipal)?.protocolVersion).toBe(version);
+    });
+
+    it.each([['2099-01-01'], ['2024-10-07'], [42]])('answers the newest version for %p and never fails the handshake', async (version) => {
+      const session = new RawSession(edge.mcpUrl, await token(ALICE));
+      const init = await session.initialize(version);
+      expect(init.status).toBe(200);
+      expect(init.result?.protocolVersion).toBe('2025-11-25');
+      expect(edge.sessions.find(session.id, alicePrincipal)?.protocolVersion).toBe('2025-11-25');
+      // The session really runs on 2025-11-25: batches are refused there.
+      await session.post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      const batch = await session.post([{ jsonrpc: '2.0', id: 1, method: 'ping' }]);
+      expect(batch.status).toBe(400);
+    });
+
+    it('hands the official SDK client the newest version and the listChanged capability', async () => {
+      const alice = await connect(edge.mcpUrl, await token(ALICE));
+      try {
+        expect(alice.client.getServerCapabilities()?.tools?.listChanged).toBe(true);
+        expect((await alice.client.listTools()).tools.map((t) => t.name)).toEqual(['bank.lookup']);
+        const result = await alice.client.callTool({ name: 'bank.lookup', arguments: { reference: 'PMT-771' } });
+        expect(result.structuredContent).toMatchObject({ reference: 'PMT-771' });
+      } finally {
+        await alice.close();
+      }
+    });
+  });
+
+  describe('lifecycle and id rules', () => {
+    it('refuses a request without a session, before initialized, and a second initialize, each with a reason', async () => {
+      const session = new RawSession(edge.mcpUrl, await token(ALICE));
+      const none = await session.call('tools/list', undefined, 7);
+      expect(none).toMatchObject({ status: 400, message: { id: 7, error: { code: -32600, message: expect.stringContaining('send initialize first') } } });
+      await session.initialize('2025-11-25');
+      const early = await session.call('tools/list', undefined, 8);
+      expect(early).toMatchObject({ status: 400, message: { id: 8, error: { code: -32600, message: expect.stringContaining('notifications/initialized') } } });
+      expect((await session.call('ping')).message).toMatchObject({ result: {} });
+      expect((await session.post({ jsonrpc: '2.0', method: 'notifications/initialized' })).status).toBe(202);
+      const again = await session.initialize('2025-11-25', 99);
+      expect(again.status).toBe(400);
+      expect(JSON.parse(again.text)).toMatchObject({ id: 99, error: { code: -32600, message: expect.stringContaining('initialize was already received') } });
+      expect((await session.call('tools/list')).message).toMatchObject({ result: { tools: [expect.objectContaining({ name: 'bank.lookup' })] } });
+    });
+
+    it.each([[1.5, 'float'], [null, 'null'], [true, 'boolean']])('refuses the id %p (%s) with -32600 and keeps the session usable', async (id, kind) => {
+      const session = await RawSession.open(edge.mcpUrl, ALICE);
+      const refused = await session.call('tools/list', undefined, id);
+      expect(refused).toMatchObject({ status: 400, message: { id: null, error: { code: -32600, message: expect.stringContaining(kind) } } });
+      expect((await session.call('tools/list')).message.result).toBeDefined();
+    });
+
+    it('refuses an id used before in the same session, but not in another session', async () => {
+      const first = await RawSession.open(edge.mcpUrl, ALICE);
+      const second = await RawSession.open(edge.mcpUrl, ALICE);
+      expect((await first.call('tools/list', undefined, 'abc')).message.result).toBeDefined();
+      const reused = await first.call('ping', undefined, 'abc');
+      expect(reused).toMatchObject({ status: 400, message: { id: 'abc', error: { code: -32600, message: expect.stringContaining('already used') } } });
+      expect((await second.call('tools/list', undefined, 'abc')).message.result).toBeDefined();
+    });
+
+    it('answers notifications, even malformed or unknown ones, with 202 and no body', async () => {
+      const session = await RawSession.open(edge.mcpUrl, ALICE);
+      for (const body of [
+        { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 12345 } },
+        { jsonrpc: '2.0', method: 'notifications/made-up' },
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        { jsonrpc: '2.0', method: 'notifications/x', params: 'not an object' },
+        { jsonrpc: '1.0', method: 'notifications/initialized' },
+      ]) {
+        const answer = await session.post(body);
+        expect({ body, status: answer.status, text: answer.text }).toEqual({ body, status: 202, text: '' });
+      }
+    });
+
+    it.each(['2025-11-25', '2025-06-18'])('refuses batches on %s', async (version) => {
+      const session = await RawSession.open(edge.mcpUrl, ALICE, version);
+      const answer = await session.post([{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: 2, method: 'tools/list' }]);
+      expect(answer.status).toBe(400);
+      expect(JSON.parse(answer.text)).toMatchObject({ id: null, error: { code: -32600, message: expect.stringContaining('batches are not supported') } });
+    });
+
+    it('accepts a batch on 2025-03-26 and answers every request in it', async () => {
+      const session = await RawSession.open(edge.mcpUrl, ALICE, '2025-03-26');
+      const answer = await session.post([
+        { jsonrpc: '2.0', id: 1, method: 'ping' },
+        { jsonrpc: '2.0', method: 'notifications/made-up' },
+        { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+      ]);
+      expect(answer.status).toBe(200);
+      const messages = sseMessages(answer.text);
+      expect(messages.map((m) => m.id).sort()).toEqual([1, 2]);
+      expect(messages.find((m) => m.id === 2)?.result).toMatchObject({ tools: [expect.objectContaining({ name: 'bank.lookup' })] });
+    });
+
+    it('answers unparseable JSON and non-UTF-8 bytes with -32700', async () => {
+      const session = await RawSession.open(edge.mcpUrl, ALICE);
+      for (const body of ['{"jsonrpc": "2.0", "id": 1, "method": ', Buffer.from([0x7b, 0xff, 0xfe, 0x7d])]) {
+        const answer = await raw(edge.mcpUrl, { headers: session.headers(), body });
+        expect(answer.status).toBe(400);
+        expect(JSON.parse(answer.text)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
+      }
+    });
+  });
+
+  describe('Streamable HTTP', () => {
+    it('issues a session id on initialize that only its own principal can use, and 404 for unknown ones', async () => {
+      const session = await RawSession.open(edge.mcpUrl, ALICE);
+      expect(session.id).toMatch(/^[0-9a-f-]{36}$/);
+      const asBob = await raw(edge.mcpUrl, { headers: session.headers({ authorization: `Bearer ${await token(BOB)}` }), body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+      const unknown = await raw(edge.mcpUrl, { headers: session.headers({ 'mcp-session-id': 'no-such-session' }), body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+      expect(asBob.status).toBe(404);
+      expect(unknown.status).toBe(404);
+      expect(asBob.text).toBe(unknown.text);
+      expect(JSON.parse(unknown.text)).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } });
+      const bobGet = await raw(edge.mcpUrl, { method: 'GET', headers: { ...session.headers({ authorization: `Bearer ${await token(BOB)}` }), accept: 'text/event-stream' } });
+      expect(bobGet).toMatchObject({ status: 404, text: unknown.text });
+      expect((await session.call('ping')).message.result).toEqual({});
+    });
+
+    it('ends a session on DELETE; afterwards the id is unknown', async () => {
+      const session = await RawSession.open(edge.mcpUrl, ALICE);
+      const deleted = await raw(edge.mcpUrl, { method: 'DELETE', headers: session.headers() });
+      expect(deleted.status).toBe(200);
+      expect((await session.call('ping')).status).toBe(404);
+      expect((await raw(edge.mcpUrl, { method: 'DELETE', headers: session.headers() })).status).toBe(404);
+    });
+
+    it('checks MCP-Protocol-Version: any supported value or none is accepted, anything else is 400', async () => {
+      const session = await RawSession.open(edge.mcpUrl, ALICE);
+      const ping = '{"jsonrpc":"2.0","id":"%","method":"ping"}';
+      const absent = await raw(edge.mcpUrl, { headers: session.headers(), body: ping.replace('%', 'a') });
+      const older = await raw(edge.mcpUrl, { headers: session.headers({ 'mcp-protocol-version': '2025-03-26' }), body: ping.replace('%', 'b') });
+      const unknown = await raw(edge.mcpUrl, { headers: session.headers({ 'mcp-protocol-version': '2024-10-07' }), body: ping.replace('%', 'c') });
+      expect([absent.status, older.status]).toEqual([200, 200]);
+      expect(unknown.status).toBe(400);
+      expect(JSON.parse(unknown.text)).toMatchObject({ error: { code: -32600, message: expect.stringContaining('MCP-Protocol-Version') } });
+    });
+
+    it('delivers list_changed on the standalone GET stream and replays a missed one after a reconnect with Last-Event-ID', async () => {
+      const session = await RawSession.open(edge.mcpUrl, ALICE);
+      const getHeaders = { ...session.headers(), accept: 'text/event-stream' };
+      const stream = await openStream(edge.mcpUrl, getHeaders);
+      expect(stream.status).toBe(200);
+      await stack.publishLookup('1.1.0');
+      const first = await stream.waitFor((e) => e.data.includes('notifications/tools/list_changed'), 15000);
+      expect(first.id).toBeTruthy();
+      stream.close();
+      const live = edge.sessions.find(session.id, alicePrincipal)!;
+      await waitFor(async () => (live.openStreams === 0 ? true : undefined), 'the edge to see the stream close');
+      await stack.publishLookup('1.2.0');
+      // The notification is stored while nobody listens; the reconnect must bring it back.
+      await waitFor(async () => (live.storedEvents('_GET_stream') === 2 ? true : undefined), 'the missed list_changed to be stored');
+      const resumed = await openStream(edge.mcpUrl, { ...getHeaders, 'last-event-id': first.id! });
+      try {
+        expect(resumed.status).toBe(200);
+        const missed = await resumed.waitFor((e) => e.data.includes('notifications/tools/list_changed'));
+        expect(missed.id).not.toBe(first.id);
+        expect(JSON.parse(missed.data)).toEqual({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+      } finally {
+        resumed.close();
+      }
+      expect((await session.call('tools/list')).message.result).toMatchObject({ tools: [expect.objectContaining({ description: expect.stringContaining('1.2.0') })] });
+    });
+
+    it('answers every POST request over SSE, never as plain JSON', async () => {
+      const session = await RawSession.open(edge.mcpUrl, ALICE);
+      const answer = await session.post({ jsonrpc: '2.0', id: 5, method: 'tools/list' });
+      expect(answer.headers['content-type']).toMatch(/^text\/event-stream/);
+      expect(sseMessages(answer.text)[0]).toMatchObject({ id: 5, result: { tools: expect.any(Array) } });
+    });
+
+    it('never reaches a session of another transport over HTTP', async () => {
+      const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
+      const stdio = edge.sessions.attach(alicePrincipal, serverSide);
+      try {
+        expect(edge.sessions.find(stdio.id, alicePrincipal)).toBeUndefined();
+        const answer = await raw(edge.mcpUrl, { headers: { authorization: `Bearer ${await token(ALICE)}`, 'content-type': 'application/json', accept: ACCEPT_BOTH, 'mcp-session-id': stdio.id }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+        expect(answer.status).toBe(404);
+      } finally {
+        await clientSide.close();
+        await edge.sessions.remove(stdio.id);
+      }
+    });
+  });
+
+  describe('idle expiry', () => {
+    it('closes a session idle for ESTATE_SESSION_IDLE_SECONDS; its id is then unknown', async () => {
+      const quick = await stack.startEdge({ ESTATE_SESSION_IDLE_SECONDS: '1' });
+      const session = await RawSession.open(quick.mcpUrl, ALICE);
+      expect((await session.call('ping')).status).toBe(200);
+      expect(quick.sessions.size).toBe(1);
+      await waitFor(async () => (quick.sessions.size === 0 ? true : undefined), 'the idle session to be swept', 10000);
+      expect((await session.call('ping')).status).toBe(404);
+    });
+  });
+});
