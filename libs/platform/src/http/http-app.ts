@@ -2,6 +2,7 @@ import { NestFactory } from '@nestjs/core';
 import type { INestApplication, LoggerService } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Logger } from 'pino';
+import { ProblemFilter } from './problem.filter';
 
 /** Nest's own log lines, routed to pino on stderr. */
 export class PinoNestLogger implements LoggerService {
@@ -33,6 +34,7 @@ export async function startHttpApp(options: HttpAppOptions): Promise<{ app: INes
   options.configure?.(app);
   app.useBodyParser('json', { limit: options.bodyLimit ?? '1mb' });
   app.disable('x-powered-by');
+  app.useGlobalFilters(new ProblemFilter(options.logger));
   await app.listen(options.port, options.host);
   const address = app.getHttpServer().address() as { port: number };
   return { app, url: `http://${options.host}:${address.port}` };
