@@ -15,19 +15,30 @@ const NOOP_SCHEMA = {
   additionalProperties: false,
 };
 
-function spec(name: string, version: string, overrides: Partial<ToolSpec>): ToolSpec {
+/** What the upstream advertises for tool `i` (0 is `noop`); the catalog publishes exactly this, so the edge's drift check agrees. */
+export function advertisedTool(i: number): { name: string; description: string; inputSchema: Record<string, unknown> } {
+  if (i === 0) return { name: 'noop', description: 'Does nothing and answers at once.', inputSchema: NOOP_SCHEMA };
+  return {
+    name: `tool${String(i).padStart(4, '0')}`,
+    description: `Synthetic tool ${i} of the benchmark catalog.`,
+    inputSchema: { type: 'object', properties: { id: { type: 'string', maxLength: 64 }, count: { type: 'integer', minimum: 0 } }, required: ['id'] },
+  };
+}
+
+function spec(i: number, name: string, version: string, overrides: Partial<ToolSpec>): ToolSpec {
+  const advertised = advertisedTool(i);
   return {
     name,
     version,
-    title: `Bench ${name}`,
-    description: `Synthetic tool ${name} of the benchmark catalog.`,
-    inputSchema: { type: 'object', properties: { id: { type: 'string', maxLength: 64 }, count: { type: 'integer', minimum: 0 } }, required: ['id'] },
+    title: `Bench ${name} ${version}`,
+    description: advertised.description,
+    inputSchema: advertised.inputSchema,
     sideEffect: 'read',
     requiredScopes: ['bench:read'],
     dataClassification: 'internal',
     tenants: [],
     owner: 'bench-team',
-    upstream: { server: 'bench', tool: 'noop' },
+    upstream: { server: 'bench', tool: advertised.name },
     ...overrides,
   };
 }
@@ -50,12 +61,12 @@ function visibilityFor(i: number): Partial<ToolSpec> {
 /** `count` catalog entries (two versions each) plus the zero-work tool the call figures use. */
 export function benchCatalog(count: number, upstreamUrl: string): CatalogEntry[] {
   const upstream = { server: 'bench', transport: 'streamable-http' as const, url: upstreamUrl, allowSampling: false, allowElicitation: false };
-  const noop = spec(NOOP_TOOL, '1.0.0', { inputSchema: NOOP_SCHEMA, requiredScopes: ['bench:call'], dataClassification: 'public' });
+  const noop = spec(0, NOOP_TOOL, '1.0.0', { requiredScopes: ['bench:call'], dataClassification: 'public' });
   const entries: CatalogEntry[] = [{ name: NOOP_TOOL, upstream, versions: [version(noop)], position: 1 }];
   for (let i = 1; i < count; i += 1) {
     const name = `bench.tool${String(i).padStart(4, '0')}`;
-    const older = spec(name, '1.0.0', visibilityFor(i));
-    const newer = spec(name, '1.1.0', { ...visibilityFor(i), description: `Synthetic tool ${name}, revised.` });
+    const older = spec(i, name, '1.0.0', visibilityFor(i));
+    const newer = spec(i, name, '1.1.0', visibilityFor(i));
     entries.push({ name, upstream, versions: [version(older), version(newer)], position: i + 1 });
   }
   return entries;

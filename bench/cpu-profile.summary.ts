@@ -79,7 +79,7 @@ export function summarizeProfile(file: string, window: ProfileWindow = { fromMs:
     busyMs += ms;
     const name = frameName(node);
     frames.set(name, (frames.get(name) ?? 0) + ms);
-    const owner = node.callFrame.url ? ownerOf(node.callFrame.url) : node.callFrame.functionName;
+    const owner = node.callFrame.url ? ownerOf(node.callFrame.url) : node.callFrame.functionName || '(native, unnamed)';
     owners.set(owner, (owners.get(owner) ?? 0) + ms);
   });
   return { busyMs, idleMs, frames: top(frames, busyMs, limit), owners: top(owners, busyMs, 10) };

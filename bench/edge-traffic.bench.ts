@@ -1,13 +1,20 @@
 import { NOOP_ARGUMENTS, NOOP_TOOL } from './catalog.fixture';
 import type { BenchTable } from './contracts.bench';
 import { concurrentThroughput, interleavedSamples, latencyStats, round, type LatencyStats, type ThroughputStats } from './support/load.runner';
+import type { BenchChild } from './support/child-process.launcher';
 import { McpHttpSession } from './support/mcp-http.client';
 
 /** Where the same request is sent: straight to the upstream, through the SDK pass-through, through the edge. */
 export interface Targets {
-  direct: { url: string };
-  passthrough: { url: string };
-  edge: { url: string; token: string };
+  direct: Target;
+  passthrough: Target;
+  edge: Target & { token: string };
+}
+
+interface Target {
+  url: string;
+  /** The server processes a request to this subject runs through; their CPU time is charged to it. */
+  processes: BenchChild[];
 }
 
 type Subject = keyof Targets;
@@ -18,6 +25,9 @@ export const CONCURRENCY = 32;
 export interface TrafficFigures {
   list: Record<Subject, LatencyStats>;
   listThroughput: Record<Subject, ThroughputStats>;
+  /** Server CPU ms per request during the 32-way runs (all processes on the subject's path). */
+  listCpu: Record<Subject, number>;
+  callCpu: Record<Subject, number>;
   listedTools: Record<Subject, number>;
   call: Record<Subject, LatencyStats>;
   callThroughput: Record<Subject, ThroughputStats>;
@@ -38,17 +48,22 @@ const callOnce = (subject: Subject) => (session: McpHttpSession) =>
   session.expect('tools/call', { name: subject === 'edge' ? NOOP_TOOL : 'noop', arguments: NOOP_ARGUMENTS });
 
 async function measure(
-  pool: Record<Subject, McpHttpSession[]>, op: (subject: Subject) => (session: McpHttpSession) => Promise<unknown>, sequential: number, concurrent: number,
-): Promise<{ latency: Record<Subject, LatencyStats>; throughput: Record<Subject, ThroughputStats> }> {
+  targets: Targets, pool: Record<Subject, McpHttpSession[]>, op: (subject: Subject) => (session: McpHttpSession) => Promise<unknown>, sequential: number, concurrent: number,
+): Promise<{ latency: Record<Subject, LatencyStats>; throughput: Record<Subject, ThroughputStats>; cpu: Record<Subject, number> }> {
   const singles = Object.fromEntries(SUBJECTS.map((s) => [s, () => op(s)(pool[s][0])]));
   const samples = await interleavedSamples(singles, 4, { count: sequential / 4, maxMs: 1_000, warmUp: 30 });
   const latency = Object.fromEntries(SUBJECTS.map((s) => [s, latencyStats(samples[s])])) as Record<Subject, LatencyStats>;
   const throughput = {} as Record<Subject, ThroughputStats>;
+  const cpu = {} as Record<Subject, number>;
   for (const subject of SUBJECTS) {
     const workers = pool[subject].map((session) => () => op(subject)(session));
-    throughput[subject] = await concurrentThroughput(workers, { count: concurrent, maxMs: 3_000, warmUp: 1 });
+    const cpuNow = () => targets[subject].processes.reduce((sum, p) => sum + p.cpuMs(), 0);
+    await Promise.all(workers.map((w) => w()));
+    const before = cpuNow();
+    throughput[subject] = await concurrentThroughput(workers, { count: concurrent, maxMs: 3_000 });
+    cpu[subject] = (cpuNow() - before) / Math.max(1, throughput[subject].requests + throughput[subject].errors);
   }
-  return { latency, throughput };
+  return { latency, throughput, cpu };
 }
 
 /** tools/list and tools/call, each over the three subjects, sequential latency then 32-way throughput. */
@@ -56,9 +71,12 @@ export async function runTraffic(targets: Targets): Promise<TrafficFigures> {
   const pool = await sessions(targets, CONCURRENCY);
   const listedTools = {} as Record<Subject, number>;
   for (const subject of SUBJECTS) listedTools[subject] = ((await listOnce(pool[subject][0])).tools as unknown[]).length;
-  const list = await measure(pool, () => listOnce, 2_000, 8_000);
-  const call = await measure(pool, callOnce, 4_000, 20_000);
-  return { list: list.latency, listThroughput: list.throughput, listedTools, call: call.latency, callThroughput: call.throughput };
+  const list = await measure(targets, pool, () => listOnce, 2_000, 8_000);
+  const call = await measure(targets, pool, callOnce, 4_000, 20_000);
+  return {
+    list: list.latency, listThroughput: list.throughput, listCpu: list.cpu, listedTools,
+    call: call.latency, callThroughput: call.throughput, callCpu: call.cpu,
+  };
 }
 
 const LABELS: Record<Subject, string> = {
@@ -76,6 +94,8 @@ export function trafficTables(f: TrafficFigures, catalogSize: number, visible: n
     'p99 / direct p99': round(f.list[s].p99 / f.list.direct.p99, 2),
     [`req/s at ${CONCURRENCY}`]: Math.round(f.listThroughput[s].perSecond),
     'req/s / direct': round(f.listThroughput[s].perSecond / f.listThroughput.direct.perSecond, 2),
+    'server CPU per req (ms)': round(f.listCpu[s], 2),
+    'CPU / direct': round(f.listCpu[s] / f.listCpu.direct, 2),
     errors: f.listThroughput[s].errors,
   }));
   const callRows = SUBJECTS.map((s) => ({
@@ -87,6 +107,8 @@ export function trafficTables(f: TrafficFigures, catalogSize: number, visible: n
     'added p99 (ms)': round(f.call[s].p99 - f.call.direct.p99),
     [`req/s at ${CONCURRENCY}`]: Math.round(f.callThroughput[s].perSecond),
     'req/s / direct': round(f.callThroughput[s].perSecond / f.callThroughput.direct.perSecond, 2),
+    'server CPU per req (ms)': round(f.callCpu[s], 2),
+    'CPU / direct': round(f.callCpu[s] / f.callCpu.direct, 2),
     errors: f.callThroughput[s].errors,
   }));
   return [

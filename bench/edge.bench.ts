@@ -14,8 +14,6 @@ import { McpHttpSession } from './support/mcp-http.client';
 
 export const CATALOG_SIZE = 1_000;
 export const SESSIONS = 1_000;
-/** The edge answers tools/list in pages of 200; the upstream baseline returns a page of the same size. */
-const PAGE = 200;
 
 export interface EdgeFigures {
   traffic: TrafficFigures;
@@ -39,6 +37,7 @@ async function profileEdge(brokers: string[], prefix: string, token: string, wor
   try {
     const sessions = await Promise.all(Array.from({ length: CONCURRENCY }, () => McpHttpSession.open(edge.mcpUrl, token)));
     const op = (s: McpHttpSession) => (workload === 'call' ? s.expect('tools/call', { name: NOOP_TOOL, arguments: NOOP_ARGUMENTS }) : s.expect('tools/list', {}));
+    await Promise.all(sessions.map((s) => op(s)));
     const from = Date.now() - spawnedAt;
     load = await concurrentThroughput(sessions.map((s) => () => op(s)), { count: 20_000, maxMs: 5_000 });
     window = { fromMs: from, toMs: Date.now() - spawnedAt };
@@ -61,7 +60,7 @@ async function withChildren<T>(children: BenchChild[], run: () => Promise<T>): P
 
 /** Every edge figure against its baselines: the zero-work upstream called directly and the SDK pass-through. */
 export async function runEdgeBench(brokers: string[], logger: Logger, progress: (line: string) => void): Promise<EdgeFigures> {
-  const upstream = await startBenchServer('noop-upstream.server.ts', { BENCH_LIST_TOOLS: String(PAGE) });
+  const upstream = await startBenchServer('noop-upstream.server.ts', { BENCH_LIST_TOOLS: String(CATALOG_SIZE) });
   const passthrough = await startBenchServer('sdk-passthrough.server.ts', { BENCH_UPSTREAM_URL: upstream.url });
   return withChildren([upstream.child, passthrough.child], async () => {
     const prefix = benchTopicPrefix();
@@ -71,7 +70,11 @@ export async function runEdgeBench(brokers: string[], logger: Logger, progress: 
     const { traffic, edgeMemory, passthroughMemory, idleRssMb } = await withChildren([edge.child], async () => {
       const idle = edge.child.rssMb();
       progress('edge: tools/list and tools/call');
-      const measured = await runTraffic({ direct: { url: upstream.url }, passthrough: { url: passthrough.url }, edge: { url: edge.mcpUrl, token } });
+      const measured = await runTraffic({
+        direct: { url: upstream.url, processes: [upstream.child] },
+        passthrough: { url: passthrough.url, processes: [passthrough.child, upstream.child] },
+        edge: { url: edge.mcpUrl, token, processes: [edge.child, upstream.child] },
+      });
       const fmt = (x: { p50: number; p99: number }) => `${round(x.p50)}/${round(x.p99)}`;
       progress(`call p50/p99 ms direct ${fmt(measured.call.direct)} pass-through ${fmt(measured.call.passthrough)} edge ${fmt(measured.call.edge)}; list edge ${fmt(measured.list.edge)}`);
       progress(`edge: ${SESSIONS} sessions`);

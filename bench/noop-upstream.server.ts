@@ -1,36 +1,34 @@
 /**
  * A zero-work upstream MCP server for the edge benchmarks: `noop` answers at once with a fixed
- * result, and tools/list returns a fixed page of BENCH_LIST_TOOLS tools (the baseline for the
- * edge's filtered list). Run as a child process: node -r @swc-node/register bench/noop-upstream.server.ts
+ * result; tools/list advertises BENCH_LIST_TOOLS tools (those the bench catalog publishes) in
+ * pages of 200, the same page size as the edge, so its first page is the list baseline.
+ * Run as a child process: node -r @swc-node/register bench/noop-upstream.server.ts
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type ListToolsResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { advertisedTool } from './catalog.fixture';
 import { announce, hostSdkSessions } from './support/sdk-session.host';
 
 const RESULT: CallToolResult = { content: [{ type: 'text', text: 'ok' }] };
+const PAGE = 200;
 
-function toolPage(count: number): Tool[] {
-  const tools: Tool[] = [{ name: 'noop', description: 'Does nothing and answers at once.', inputSchema: { type: 'object', properties: {} } }];
-  for (let i = 1; i < count; i += 1) {
-    tools.push({
-      name: `tool${String(i).padStart(4, '0')}`,
-      title: `Bench tool ${i}`,
-      description: `Synthetic tool ${i} of the benchmark catalog.`,
-      inputSchema: { type: 'object', properties: { id: { type: 'string', maxLength: 64 }, count: { type: 'integer', minimum: 0 } }, required: ['id'] },
-    });
-  }
-  return tools;
+function page(tools: Tool[], cursor: string | undefined): ListToolsResult {
+  const start = cursor === undefined ? 0 : Number(cursor);
+  const result: ListToolsResult = { tools: tools.slice(start, start + PAGE) };
+  if (start + PAGE < tools.length) result.nextCursor = String(start + PAGE);
+  return result;
 }
 
 function createNoopServer(tools: Tool[]): Server {
   const server = new Server({ name: 'bench-noop', version: '1.0.0' }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+  server.setRequestHandler(ListToolsRequestSchema, async (request) => page(tools, request.params?.cursor));
   server.setRequestHandler(CallToolRequestSchema, async () => RESULT);
   return server;
 }
 
 async function main(): Promise<void> {
-  const tools = toolPage(Number(process.env.BENCH_LIST_TOOLS ?? '1'));
+  const count = Number(process.env.BENCH_LIST_TOOLS ?? '1');
+  const tools = Array.from({ length: count }, (_, i) => advertisedTool(i) as Tool);
   const { url } = await hostSdkSessions(() => createNoopServer(tools));
   announce(url);
 }

@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolSpec } from '@estate/contracts';
 import { bankSpecs } from '../examples/bank/bank.specs';
+import { startBankServer } from '../examples/bank/bank.server';
 import { connect, http, token, waitFor, type McpSession } from './support/estate.harness';
 import { startToolsStack, type ToolsStack } from './support/edge-tools.fixture';
 
@@ -120,5 +121,38 @@ describe('edge drift and list_changed precision (real Kafka, PostgreSQL, SDK cli
     await step(() => stack.lifecycle('ledger.entries', '1.2.0', 'retire'), [1, 0, 0], () => version('1.2.0')?.status === 'retired');
     await step(() => stack.lifecycle('ledger.entries', '1.1.0', 'quarantine'), [1, 1, 0], () => !!version('1.1.0')?.quarantined);
     expect((await north.client.listTools()).tools.map((t) => t.name)).not.toContain('ledger.entries');
+  });
+
+  it('detects drift when the upstream connection reopens, and refuses the call that reopened it', async () => {
+    const tools = await advertised(stack.bank.url);
+    const transfer = bankSpecs('bank')[1];
+    const tool = tools.get('transfer')!;
+    await stack.publish({ ...transfer, description: tool.description!, inputSchema: tool.inputSchema as ToolSpec['inputSchema'] });
+    const teller = await open({ sub: 'teller2', scope: 'bank:write', clearance: 'confidential' });
+    const args = { from: 'A', to: 'B', amount: 1, currency: 'EUR' };
+    expect((await teller.client.callTool({ name: 'bank.transfer', arguments: args })).isError).toBeFalsy();
+
+    // The upstream goes away and comes back serving a different contract, without saying so.
+    const port = stack.bank.port;
+    await stack.bank.close();
+    stack.faults.drift('transfer', { description: 'Moves money, now in major units.' }, false);
+    const down = await teller.client.callTool({ name: 'bank.transfer', arguments: args });
+    expect(down.isError).toBe(true);
+    const restarted = await startBankServer({ port });
+    try {
+      const answer = await waitFor(async () => {
+        try {
+          await teller.client.callTool({ name: 'bank.transfer', arguments: args });
+          return undefined;
+        } catch (error) {
+          return error as { code: number; message: string };
+        }
+      }, 'the reopened connection to reveal the drift');
+      expect(answer).toMatchObject({ code: -32601, message: expect.stringContaining('Unknown tool: bank.transfer') });
+      expect(restarted.stats().calls.transfer).toBe(0);
+      await stack.audit('type=ToolQuarantined&tool=bank.transfer', 1);
+    } finally {
+      await restarted.close();
+    }
   });
 });

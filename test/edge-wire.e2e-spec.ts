@@ -42,13 +42,15 @@ describe('the edge on the wire: versions, lifecycle, Streamable HTTP', () => {
       expect(batch.status).toBe(400);
     });
 
-    it('hands the official SDK client the newest version and the listChanged capability', async () => {
+    it('hands the official SDK client the listChanged capability, a working list and call, and the notification', async () => {
       const alice = await connect(edge.mcpUrl, await token(ALICE));
       try {
         expect(alice.client.getServerCapabilities()?.tools?.listChanged).toBe(true);
         expect((await alice.client.listTools()).tools.map((t) => t.name)).toEqual(['bank.lookup']);
         const result = await alice.client.callTool({ name: 'bank.lookup', arguments: { reference: 'PMT-771' } });
         expect(result.structuredContent).toMatchObject({ reference: 'PMT-771' });
+        await stack.publishLookup('1.1.0');
+        await waitFor(async () => (alice.listChanged.length > 0 ? true : undefined), 'list_changed at the SDK client');
       } finally {
         await alice.close();
       }
@@ -170,13 +172,13 @@ describe('the edge on the wire: versions, lifecycle, Streamable HTTP', () => {
       const getHeaders = { ...session.headers(), accept: 'text/event-stream' };
       const stream = await openStream(edge.mcpUrl, getHeaders);
       expect(stream.status).toBe(200);
-      await stack.publishLookup('1.1.0');
+      await stack.publishLookup('1.2.0');
       const first = await stream.waitFor((e) => e.data.includes('notifications/tools/list_changed'), 15000);
       expect(first.id).toBeTruthy();
       stream.close();
       const live = edge.sessions.find(session.id, alicePrincipal)!;
       await waitFor(async () => (live.openStreams === 0 ? true : undefined), 'the edge to see the stream close');
-      await stack.publishLookup('1.2.0');
+      await stack.publishLookup('1.3.0');
       // The notification is stored while nobody listens; the reconnect must bring it back.
       await waitFor(async () => (live.storedEvents('_GET_stream') === 2 ? true : undefined), 'the missed list_changed to be stored');
       const resumed = await openStream(edge.mcpUrl, { ...getHeaders, 'last-event-id': first.id! });
@@ -188,7 +190,7 @@ describe('the edge on the wire: versions, lifecycle, Streamable HTTP', () => {
       } finally {
         resumed.close();
       }
-      expect((await session.call('tools/list')).message.result).toMatchObject({ tools: [expect.objectContaining({ description: expect.stringContaining('1.2.0') })] });
+      expect((await session.call('tools/list')).message.result).toMatchObject({ tools: [expect.objectContaining({ description: expect.stringContaining('1.3.0') })] });
     });
 
     it('answers every POST request over SSE, never as plain JSON', async () => {

@@ -3,6 +3,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
+/** USER_HZ: Linux reports process CPU time in ticks of 1/100 s on every mainstream architecture. */
+const CLOCK_TICKS = 100;
 
 /** A node child process the bench started; `stop` ends exactly this process. */
 export interface BenchChild {
@@ -10,6 +12,8 @@ export interface BenchChild {
   output(): string;
   /** Resident set size right now, from /proc (the child's own memory, not the bench's). */
   rssMb(): number;
+  /** CPU time (user + system) the child has used so far, from /proc; 10 ms resolution. */
+  cpuMs(): number;
   stop(): Promise<void>;
 }
 
@@ -58,6 +62,11 @@ export async function startChild(options: ChildOptions): Promise<{ child: BenchC
         const status = readFileSync(`/proc/${pid}/status`, 'utf8');
         const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 'NaN');
         return kb / 1024;
+      },
+      cpuMs: () => {
+        // Fields after the command name (which may contain spaces); utime and stime are the 12th and 13th.
+        const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+        return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
       },
       stop: async () => {
         if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');

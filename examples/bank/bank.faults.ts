@@ -20,8 +20,8 @@ export interface FaultProxyHandle {
   /** The next `times` calls of `tool` reach the bank but come back as a JSON-RPC error. */
   failAfterForward(tool: string, times: number, code?: number, message?: string): void;
   delay(tool: string, ms: number): void;
-  /** From now on tools/list reports this change to `tool`; open GET streams hear list_changed. */
-  drift(tool: string, change: { description?: string; inputSchema?: Record<string, unknown> }): void;
+  /** From now on tools/list reports this change to `tool`; open GET streams hear list_changed unless `announce` is false. */
+  drift(tool: string, change: { description?: string; inputSchema?: Record<string, unknown> }, announce?: boolean): void;
   clear(): void;
   close(): Promise<void>;
 }
@@ -112,8 +112,9 @@ export async function startFaultProxy(target: string): Promise<FaultProxyHandle>
     delay: (tool, ms) => {
       fault(tool).delayMs = ms;
     },
-    drift: (tool, change) => {
+    drift: (tool, change, announce = true) => {
       drifts.set(tool, change);
+      if (!announce) return;
       const note = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
       for (const stream of streams) stream.write(`event: message\ndata: ${note}\n\n`);
     },

@@ -15,15 +15,17 @@ const rows = (tools: Array<{ name: string; inputSchema: { properties?: object } 
 /** The SDK 1.x client (the estate's own dependency), in-process, reporting like the scripts do. */
 function sdk1Client(mcpUrl: string, bearer: string): ScriptRun {
   const lines: Array<Record<string, unknown>> = [];
+  const startedAt = Date.now();
+  const push = (line: Record<string, unknown>) => lines.push({ ...line, ms: Date.now() - startedAt });
   let failure: unknown;
   const flow = (async () => {
     const session = await connect(mcpUrl, bearer);
     try {
-      lines.push({ event: 'listed', tools: rows((await session.client.listTools()).tools) });
+      push({ event: 'listed', tools: rows((await session.client.listTools()).tools) });
       const result = await session.client.callTool({ name: CALL.tool, arguments: CALL.arguments });
-      lines.push({ event: 'called', isError: result.isError === true, structuredContent: result.structuredContent ?? null });
-      await waitFor(async () => (session.listChanged.length > 0 ? true : undefined), 'list_changed at the SDK 1.x client', 30000);
-      lines.push({ event: 'changed', tools: rows((await session.client.listTools()).tools) });
+      push({ event: 'called', isError: result.isError === true, structuredContent: result.structuredContent ?? null });
+      await waitFor(async () => (session.listChanged.length > 0 ? true : undefined), 'list_changed at the SDK 1.x client', 90000);
+      push({ event: 'changed', tools: rows((await session.client.listTools()).tools) });
       return 0;
     } finally {
       await session.close();
@@ -39,7 +41,7 @@ function sdk1Client(mcpUrl: string, bearer: string): ScriptRun {
     stderr: () => String(failure ?? ''),
     exited: flow.catch(() => 1),
     kill: () => undefined,
-    waitFor: (event) => waitFor(() => found(event), `"${event}" from the SDK 1.x client`, 30000),
+    waitFor: (event) => waitFor(() => found(event), `"${event}" from the SDK 1.x client`, 90000),
   };
 }
 
@@ -113,10 +115,12 @@ describe('interoperability with the SDK 1.x, SDK 2.x and Python clients', () => 
         const expected = c.principal === 'alice' ? [lookupV2] : [lookupV2, transfer];
         expect({ client: c.label, principal: c.principal, tools: changed.tools }).toEqual({ client: c.label, principal: c.principal, tools: expected });
       }
+      const timeline = clients.map((c) => `${c.label}/${c.principal}: ${c.run.lines.map((l) => `${String(l.event)}@${String(l.ms ?? '-')}ms`).join(' ')}`);
+      process.stderr.write(`[interop] timeline since spawn:\n  ${timeline.join('\n  ')}\n`);
       const codes = await Promise.all(clients.map(async (c) => ({ client: `${c.label}/${c.principal}`, code: await c.run.exited, stderr: (await c.run.exited) === 0 ? '' : c.run.stderr() })));
       expect(codes.filter((c) => c.code !== 0)).toEqual([]);
     } finally {
       clients.forEach((c) => c.run.kill());
     }
-  }, 120000);
+  }, 300000);
 });

@@ -73,6 +73,7 @@ export interface ScriptRun {
 
 /** Runs a client script (python or node) that reports on stdout, one JSON object per line. */
 export function runScript(command: string, args: string[], env: Record<string, string>): ScriptRun {
+  const spawnedAt = Date.now();
   const child = spawn(command, args, { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: Array<Record<string, unknown>> = [];
   const waiters: Array<() => void> = [];
@@ -85,7 +86,8 @@ export function runScript(command: string, args: string[], env: Record<string, s
     partial = complete.pop() ?? '';
     for (const line of complete.filter((l) => l.trim())) {
       try {
-        lines.push(JSON.parse(line) as Record<string, unknown>);
+        // `ms`: when the line arrived, relative to the spawn (diagnoses a slow client).
+        lines.push({ ...(JSON.parse(line) as Record<string, unknown>), ms: Date.now() - spawnedAt });
       } catch {
         stderr += `[unparsed stdout] ${line}\n`;
       }
@@ -104,7 +106,7 @@ export function runScript(command: string, args: string[], env: Record<string, s
     stderr: () => stderr,
     exited,
     kill: () => void child.kill('SIGTERM'),
-    waitFor: (event, timeoutMs = 30000) => new Promise((resolve, reject) => {
+    waitFor: (event, timeoutMs = 90000) => new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no "${event}" from ${describe()}`)), timeoutMs);
       const check = () => {
         const found = lines.find((l) => l.event === event);

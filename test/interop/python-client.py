@@ -6,6 +6,7 @@ object per stdout line (listed, called, changed, or error); diagnostics on stder
 
 import asyncio
 import json
+import logging
 import os
 import sys
 import traceback
@@ -15,7 +16,7 @@ from mcp import types
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamablehttp_client
 
-TIMEOUT_S = 30
+TIMEOUT_S = 90  # generous: on a loaded CI machine six clients start at once
 
 
 def emit(event, **body):
@@ -65,6 +66,8 @@ async def run():
 
 
 def main():
+    if os.environ.get("INTEROP_DEBUG"):
+        logging.basicConfig(level=logging.DEBUG, stream=sys.stderr)
     try:
         return asyncio.run(run())
     except Exception:  # report any failure as a line the test can show

@@ -5,7 +5,8 @@
 // Diagnostics go to stderr only.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
-const TIMEOUT_MS = 30000;
+// Generous: on a loaded CI machine six clients start at once.
+const TIMEOUT_MS = 90000;
 const emit = (event, body) => process.stdout.write(`${JSON.stringify({ event, ...body })}\n`);
 const describeTools = (tools) =>
   tools.map((t) => ({ name: t.name, properties: Object.keys(t.inputSchema?.properties ?? {}).sort() })).sort((a, b) => a.name.localeCompare(b.name));

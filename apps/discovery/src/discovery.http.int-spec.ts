@@ -64,8 +64,8 @@ describe('discovery over HTTP (real Kafka and PostgreSQL)', () => {
     expect((await post('/v1/tools/pay.lookup/versions/1.0.0/deprecate', { reason: 'use 1.1.0', replacement: '1.1.0' })).status).toBe(200);
     expect((await post('/v1/tools/pay.transfer/versions/1.1.0/retire', { reason: 'bad release' })).status).toBe(200);
     expect((await post('/v1/tools/pay.release/versions/1.0.0/retire', { reason: 'withdrawn' })).status).toBe(200);
-    await waitFor(async () => ((await entry('pay.release'))?.versions[0]?.status === 'retired' ? true : undefined), 'discovery to catch up');
-  });
+    await waitFor(async () => ((await entry('pay.release'))?.versions[0]?.status === 'retired' ? true : undefined), 'discovery to catch up', 60000);
+  }, 120000);
 
   afterAll(async () => {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
@@ -153,7 +153,7 @@ describe('discovery over HTTP (real Kafka and PostgreSQL)', () => {
       const echo = await waitFor(async () => {
         const found = await entry('pay.echo');
         return found?.versions.length === 2 ? found : undefined;
-      }, 'pay.echo@1.1.0 in the catalog');
+      }, 'pay.echo@1.1.0 in the catalog', 30000);
       expect(echo.position).toBe(2);
       expect(echo.versions.map((v) => [v.version, v.status])).toEqual([['1.0.0', 'deprecated'], ['1.1.0', 'active']]);
     });
@@ -170,7 +170,7 @@ describe('discovery over HTTP (real Kafka and PostgreSQL)', () => {
       const echo = await waitFor(async () => {
         const found = await entry('pay.echo');
         return found?.position === 3 ? found : undefined;
-      }, 'the retirement after the poison messages');
+      }, 'the retirement after the poison messages', 30000);
       expect(echo.versions.map((v) => [v.version, v.status])).toEqual([['1.0.0', 'deprecated'], ['1.1.0', 'retired']]);
       expect(await entry('pay.ghost')).toBeUndefined();
       const before = await catalog();

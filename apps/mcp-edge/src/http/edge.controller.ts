@@ -2,6 +2,11 @@ import { Controller, Get, Inject } from '@nestjs/common';
 
 export const EDGE_METADATA = Symbol('EdgeMetadata');
 
+const RESOURCE_METADATA = ['.well-known/oauth-protected-resource', '.well-known/oauth-protected-resource/mcp'];
+
+/** Every path this controller serves (all GET); anything else is refused before Nest routes it. */
+export const EDGE_ROUTES = ['/healthz', ...RESOURCE_METADATA.map((path) => `/${path}`)];
+
 export interface EdgeMetadata {
   resource: string;
   authorizationServers: string[];
@@ -17,7 +22,7 @@ export class EdgeController {
    * OAuth 2.0 protected-resource metadata (RFC 9728), where the 401 challenge points; also at the
    * path-suffixed location RFC 9728 derives from the resource URL `<base>/mcp`.
    */
-  @Get(['.well-known/oauth-protected-resource', '.well-known/oauth-protected-resource/mcp'])
+  @Get(RESOURCE_METADATA)
   resourceMetadata() {
     return {
       resource: this.meta.resource,

@@ -132,6 +132,7 @@ async function dispatch(session: EdgeSession, req: IncomingMessage, res: ServerR
         res.writeHead(202).end();
         return;
       }
+      if (!acceptable(req, res)) return;
       return session.http!.handleRequest(req, res, accepted);
     }
     case 'process': {

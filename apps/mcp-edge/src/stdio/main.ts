@@ -3,8 +3,8 @@ import './stdout.guard';
 import { PassThrough } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Principal } from '@estate/contracts';
-import { createLogger, failBoot, kafkaBusFrom, PrincipalResolver, type Logger } from '@estate/platform';
-import { startEdgeCore } from '../edge.app';
+import { createLogger, failBoot, kafkaBusFrom, PrincipalResolver, stopOnSignals, type Logger } from '@estate/platform';
+import { startEdgeCore } from '../edge.core';
 import { loadStdioConfig, type StdioEdgeConfig } from './stdio.config';
 import { StdioGate } from './stdio.gate';
 
@@ -23,14 +23,19 @@ async function serve(config: StdioEdgeConfig, logger: Logger): Promise<void> {
   const principal = await resolvePrincipal(config);
   const bus = kafkaBusFrom(config.kafkaBrokers, 'estate-edge-stdio', logger);
   const core = await startEdgeCore(config, bus, logger);
+  const stop = async () => {
+    await core.stop();
+    await bus.close();
+  };
+  // A client that kills us still gets its pending call records published.
+  stopOnSignals(logger, stop);
   // The SDK's own stdin reader would drop garbage silently; the gate reads stdin instead.
   const transport = new StdioServerTransport(new PassThrough(), process.stdout);
   const session = core.sessions.attach(principal, transport);
   logger.info({ principal: principal.id, session: session.id }, 'mcp edge serving stdio');
   await new StdioGate(session, transport, logger).run(process.stdin);
   logger.info('stdin closed; stopping');
-  await core.stop();
-  await bus.close();
+  await stop();
 }
 
 async function main(): Promise<void> {
@@ -39,8 +44,7 @@ async function main(): Promise<void> {
     const config = loadStdioConfig(process.env);
     logger = createLogger('mcp-edge-stdio', config.logLevel);
     await serve(config, logger);
-    logger.flush();
-    process.exit(0);
+    logger.flush(() => process.exit(0));
   } catch (error) {
     failBoot(logger, error);
   }

@@ -50,7 +50,7 @@ export function classifyUpstreamError(error: unknown, timeoutMs: number): Upstre
  */
 export class UpstreamPool {
   private readonly connections = new Map<string, Promise<Connection>>();
-  private readonly failures = new Map<string, { count: number; at: number }>();
+  private readonly failures = new Map<string, { count: number; at: number; reason: string }>();
   private readonly listeners: UpstreamToolsListener[] = [];
   private readonly setups: UpstreamClientSetup[] = [];
 
@@ -110,7 +110,7 @@ export class UpstreamPool {
     const failure = this.failures.get(upstream.server);
     if (failure) {
       const wait = RECONNECT_BACKOFF_MS[Math.min(failure.count, RECONNECT_BACKOFF_MS.length - 1)];
-      if (this.clock() - failure.at < wait) throw new UpstreamFailure('unreachable', 'the upstream is unreachable; the edge retries the connection shortly');
+      if (this.clock() - failure.at < wait) throw new UpstreamFailure('unreachable', `${failure.reason}; the edge retries the connection shortly`);
     }
     const client = new Client({ name: 'estate-edge', version: '0.1.0' }, { capabilities: {} });
     const connection: Connection = { client, closed: false };
@@ -121,10 +121,11 @@ export class UpstreamPool {
       this.failures.delete(upstream.server);
     } catch (error) {
       const previous = this.failures.get(upstream.server)?.count ?? 0;
-      this.failures.set(upstream.server, { count: previous + 1, at: this.clock() });
+      const failed = classifyUpstreamError(error, 0);
+      this.failures.set(upstream.server, { count: previous + 1, at: this.clock(), reason: failed.message });
       this.logger.warn({ server: upstream.server, err: error }, 'upstream connection failed');
       void client.close().catch(() => undefined);
-      throw classifyUpstreamError(error, 0);
+      throw failed;
     }
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.inspect(upstream.server, client));
     await this.inspect(upstream.server, client);
