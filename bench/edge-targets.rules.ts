@@ -16,7 +16,7 @@ export function edgeVerdicts(edge: EdgeFigures, notify: NotifyFigures[]): Verdic
     verdict(`filtered tools/list p99, ${CATALOG_SIZE} tools`, t.list.edge.p99, { max: 2 }, ' ms', `upstream's static ${t.listedTools.direct}-tool page p99 ${round(t.list.direct.p99)} ms`),
     verdict('publish → list_changed p99 through Kafka', notify[0].latency.p99, { max: 100 }, ' ms', `in-process bus p99 ${round(notify[1].latency.p99, 1)} ms`),
     verdict(`edge RSS with ${SESSIONS} open sessions`, edge.edgeMemory.rssAfterMb, { max: 200 }, ' MB', `SDK pass-through ${round(edge.passthroughMemory.rssAfterMb, 1)} MB`),
-      ];
+  ];
 }
 
 /** How every figure was produced, for the reader of BENCHMARKS.md. */
@@ -25,6 +25,8 @@ export function methodNotes(): string[] {
     'Load comes from a raw keep-alive HTTP client (node:http, bench/support/mcp-http.client.ts) that posts JSON-RPC and reads the SSE answer; every loop stops at a count or a time limit; everything listens on 127.0.0.1.',
     'Upstream: bench/noop-upstream.server.ts, the SDK low-level Server over Streamable HTTP whose `noop` tool answers at once, in its own process. "Direct" calls it straight; the SDK pass-through (bench/sdk-passthrough.server.ts, SDK Server + SDK Client, nothing else) and the edge sit in front of it, each in its own process.',
     `The edge runs from dist/apps/mcp-edge/src/main.js as a child process on Kafka. Its catalog (${CATALOG_SIZE} tools, two versions each, hidden from the caller by scope, tenant or classification in 5 of 8 cases) is fed directly onto its \`estate.catalog\` topic, the way discovery republishes it; the registry is not involved in the list and call figures.`,
+    'The upstream advertises exactly what the catalog publishes (all tools, in pages of 200 like the edge), so the edge\'s drift check agrees and quarantines nothing; the direct list baseline is its first page.',
+    'Server CPU per request: user + system time from /proc/<pid>/stat of every server process on the path (edge + upstream, pass-through + upstream, upstream alone) over the 32-way run, divided by the requests served. Unlike latency it barely moves with the machine\'s load, so it is the figure to trust on a busy machine.',
     `Sequential latency: 4 interleaved rounds per subject (direct, pass-through, edge) so noise lands on all alike; throughput: ${CONCURRENCY} sessions, one request in flight each. Added latency = edge percentile − direct percentile.`,
     'The edge validates the arguments against the tool contract, resolves the version for the principal, checks the bearer token on every request and records every call on Kafka; the pass-through does none of that.',
     `Sessions: ${SESSIONS} sessions opened as an SDK client would (initialize, initialized, GET stream kept open); RSS read from /proc/<pid>/status of the server process.`,

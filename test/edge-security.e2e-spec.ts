@@ -118,7 +118,7 @@ describe('the edge refuses what it must, and says nothing about its insides', ()
       [raw(edge.mcpUrl, { headers: headers(), body: '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":7}}' }), 400],
       [raw(edge.mcpUrl, { headers: session.headers(), body: '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]' }), 400],
       [raw(`${edge.url}/nowhere`, { method: 'GET', headers: headers() }), 404],
-      [raw(`${edge.url}/.well-known/oauth-protected-resource`, { method: 'POST', headers: headers(), body: '{' }), 400],
+      [raw(`${edge.url}/.well-known/oauth-protected-resource`, { method: 'POST', headers: headers(), body: '{' }), 405],
     ];
     for (const [pending, status] of refusals) expectJsonRpcRefusal(await pending, status);
     const wrongShape = await session.call('tools/call', { name: { $ne: 1 } }, 'x');

@@ -135,6 +135,27 @@ describe('the stdio edge (npm run edge:stdio)', () => {
     expect(peer.stderr).toContain('"msg":"mcp edge serving stdio"');
   }, 60000);
 
+  it('serves the configured local principal under ESTATE_AUTH=none, with no token at all', async () => {
+    const { ESTATE_STDIO_TOKEN: _token, ESTATE_JWT_SECRET: _secret, ...rest } = env;
+    const peer = spawnStdioEdge({ ...rest, ESTATE_STDIO_TOKEN: '', ESTATE_JWT_SECRET: '', ESTATE_AUTH: 'none', ESTATE_LOCAL_SCOPES: 'bank:read' });
+    try {
+      peer.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'local', version: '1' } } });
+      expect(await peer.answer(1)).toMatchObject({ result: { protocolVersion: '2025-11-25' } });
+      peer.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      let id = 1;
+      await waitFor(async () => {
+        id += 1;
+        peer.send({ jsonrpc: '2.0', id, method: 'tools/list' });
+        const answer = (await peer.answer(id)) as { result?: { tools: Array<{ name: string }> } };
+        return answer.result?.tools.some((t) => t.name === 'bank.lookup') ? true : undefined;
+      }, 'the local principal to see bank.lookup', 30000);
+    } finally {
+      peer.child.stdin.end();
+    }
+    expect(await peer.exited).toBe(0);
+    for (const line of peer.stdoutLines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
+  }, 60000);
+
   it('refuses to start with a token this estate did not sign, and says why on stderr only', async () => {
     const peer = spawnStdioEdge({ ...env, ESTATE_STDIO_TOKEN: 'not.a.token' });
     expect(await peer.exited).toBe(1);

@@ -73,7 +73,11 @@ export class ToolCallPipeline {
   }
 
   private async run(session: EdgeSession, params: CallParams, context: CallContext, options: UpstreamCallOptions): Promise<CallToolResult> {
-    checkParamsShape(params);
+    const malformed = paramsProblem(params);
+    if (malformed) {
+      this.records.refuse(session, typeof params?.name === 'string' ? params.name : '', undefined, 'invalid_params', malformed.message);
+      throw malformed;
+    }
     const { principal } = session;
     const entry = this.replica.get(params.name) ?? NO_ENTRY;
     const pin = pinsFromMeta(params._meta)[params.name] ?? session.pins[params.name];
@@ -109,12 +113,13 @@ export class ToolCallPipeline {
 }
 
 /** The SDK checks the request schema; this catches what it lets through (an empty name, array arguments). */
-function checkParamsShape(params: CallParams): void {
+function paramsProblem(params: CallParams): WireError | undefined {
   if (typeof params?.name !== 'string' || params.name.length === 0) {
-    throw new WireError(-32602, 'Invalid params: "name" must be a non-empty string', { path: '/name' });
+    return new WireError(-32602, 'Invalid params: "name" must be a non-empty string', { path: '/name' });
   }
   const args: unknown = params.arguments;
   if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) {
-    throw new WireError(-32602, 'Invalid params: "arguments" must be an object', { path: '/arguments' });
+    return new WireError(-32602, 'Invalid params: "arguments" must be an object', { path: '/arguments' });
   }
+  return undefined;
 }
