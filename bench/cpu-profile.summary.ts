@@ -27,6 +27,9 @@ export interface ProfileSummary {
   owners: FrameCost[];
 }
 
+/** node --cpu-prof samples every 1000 µs unless --cpu-prof-interval says otherwise. */
+const SAMPLE_MS = 1;
+
 function ownerOf(url: string): string {
   if (!url) return '(native / vm)';
   if (url.startsWith('node:')) return 'node internals';
@@ -69,9 +72,11 @@ export function summarizeProfile(file: string, window: ProfileWindow = { fromMs:
   let atMs = 0;
   profile.samples.forEach((id, i) => {
     const node = byId.get(id);
-    const ms = (profile.timeDeltas[i] ?? 0) / 1000;
-    atMs += ms;
+    atMs += (profile.timeDeltas[i] ?? 0) / 1000;
     if (atMs < window.fromMs || atMs > window.toMs) return;
+    // Each sample counts one sampling interval: on a busy machine a preempted thread shows a long
+    // gap before its next sample, and charging that gap to the frame (often a syscall) would lie.
+    const ms = SAMPLE_MS;
     if (!node || node.callFrame.functionName === '(idle)') {
       idleMs += ms;
       return;
@@ -97,13 +102,13 @@ export function profileMarkdown(title: string, summary: ProfileSummary): string 
   const lines = [
     `#### ${title}`,
     '',
-    `Busy ${summary.busyMs.toFixed(0)} ms, idle ${summary.idleMs.toFixed(0)} ms.`,
+    `${summary.busyMs.toFixed(0)} busy samples, ${summary.idleMs.toFixed(0)} idle (1 sample = 1 ms of sampling interval).`,
     '',
-    '| self time by owner | ms | share of busy |',
+    '| self time by owner | samples | share of busy |',
     '| --- | --- | --- |',
     ...summary.owners.map((o) => `| ${o.frame} | ${o.selfMs.toFixed(0)} | ${pct(o.share)} |`),
     '',
-    '| top self-time frames | ms | share of busy |',
+    '| top self-time frames | samples | share of busy |',
     '| --- | --- | --- |',
     ...summary.frames.map((f) => `| \`${f.frame.replace(/\|/g, '\\|')}\` | ${f.selfMs.toFixed(0)} | ${pct(f.share)} |`),
   ];

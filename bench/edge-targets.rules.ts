@@ -15,7 +15,7 @@ export function edgeVerdicts(edge: EdgeFigures, notify: NotifyFigures[]): Verdic
     verdict(`tools/call throughput at ${CONCURRENCY} concurrent, edge / direct`, t.callThroughput.edge.perSecond / t.callThroughput.direct.perSecond, { min: 0.6 }, '×', `direct ${Math.round(t.callThroughput.direct.perSecond)} req/s; SDK pass-through ${round(t.callThroughput.passthrough.perSecond / t.callThroughput.direct.perSecond, 2)}×`),
     verdict(`filtered tools/list p99, ${CATALOG_SIZE} tools`, t.list.edge.p99, { max: 2 }, ' ms', `upstream's static ${t.listedTools.direct}-tool page p99 ${round(t.list.direct.p99)} ms`),
     verdict('publish → list_changed p99 through Kafka', notify[0].latency.p99, { max: 100 }, ' ms', `in-process bus p99 ${round(notify[1].latency.p99, 1)} ms`),
-    verdict(`edge RSS with ${SESSIONS} open sessions`, edge.edgeMemory.rssAfterMb, { max: 200 }, ' MB', `SDK pass-through ${round(edge.passthroughMemory.rssAfterMb, 1)} MB`),
+    verdict(`edge RSS with ${SESSIONS} open sessions`, edge.edgeMemory.rssAfterMb, { max: 200 }, ' MB', `SDK pass-through ${round(edge.passthroughMemory.rssAfterMb, 1)} MB; edge at start ${round(edge.idleRssMb, 1)} MB, after the load ${round(edge.loadedRssMb, 1)} MB`),
   ];
 }
 
@@ -29,7 +29,7 @@ export function methodNotes(): string[] {
     'Server CPU per request: user + system time from /proc/<pid>/stat of every server process on the path (edge + upstream, pass-through + upstream, upstream alone) over the 32-way run, divided by the requests served. Unlike latency it barely moves with the machine\'s load, so it is the figure to trust on a busy machine.',
     `Sequential latency: 4 interleaved rounds per subject (direct, pass-through, edge) so noise lands on all alike; throughput: ${CONCURRENCY} sessions, one request in flight each. Added latency = edge percentile − direct percentile.`,
     'The edge validates the arguments against the tool contract, resolves the version for the principal, checks the bearer token on every request and records every call on Kafka; the pass-through does none of that.',
-    `Sessions: ${SESSIONS} sessions opened as an SDK client would (initialize, initialized, GET stream kept open); RSS read from /proc/<pid>/status of the server process.`,
+    `Sessions: ${SESSIONS} sessions opened as an SDK client would (initialize, initialized, GET stream kept open) on the fresh edge and pass-through, before any load; RSS read from /proc/<pid>/status of the server process.`,
     'publish → list_changed: the whole estate from dist/apps/estate/src/main.js (registry, discovery, audit, edge in one child, embedded PostgreSQL), once on Kafka and once on the in-process bus; an official SDK client listens; one publish (POST /v1/tools of a new visible tool) at a time, timed from the POST to the notification.',
     'CPU profiles come from separate edge runs under `node --cpu-prof`, so the measured runs carry no profiler overhead.',
     ];

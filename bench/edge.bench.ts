@@ -20,6 +20,7 @@ export interface EdgeFigures {
   edgeMemory: SessionMemory;
   passthroughMemory: SessionMemory;
   idleRssMb: number;
+  loadedRssMb: number;
   profiles: { call: { summary: ProfileSummary; load: ThroughputStats }; list: { summary: ProfileSummary; load: ThroughputStats } };
   tables: BenchTable[];
 }
@@ -67,8 +68,12 @@ export async function runEdgeBench(brokers: string[], logger: Logger, progress: 
     await feedCatalog(brokers, prefix, benchCatalog(CATALOG_SIZE, upstream.url), logger);
     const token = await issueDevToken(BENCH_SECRET, BENCH_AGENT);
     const edge = await startEdgeChild(brokers, prefix, CATALOG_SIZE);
-    const { traffic, edgeMemory, passthroughMemory, idleRssMb } = await withChildren([edge.child], async () => {
+    const { traffic, edgeMemory, passthroughMemory, idleRssMb, loadedRssMb } = await withChildren([edge.child], async () => {
       const idle = edge.child.rssMb();
+      // Sessions first, on fresh processes, so the figure is what sessions cost and not heap left over from load.
+      progress(`edge: ${SESSIONS} sessions`);
+      const ptMemory = await measureSessionMemory(passthrough.child, passthrough.url, undefined, SESSIONS);
+      const edgeMem = await measureSessionMemory(edge.child, edge.mcpUrl, token, SESSIONS);
       progress('edge: tools/list and tools/call');
       const measured = await runTraffic({
         direct: { url: upstream.url, processes: [upstream.child] },
@@ -77,23 +82,21 @@ export async function runEdgeBench(brokers: string[], logger: Logger, progress: 
       });
       const fmt = (x: { p50: number; p99: number }) => `${round(x.p50)}/${round(x.p99)}`;
       progress(`call p50/p99 ms direct ${fmt(measured.call.direct)} pass-through ${fmt(measured.call.passthrough)} edge ${fmt(measured.call.edge)}; list edge ${fmt(measured.list.edge)}`);
-      progress(`edge: ${SESSIONS} sessions`);
-      const ptMemory = await measureSessionMemory(passthrough.child, passthrough.url, undefined, SESSIONS);
-      const edgeMem = await measureSessionMemory(edge.child, edge.mcpUrl, token, SESSIONS);
-      return { traffic: measured, edgeMemory: edgeMem, passthroughMemory: ptMemory, idleRssMb: idle };
+      return { traffic: measured, edgeMemory: edgeMem, passthroughMemory: ptMemory, idleRssMb: idle, loadedRssMb: edge.child.rssMb() };
     });
     progress('edge: cpu profiles');
     const profiles = { call: await profileEdge(brokers, prefix, token, 'call'), list: await profileEdge(brokers, prefix, token, 'list') };
     const tables = [
       ...trafficTables(traffic, CATALOG_SIZE, visibleCount(CATALOG_SIZE)),
       {
-        name: `edge: RSS with ${SESSIONS} open sessions (each with its GET stream), child processes`,
+        name: `edge: RSS with ${SESSIONS} open sessions (each with its GET stream), fresh child processes`,
         rows: [
           ...sessionRows([{ path: 'plain SDK pass-through (baseline)', memory: passthroughMemory }, { path: 'estate edge', memory: edgeMemory }]),
           { path: 'estate edge at start, 1,000 tools loaded, no session', 'open sessions': 0, 'RSS before (MB)': round(idleRssMb, 1), 'RSS with sessions (MB)': '-', 'KB per session': '-', 'per-session cost / baseline': '-' },
+          { path: 'estate edge after the list and call load (sessions still registered, streams closed)', 'open sessions': SESSIONS, 'RSS before (MB)': '-', 'RSS with sessions (MB)': round(loadedRssMb, 1), 'KB per session': '-', 'per-session cost / baseline': '-' },
         ],
       },
     ];
-    return { traffic, edgeMemory, passthroughMemory, idleRssMb, profiles, tables };
+    return { traffic, edgeMemory, passthroughMemory, idleRssMb, loadedRssMb, profiles, tables };
   });
 }

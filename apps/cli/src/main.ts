@@ -1,32 +1,11 @@
 #!/usr/bin/env node
-import { parseArgs } from 'node:util';
-import { runCommand, USAGE } from './cli.commands';
+import type * as Cli from './cli.run';
 
-const NAMES = [
-  'sub', 'scope', 'tenant', 'clearance', 'audience', 'name', 'namespace', 'url', 'transport', 'command', 'owner',
-  'reason', 'sunset-at', 'replacement', 'tool', 'version', 'principal', 'type', 'limit', 'cursor', 'from', 'to',
-] as const;
-const OPTIONS = Object.fromEntries(NAMES.map((n) => [n, { type: 'string' as const }]));
-
-/** The `estate` command line: a thin client of the registry and audit REST APIs. */
-async function main(): Promise<void> {
-  const [command, ...rest] = process.argv.slice(2);
-  if (!command || command === '--help' || command === 'help') {
-    process.stdout.write(`${USAGE}\n`);
-    return;
-  }
-  const { values, positionals } = parseArgs({ args: rest, options: OPTIONS, strict: true, allowPositionals: true });
-  const outcome = await runCommand(command, positionals, values, {
-    registryUrl: process.env.ESTATE_REGISTRY_URL ?? 'http://127.0.0.1:8001',
-    auditUrl: process.env.ESTATE_AUDIT_URL ?? 'http://127.0.0.1:8003',
-    token: process.env.ESTATE_TOKEN,
-    secret: process.env.ESTATE_JWT_SECRET,
-  });
-  (outcome.ok ? process.stdout : process.stderr).write(`${outcome.output}\n`);
-  process.exitCode = outcome.ok ? 0 : 1;
+// `estate stdio` must own stdout from the first line, so nothing is loaded before we know which
+// command runs: the stdio edge installs its stdout guard before anything else can print.
+/* eslint-disable @typescript-eslint/no-require-imports */
+if (process.argv[2] === 'stdio') {
+  require('../../mcp-edge/src/stdio/main');
+} else {
+  void (require('./cli.run') as typeof Cli).run();
 }
-
-main().catch((error: unknown) => {
-  process.stderr.write(`estate: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exitCode = 1;
-});
