@@ -59,6 +59,9 @@ export async function publishToCallFlow(estate: EstateUnderTest): Promise<void> 
     const relisted = await alice.client.listTools();
     expect(relisted.tools).toHaveLength(1);
     expect(relisted.tools[0].inputSchema).toEqual(next.inputSchema);
+    // The published contract, byte for byte: key order survives the event store and the catalog.
+    expect(JSON.stringify(relisted.tools[0].inputSchema)).toBe(JSON.stringify(next.inputSchema));
+    expect(relisted.tools[0].description).toBe(next.description);
 
     const before = estate.upstreamCalls();
     const result = await alice.client.callTool({ name: 'bank.lookup', arguments: { reference: 'PMT-771' } });

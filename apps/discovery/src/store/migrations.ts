@@ -22,4 +22,19 @@ export class CreateCatalogProjection1732900000001 implements MigrationInterface 
   }
 }
 
-export const DISCOVERY_MIGRATIONS = [CreateCatalogProjection1732900000001];
+/** Catalog entries keep the published contracts' key order (jsonb would sort keys). */
+export class KeepCatalogText1732900000003 implements MigrationInterface {
+  name = 'KeepCatalogText1732900000003';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`ALTER TABLE discovery.servers ALTER COLUMN data TYPE json USING data::json`);
+    await runner.query(`ALTER TABLE discovery.tools ALTER COLUMN entry TYPE json USING entry::json`);
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`ALTER TABLE discovery.servers ALTER COLUMN data TYPE jsonb USING data::jsonb`);
+    await runner.query(`ALTER TABLE discovery.tools ALTER COLUMN entry TYPE jsonb USING entry::jsonb`);
+  }
+}
+
+export const DISCOVERY_MIGRATIONS = [CreateCatalogProjection1732900000001, KeepCatalogText1732900000003];

@@ -34,4 +34,20 @@ export class CreateEventStore1732900000000 implements MigrationInterface {
   }
 }
 
-export const REGISTRY_MIGRATIONS = [CreateEventStore1732900000000];
+/**
+ * jsonb reorders object keys; a published contract must reach agents exactly as it was
+ * written, so event payloads are kept as json (the text as given).
+ */
+export class KeepEventPayloadText1732900000002 implements MigrationInterface {
+  name = 'KeepEventPayloadText1732900000002';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`ALTER TABLE registry.events ALTER COLUMN data TYPE json USING data::json`);
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`ALTER TABLE registry.events ALTER COLUMN data TYPE jsonb USING data::jsonb`);
+  }
+}
+
+export const REGISTRY_MIGRATIONS = [CreateEventStore1732900000000, KeepEventPayloadText1732900000002];
