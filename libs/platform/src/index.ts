@@ -19,4 +19,5 @@ export type { HttpAppOptions } from './http/http-app';
 export { httpError } from './http/http-errors';
 export { startEmbeddedPostgres, freePort } from './embedded-postgres';
 export type { EmbeddedDatabase } from './embedded-postgres';
-export { kafkaBusFrom, stopOnSignals, failBoot } from './service.runtime';
+export { kafkaBusFrom, stopOnSignals, failBoot, runService } from './service.runtime';
+export type { ServiceEntry } from './service.runtime';

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { EventBus } from './event-bus.port';
+import { createLogger } from './logger';
 import { KafkaEventBus } from './kafka-event-bus';
 
 /** The Kafka bus every standalone service uses; refusing to start without brokers beats a silent in-process bus. */
@@ -33,4 +34,28 @@ export function failBoot(logger: Logger, error: unknown): void {
   logger.flush?.();
   process.exitCode = 1;
   setTimeout(() => process.exit(1), 100);
+}
+
+export interface ServiceEntry<C extends { logLevel: string; kafkaBrokers: string[]; databaseUrl?: string }> {
+  name: string;
+  load: () => C;
+  start: (config: C & { databaseUrl: string }, bus: EventBus, logger: Logger) => Promise<{ stop(): Promise<void> }>;
+}
+
+/** The entry point of a standalone service: config, logger, Kafka, start, stop on signals. */
+export async function runService<C extends { logLevel: string; kafkaBrokers: string[]; databaseUrl?: string }>(entry: ServiceEntry<C>): Promise<void> {
+  let logger = createLogger(entry.name);
+  try {
+    const config = entry.load();
+    logger = createLogger(entry.name, config.logLevel);
+    if (!config.databaseUrl) throw new Error('DATABASE_URL is required');
+    const bus = kafkaBusFrom(config.kafkaBrokers, `estate-${entry.name}`, logger);
+    const service = await entry.start({ ...config, databaseUrl: config.databaseUrl }, bus, logger);
+    stopOnSignals(logger, async () => {
+      await service.stop();
+      await bus.close();
+    });
+  } catch (error) {
+    failBoot(logger, error);
+  }
 }
