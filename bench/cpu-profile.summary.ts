@@ -32,7 +32,12 @@ const SAMPLE_MS = 1;
 
 function ownerOf(url: string): string {
   if (!url) return '(native / vm)';
-  if (url.startsWith('node:')) return 'node internals';
+  if (url.startsWith('node:')) {
+    // node:internal/deps/undici/undici → "node: undici", node:internal/webstreams/… → "node: webstreams".
+    const parts = url.slice('node:'.length).split('/');
+    const area = parts[0] === 'internal' && parts.length > 2 ? (parts[1] === 'deps' ? parts[2] : parts[1]) : parts[parts.length - 1];
+    return `node: ${area}`;
+  }
   const modules = url.lastIndexOf('node_modules/');
   if (modules >= 0) {
     const parts = url.slice(modules + 'node_modules/'.length).split('/');
@@ -44,7 +49,7 @@ function ownerOf(url: string): string {
 
 function frameName(node: ProfileNode): string {
   const { functionName, url, lineNumber } = node.callFrame;
-  const where = url ? `${ownerOf(url)} ${path.basename(url)}:${lineNumber + 1}` : '';
+  const where = url ? `${url.startsWith('node:') ? url : `${ownerOf(url)} ${path.basename(url)}`}:${lineNumber + 1}` : '';
   return `${functionName || '(anonymous)'} ${where}`.trim();
 }
 

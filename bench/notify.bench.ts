@@ -18,6 +18,8 @@ const WAIT_MS = 5_000;
 export interface NotifyFigures {
   bus: 'kafka' | 'in-process';
   latency: LatencyStats;
+  /** How long POST /v1/tools took to answer: the registry's share of `latency`. */
+  publish: LatencyStats;
   missed: number;
 }
 
@@ -84,6 +86,7 @@ export async function measureNotify(brokers: string[] | undefined, upstreamUrl: 
     await client.connect(new StreamableHTTPClientTransport(new URL(estate.edge), { requestInit: { headers: { authorization: `Bearer ${agent}` } } }));
     await new Promise((resolve) => setTimeout(resolve, 500));
     const times: number[] = [];
+    const publishTimes: number[] = [];
     let missed = 0;
     const deadline = Date.now() + 45_000;
     for (let i = 0; i < SAMPLES + WARM_UP && Date.now() < deadline; i += 1) {
@@ -92,11 +95,15 @@ export async function measureNotify(brokers: string[] | undefined, upstreamUrl: 
       });
       const start = performance.now();
       await post(`${estate.registry}/v1/tools`, admin, probeSpec(i));
+      const answered = performance.now();
       const end = await Promise.race([received, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), WAIT_MS))]);
       if (end === undefined) missed += 1;
-      else if (i >= WARM_UP) times.push(end - start);
+      else if (i >= WARM_UP) {
+        times.push(end - start);
+        publishTimes.push(answered - start);
+      }
     }
-    return { bus: brokers ? 'kafka' : 'in-process', latency: latencyStats(times), missed };
+    return { bus: brokers ? 'kafka' : 'in-process', latency: latencyStats(times), publish: latencyStats(publishTimes), missed };
   } finally {
     await client.close().catch(() => undefined);
     await estate.child.stop();

@@ -43,6 +43,8 @@ function notifyTable(figures: NotifyFigures[]): BenchTable {
       'p50 (ms)': round(f.latency.p50, 1),
       'p99 (ms)': round(f.latency.p99, 1),
       'p99 / in-process p99': baseline ? round(f.latency.p99 / baseline.latency.p99, 2) : '-',
+      'of which POST /v1/tools answered, p50 (ms)': round(f.publish.p50, 1),
+      'POST p99 (ms)': round(f.publish.p99, 1),
     })),
   };
 }
