@@ -4,6 +4,8 @@ export interface RegistryConfig extends CommonConfig {
   host: string;
   port: number;
   auth: AuthConfig;
+  /** How often deprecated versions past their sunset date are retired. */
+  sunsetSweepMs: number;
 }
 
 /** Reads ESTATE_REGISTRY_HOST, ESTATE_REGISTRY_PORT and the shared settings; fails listing every problem. */
@@ -14,5 +16,13 @@ export function loadRegistryConfig(env: Env): RegistryConfig {
     host: reader.string('ESTATE_REGISTRY_HOST', '127.0.0.1'),
     port: reader.port('ESTATE_REGISTRY_PORT', 8001),
     auth: readAuth(reader),
+    sunsetSweepMs: sweepSeconds(reader) * 1000,
   });
+}
+
+function sweepSeconds(reader: EnvReader): number {
+  const raw = reader.string('ESTATE_SUNSET_SWEEP_SECONDS', '60');
+  const seconds = Number(raw);
+  if (!(seconds > 0)) reader.problems.push(`ESTATE_SUNSET_SWEEP_SECONDS must be a positive number, got "${raw}"`);
+  return seconds > 0 ? seconds : 60;
 }

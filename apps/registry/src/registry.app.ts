@@ -14,15 +14,23 @@ export interface RunningService {
 }
 
 /** The registry's composition root: event store, relay, HTTP. */
-export async function startRegistry(config: RegistryConfig & { databaseUrl: string }, bus: EventBus, logger: Logger): Promise<RunningService & { relay: OutboxRelay }> {
+export async function startRegistry(config: RegistryConfig & { databaseUrl: string }, bus: EventBus, logger: Logger): Promise<RunningService & { relay: OutboxRelay; service: RegistryService }> {
   const db = await openDatabase({ url: config.databaseUrl, schema: 'registry', migrations: REGISTRY_MIGRATIONS });
   const store = new PostgresEventStore(db, randomUUID, () => new Date());
   const topic = topicName(config.topicPrefix, 'registryEvents');
   await bus.ensureTopics([{ name: topic }]);
   const relay = new OutboxRelay(db, config.databaseUrl, bus, topic, logger.child({ component: 'relay' }));
   await relay.start();
+  const service = new RegistryService(store);
+  const sweep = setInterval(() => {
+    service.sweepSunsets(new Date()).then(
+      (retired) => retired > 0 && logger.info({ retired }, 'retired versions past their sunset date'),
+      (error: unknown) => logger.warn({ err: error }, 'sunset sweep failed; will retry'),
+    );
+  }, config.sunsetSweepMs);
+  sweep.unref();
   const { app, url } = await startHttpApp({
-    module: RegistryModule.with(new RegistryService(store), new PrincipalResolver(config.auth)),
+    module: RegistryModule.with(service, new PrincipalResolver(config.auth)),
     logger,
     host: config.host,
     port: config.port,
@@ -31,7 +39,9 @@ export async function startRegistry(config: RegistryConfig & { databaseUrl: stri
   return {
     url,
     relay,
+    service,
     stop: async () => {
+      clearInterval(sweep);
       await app.close();
       await relay.stop();
       await db.destroy();

@@ -78,6 +78,23 @@ export class RegistryService {
     });
   }
 
+  /** Retires every deprecated version whose sunset date has passed; returns how many it retired. */
+  async sweepSunsets(now: Date): Promise<number> {
+    let retired = 0;
+    for (const stream of await this.store.listStreams('tool:')) {
+      const name = stream.slice('tool:'.length);
+      const outcome = await this.withRetry(async () => {
+        const { state, count } = await this.loadTool(name);
+        const decision = decideTool({ type: 'ReachSunsets', name, now: now.toISOString() }, state);
+        if (!decision.ok) return decision;
+        await this.store.append(stream, count, decision.events, { actor: 'estate-registry', correlationId: `sunset-${now.toISOString()}` });
+        return { ok: true, value: decision.events.filter((e) => e.type === 'ToolVersionRetired').length };
+      });
+      if (outcome.ok) retired += outcome.value;
+    }
+    return retired;
+  }
+
   async listTools(): Promise<Array<{ name: string; latest?: string; versions: Record<string, string> }>> {
     const streams = await this.store.listStreams('tool:');
     const tools = await Promise.all(streams.map((s) => this.loadTool(s.slice('tool:'.length))));

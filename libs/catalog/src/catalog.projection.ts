@@ -46,6 +46,9 @@ export function evolveCatalogEntry(
         return { ...v, status: 'retired' as const };
       case 'ToolQuarantined':
         return { ...v, quarantined: true };
+      case 'ToolVersionSunsetReached':
+        // The retirement that follows in the same append carries the state change.
+        return v;
     }
   });
   return { ...entry, versions, position };

@@ -4,7 +4,7 @@ import type { ToolSpec } from '@estate/contracts';
 import { ENVELOPE_SCHEMA, type EventEnvelope } from './envelope';
 import { EVENT_DATA_SCHEMAS, TOOL_SPEC_SCHEMA, type EventSchemaKey } from './event.schemas';
 import type {
-  ServerRegisteredData, ServerRegisteredDataV1, ToolQuarantinedData, ToolVersionDeprecatedData,
+  ServerRegisteredData, ServerRegisteredDataV1, ToolQuarantinedData, ToolVersionSunsetReachedData, ToolVersionDeprecatedData,
   ToolVersionPublishedData, ToolVersionRetiredData,
 } from './registry.events';
 import type {
@@ -31,6 +31,7 @@ const KEYS: Record<EventSchemaKey, Record<string, true>> = {
   } satisfies Record<keyof ToolVersionDeprecatedData, true>,
   'ToolVersionRetired@1': { name: true, version: true, reason: true } satisfies Record<keyof ToolVersionRetiredData, true>,
   'ToolQuarantined@1': { name: true, version: true, reason: true } satisfies Record<keyof ToolQuarantinedData, true>,
+  'ToolVersionSunsetReached@1': { name: true, version: true, sunsetAt: true } satisfies Record<keyof ToolVersionSunsetReachedData, true>,
   'ToolCallCompleted@1': {
     principal: true, tenant: true, sessionId: true, tool: true, version: true, outcome: true,
     durationMs: true, attempts: true, repaired: true,
@@ -72,6 +73,7 @@ const SAMPLES: Record<EventSchemaKey, unknown> = {
   'ToolVersionDeprecated@1': { name: 'bank.lookup', version: '1.0.0', reason: 'use 2.x', sunsetAt: '2027-01-01T00:00:00Z' } satisfies ToolVersionDeprecatedData,
   'ToolVersionRetired@1': { name: 'bank.lookup', version: '1.0.0', reason: 'sunset' } satisfies ToolVersionRetiredData,
   'ToolQuarantined@1': { name: 'bank.lookup', version: '1.0.0', reason: 'upstream schema drifted' } satisfies ToolQuarantinedData,
+  'ToolVersionSunsetReached@1': { name: 'bank.lookup', version: '1.0.0', sunsetAt: '2027-01-01T00:00:00.000Z' } satisfies ToolVersionSunsetReachedData,
   'ToolCallCompleted@1': {
     principal: 'alice', tool: 'bank.lookup', version: '1.0.0', outcome: 'ok', durationMs: 1.5, attempts: 1, repaired: 0,
   } satisfies ToolCallCompletedData,

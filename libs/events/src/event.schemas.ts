@@ -85,6 +85,12 @@ export const EVENT_DATA_SCHEMAS = {
     properties: { name: nonEmpty, version: nonEmpty, reason: nonEmpty },
     additionalProperties: false,
   },
+  'ToolVersionSunsetReached@1': {
+    type: 'object',
+    required: ['name', 'version', 'sunsetAt'],
+    properties: { name: nonEmpty, version: nonEmpty, sunsetAt: { type: 'string', format: 'date-time' } },
+    additionalProperties: false,
+  },
   'ToolQuarantined@1': {
     type: 'object',
     required: ['name', 'version', 'reason'],

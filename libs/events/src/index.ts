@@ -11,6 +11,8 @@ export type {
   ToolVersionDeprecatedData,
   ToolVersionRetiredData,
   ToolQuarantinedData,
+  ToolVersionSunsetReachedData,
+  ToolVersionSunsetReached,
   ServerRegistered,
   ToolVersionPublished,
   ToolVersionDeprecated,

@@ -44,6 +44,13 @@ export interface ToolVersionRetiredData {
   reason: string;
 }
 
+/** A deprecated version's announced sunset date passed; the registry retires it in the same append. */
+export interface ToolVersionSunsetReachedData {
+  name: string;
+  version: string;
+  sunsetAt: string;
+}
+
 export interface ToolQuarantinedData {
   name: string;
   version: string;
@@ -55,6 +62,7 @@ export type ToolVersionPublished = { type: 'ToolVersionPublished'; version: 1; d
 export type ToolVersionDeprecated = { type: 'ToolVersionDeprecated'; version: 1; data: ToolVersionDeprecatedData };
 export type ToolVersionRetired = { type: 'ToolVersionRetired'; version: 1; data: ToolVersionRetiredData };
 export type ToolQuarantined = { type: 'ToolQuarantined'; version: 1; data: ToolQuarantinedData };
+export type ToolVersionSunsetReached = { type: 'ToolVersionSunsetReached'; version: 1; data: ToolVersionSunsetReachedData };
 
 /** Every fact the registry records. Discriminated by `type`. */
 export type RegistryEvent =
@@ -62,7 +70,8 @@ export type RegistryEvent =
   | ToolVersionPublished
   | ToolVersionDeprecated
   | ToolVersionRetired
-  | ToolQuarantined;
+  | ToolQuarantined
+  | ToolVersionSunsetReached;
 
 export type RegistryEventType = RegistryEvent['type'];
 
@@ -72,4 +81,5 @@ export const CURRENT_REGISTRY_EVENT_VERSIONS: { readonly [K in RegistryEventType
   ToolVersionDeprecated: 1,
   ToolVersionRetired: 1,
   ToolQuarantined: 1,
+  ToolVersionSunsetReached: 1,
 };

@@ -214,3 +214,32 @@ describe('evolving tool state', () => {
     expect(before).toEqual({ versions: {} });
   });
 });
+
+describe('reaching a sunset date', () => {
+  const v2 = spec({ version: '2.0.0', inputSchema: { type: 'object', properties: { amount: { type: 'integer', minimum: 1 } }, required: ['amount', 'currency'] } });
+  const deprecatedUntil = (version: string, sunsetAt: string): ToolEvent => ({
+    type: 'ToolVersionDeprecated', version: 1, data: { name: 'pay.transfer', version, reason: 'use 2.x', sunsetAt },
+  });
+  const sweep = (now: string): ToolCommand => ({ type: 'ReachSunsets', name: 'pay.transfer', now });
+
+  it('retires a deprecated version whose sunset has passed, recording that the sunset was reached', () => {
+    const events = accepted(given(published(spec()), published(v2), deprecatedUntil('1.0.0', '2027-01-01T00:00:00.000Z')).when(sweep('2027-01-01T00:00:00.000Z')));
+    expect(events).toEqual([
+      { type: 'ToolVersionSunsetReached', version: 1, data: { name: 'pay.transfer', version: '1.0.0', sunsetAt: '2027-01-01T00:00:00.000Z' } },
+      { type: 'ToolVersionRetired', version: 1, data: { name: 'pay.transfer', version: '1.0.0', reason: 'sunset reached (2027-01-01T00:00:00.000Z)' } },
+    ]);
+  });
+
+  it('leaves a version alone before its sunset, without a sunset, or when it is not deprecated', () => {
+    expect(accepted(given(published(spec()), deprecatedUntil('1.0.0', '2027-01-01T00:00:00.000Z')).when(sweep('2026-12-31T23:59:59.999Z')))).toEqual([]);
+    expect(accepted(given(published(spec()), deprecated('1.0.0')).when(sweep('2030-01-01T00:00:00.000Z')))).toEqual([]);
+    expect(accepted(given(published(spec())).when(sweep('2030-01-01T00:00:00.000Z')))).toEqual([]);
+  });
+
+  it('does not retire twice: after the sweep the version is retired and a second sweep finds nothing', () => {
+    const first = given(published(spec()), deprecatedUntil('1.0.0', '2027-01-01T00:00:00.000Z')).when(sweep('2027-02-01T00:00:00.000Z'));
+    const events = [published(spec()), deprecatedUntil('1.0.0', '2027-01-01T00:00:00.000Z'), ...accepted(first)];
+    expect(accepted(given(...events).when(sweep('2027-03-01T00:00:00.000Z')))).toEqual([]);
+    expect(events.reduce(evolveTool, initialToolState()).versions['1.0.0'].status).toBe('retired');
+  });
+});

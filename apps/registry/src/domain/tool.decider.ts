@@ -4,16 +4,17 @@ import {
   type ToolSpec, type VersionStatus,
 } from '@estate/contracts';
 import type {
-  ServerRegisteredData, ToolQuarantined, ToolVersionDeprecated, ToolVersionPublished, ToolVersionRetired,
+  ServerRegisteredData, ToolQuarantined, ToolVersionSunsetReached, ToolVersionDeprecated, ToolVersionPublished, ToolVersionRetired,
 } from '@estate/events';
 import { registryError, type Decision } from './registry.errors';
 
-export type ToolEvent = ToolVersionPublished | ToolVersionDeprecated | ToolVersionRetired | ToolQuarantined;
+export type ToolEvent = ToolVersionPublished | ToolVersionDeprecated | ToolVersionRetired | ToolQuarantined | ToolVersionSunsetReached;
 
 export interface ToolVersionState {
   spec: ToolSpec;
   status: VersionStatus;
   quarantined: boolean;
+  sunsetAt?: string;
 }
 
 export interface ToolState {
@@ -24,7 +25,9 @@ export type ToolCommand =
   | { type: 'PublishToolVersion'; spec: unknown; server: ServerRegisteredData | undefined }
   | { type: 'DeprecateToolVersion'; name: string; version: string; reason: string; sunsetAt?: string; replacement?: string }
   | { type: 'RetireToolVersion'; name: string; version: string; reason: string }
-  | { type: 'QuarantineToolVersion'; name: string; version: string; reason: string };
+  | { type: 'QuarantineToolVersion'; name: string; version: string; reason: string }
+  /** Retire every deprecated version whose sunset date is at or before `now` (an ISO instant). */
+  | { type: 'ReachSunsets'; name: string; now: string };
 
 export const initialToolState = (): ToolState => ({ versions: {} });
 
@@ -47,6 +50,8 @@ export function decideTool(command: ToolCommand, state: ToolState): Decision<Too
       return decideRetire(command, state);
     case 'QuarantineToolVersion':
       return decideQuarantine(command, state);
+    case 'ReachSunsets':
+      return { ok: true, events: decideSunsets(command.name, command.now, state) };
   }
 }
 
@@ -141,6 +146,17 @@ function decideQuarantine(command: Extract<ToolCommand, { type: 'QuarantineToolV
   return { ok: true, events: [{ type: 'ToolQuarantined', version: 1, data: { name, version, reason } }] };
 }
 
+/** A deprecation's sunset date is a promise: when it passes, the version retires, saying why. */
+function decideSunsets(name: string, now: string, state: ToolState): ToolEvent[] {
+  const due = Object.entries(state.versions).filter(
+    ([, v]) => v.status === 'deprecated' && v.sunsetAt !== undefined && Date.parse(v.sunsetAt) <= Date.parse(now),
+  );
+  return due.flatMap(([version, v]): ToolEvent[] => [
+    { type: 'ToolVersionSunsetReached', version: 1, data: { name, version, sunsetAt: v.sunsetAt as string } },
+    { type: 'ToolVersionRetired', version: 1, data: { name, version, reason: `sunset reached (${v.sunsetAt})` } },
+  ]);
+}
+
 export function evolveTool(state: ToolState, event: ToolEvent): ToolState {
   const versions = { ...state.versions };
   switch (event.type) {
@@ -148,13 +164,15 @@ export function evolveTool(state: ToolState, event: ToolEvent): ToolState {
       versions[event.data.spec.version] = { spec: event.data.spec, status: 'active', quarantined: false };
       break;
     case 'ToolVersionDeprecated':
-      versions[event.data.version] = { ...versions[event.data.version], status: 'deprecated' };
+      versions[event.data.version] = { ...versions[event.data.version], status: 'deprecated', sunsetAt: event.data.sunsetAt };
       break;
     case 'ToolVersionRetired':
       versions[event.data.version] = { ...versions[event.data.version], status: 'retired' };
       break;
     case 'ToolQuarantined':
       versions[event.data.version] = { ...versions[event.data.version], quarantined: true };
+      break;
+    case 'ToolVersionSunsetReached':
       break;
   }
   return { versions };
