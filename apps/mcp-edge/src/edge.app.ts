@@ -5,6 +5,7 @@ import { startEdgeCore } from './edge.core';
 import { EdgeModule } from './edge.module';
 import { answerClientErrors } from './http/client-error.handler';
 import { createMcpEndpoint } from './http/mcp.endpoint';
+import { serveMcpFirst } from './http/mcp.router';
 import { RequestGuard } from './http/request.guard';
 import { refuseUnknownRoutes } from './http/unknown-route.handler';
 
@@ -41,6 +42,7 @@ export async function startEdge(config: EdgeConfig, bus: EventBus, logger: Logge
   });
   base ||= url;
   answerClientErrors(app.getHttpServer());
+  serveMcpFirst(app.getHttpServer(), (req, res) => void endpoint(req, res));
   logger.info({ url: `${url}/mcp` }, 'mcp edge listening');
   return {
     url,

@@ -41,6 +41,78 @@ export function translateAjvErrors(
   return dedupe(located);
 }
 
+/** Distinct error shapes remembered per compiled schema. */
+const SHAPES_PER_SCHEMA = 4;
+/** Shapes with more text than this (huge property names, hundreds of errors) are never stored. */
+const SHAPE_TEXT_LIMIT = 4_096;
+const NUMERIC_TOKEN = /\/(?:0|[1-9]\d*)(?:\/|$)/;
+
+/**
+ * Gives the same answer as `translateAjvErrors`, remembered per shape of ajv's errors, for one
+ * compiled schema. Callers repeat the same mistakes, and translating costs far more than ajv's
+ * own check; the shape holds everything the translation reads, so the answer is identical.
+ * Shapes are compared field by field (no hashing of long keys); each call gets its own copies.
+ */
+export class RememberedTranslator {
+  private readonly known: Array<{ shape: string[]; errors: ValidationError[] }> = [];
+
+  translate(errors: readonly ErrorObject[], value: unknown): ValidationError[] {
+    let hit = this.known.find((k) => matches(k.shape, errors, value));
+    if (!hit) {
+      const shape = shapeOf(errors, value);
+      if (shape === undefined) return translateAjvErrors(errors, value);
+      hit = { shape, errors: translateAjvErrors(errors, value) };
+      this.known.unshift(hit);
+      if (this.known.length > SHAPES_PER_SCHEMA) this.known.pop();
+    }
+    return hit.errors.map((e) => ({ path: e.path, keyword: e.keyword, message: e.message }));
+  }
+}
+
+const FIELDS = 6;
+
+/** Compares without building the shape: the common case is a hit, and it should allocate nothing. */
+function matches(shape: readonly string[], errors: readonly ErrorObject[], value: unknown): boolean {
+  if (shape.length !== errors.length * FIELDS) return false;
+  for (let i = 0; i < errors.length; i += 1) {
+    const error = errors[i];
+    const at = i * FIELDS;
+    if (shape[at + 1] !== error.instancePath || shape[at + 2] !== error.schemaPath || shape[at] !== error.keyword) return false;
+    if (shape[at + 3] !== (error.message ?? '')) return false;
+    if (shape[at + 4] !== (childProperty(error.keyword, error.params as Record<string, unknown>) ?? '')) return false;
+    // Same keyword and instance path, so whether the value must be read is the same as when stored.
+    if (shape[at + 5] !== '' && shape[at + 5] !== readFromValue(error, value)) return false;
+  }
+  return true;
+}
+
+/**
+ * What the translation depends on, five fields per error: keyword, instance path, schema path,
+ * message and child property, plus what it reads from the value — which numeric steps index
+ * arrays, and the actual type under a type error.
+ */
+function shapeOf(errors: readonly ErrorObject[], value: unknown): string[] | undefined {
+  const shape: string[] = [];
+  let text = 0;
+  for (const error of errors) {
+    const message = error.message ?? '';
+    const child = childProperty(error.keyword, error.params as Record<string, unknown>) ?? '';
+    const read = error.keyword === 'type' || NUMERIC_TOKEN.test(error.instancePath) ? readFromValue(error, value) : '';
+    shape.push(error.keyword, error.instancePath, error.schemaPath, message, child, read);
+    text += error.instancePath.length + error.schemaPath.length + message.length + child.length;
+    if (text > SHAPE_TEXT_LIMIT) return undefined;
+  }
+  return shape;
+}
+
+/** Which steps of the path index arrays, and under a type error the type actually found; never empty. */
+function readFromValue(error: ErrorObject, value: unknown): string {
+  const segments = pointerToSegments(error.instancePath, value);
+  let read = `${segments.map((s) => (typeof s === 'number' ? 'i' : 'p')).join('')}|`;
+  if (error.keyword === 'type') read += `${String((error.params as Record<string, unknown>).type)}|${jsonTypeOf(valueAt(segments, value))}`;
+  return read;
+}
+
 function dropBranchErrors(errors: readonly ErrorObject[]): ErrorObject[] {
   const prefixes = errors
     .filter((e) => COMPOSITE_KEYWORDS.has(e.keyword))

@@ -3,7 +3,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { ContractIssue } from './contract.types';
 import { JsonSchema, SchemaDialect, checkSchemaDialect, schemaDialectOf } from './schema-dialect.policy';
-import { ValidationError, translateAjvErrors } from './schema-error.translator';
+import { RememberedTranslator, ValidationError } from './schema-error.translator';
 import { hashText, stableStringify } from './schema-hash.util';
 
 export type ValidationResult = { valid: true } | { valid: false; errors: ValidationError[] };
@@ -110,8 +110,9 @@ function build(schema: Record<string, unknown>): CompiledEntry {
 }
 
 function wrap(compiled: ValidateFunction): CompiledValidator {
+  const translator = new RememberedTranslator();
   return (value) =>
-    compiled(value) ? VALID : { valid: false, errors: translateAjvErrors(compiled.errors ?? [], value) };
+    compiled(value) ? VALID : { valid: false, errors: translator.translate(compiled.errors ?? [], value) };
 }
 
 function refusing(issue: ContractIssue, keyword: string): CompiledEntry {

@@ -1,4 +1,4 @@
-import { SemVer, compare, rcompare, satisfies as rangeSatisfies, validRange } from 'semver';
+import { Range, SemVer, validRange } from 'semver';
 import { ContractIssue, Result, fail, ok } from './contract.types';
 
 export type Bump = 'major' | 'minor' | 'patch' | 'none';
@@ -22,7 +22,7 @@ const STRICT_SEMVER =
 const COMPARATOR = /^(\^|~|>=|<=|>|<|=)?(.+)$/;
 
 export function isStrictVersion(text: unknown): text is string {
-  return typeof text === 'string' && STRICT_SEMVER.test(text) && safeParse(text) !== undefined;
+  return typeof text === 'string' && strictParse(text) !== undefined;
 }
 
 /** Accepts a version only in the exact SemVer 2.0.0 form; returns it unchanged. */
@@ -41,7 +41,11 @@ export function parseVersion(text: unknown): Result<string, ContractIssue> {
  * versions. Wildcards, partial versions and hyphen ranges are refused on purpose.
  */
 export function isValidConstraint(constraint: unknown): constraint is string {
-  if (typeof constraint !== 'string' || constraint.trim() === '') return false;
+  return typeof constraint === 'string' && rangeOf(constraint) !== undefined;
+}
+
+function checkConstraint(constraint: string): boolean {
+  if (constraint.trim() === '') return false;
   const alternatives = constraint.split('||').map((a) => a.trim());
   if (alternatives.some((a) => a === '')) return false;
   const comparatorsOk = alternatives.every((alternative) =>
@@ -55,8 +59,9 @@ export function isValidConstraint(constraint: unknown): constraint is string {
 
 /** Whether a version meets a constraint; invalid input on either side never matches. */
 export function satisfies(version: string, constraint: string): boolean {
-  if (!isStrictVersion(version) || !isValidConstraint(constraint)) return false;
-  return rangeSatisfies(version, constraint);
+  const parsed = typeof version === 'string' ? strictParse(version) : undefined;
+  const range = typeof constraint === 'string' ? rangeOf(constraint) : undefined;
+  return parsed !== undefined && range !== undefined && range.test(parsed);
 }
 
 /**
@@ -65,8 +70,8 @@ export function satisfies(version: string, constraint: string): boolean {
  * pre-releases of one version) are `none`, as is anything unparsable.
  */
 export function bumpBetween(older: string, newer: string): Bump {
-  const a = isStrictVersion(older) ? safeParse(older) : undefined;
-  const b = isStrictVersion(newer) ? safeParse(newer) : undefined;
+  const a = typeof older === 'string' ? strictParse(older) : undefined;
+  const b = typeof newer === 'string' ? strictParse(newer) : undefined;
   if (!a || !b) return 'none';
   if (a.major !== b.major) return 'major';
   if (a.minor !== b.minor) return 'minor';
@@ -88,28 +93,68 @@ export function resolveVersion(
   candidates: readonly VersionCandidate[],
   constraint?: string,
 ): string | undefined {
-  const known = candidates
-    .filter((c) => isStrictVersion(c.version))
-    .sort((a, b) => rcompare(a.version, b.version));
+  const known: ParsedCandidate[] = [];
+  for (const candidate of candidates) {
+    const parsed = strictParse(candidate.version);
+    if (parsed) known.push({ candidate, parsed });
+  }
+  // Newest first; equal precedence keeps the given order (a stable sort, as rcompare gave).
+  known.sort((a, b) => b.parsed.compare(a.parsed));
   if (constraint === undefined) return newestActive(known);
   const exact = exactPin(constraint);
   if (exact !== undefined) {
-    const match = known.find((c) => compare(c.version, exact) === 0);
+    const match = known.find((k) => k.parsed.compare(exact) === 0)?.candidate;
     return match && match.status !== 'retired' ? match.version : undefined;
   }
-  return known.find((c) => c.status === 'active' && satisfies(c.version, constraint))?.version;
+  const range = rangeOf(constraint);
+  if (range === undefined) return undefined;
+  return known.find((k) => k.candidate.status === 'active' && range.test(k.parsed))?.candidate.version;
 }
 
-function newestActive(sortedNewestFirst: readonly VersionCandidate[]): string | undefined {
-  const active = sortedNewestFirst.filter((c) => c.status === 'active');
-  const release = active.find((c) => safeParse(c.version)?.prerelease.length === 0);
-  return (release ?? active[0])?.version;
+interface ParsedCandidate {
+  candidate: VersionCandidate;
+  parsed: SemVer;
 }
 
-function exactPin(constraint: string): string | undefined {
+function newestActive(sortedNewestFirst: readonly ParsedCandidate[]): string | undefined {
+  const active = sortedNewestFirst.filter((k) => k.candidate.status === 'active');
+  const release = active.find((k) => k.parsed.prerelease.length === 0);
+  return (release ?? active[0])?.candidate.version;
+}
+
+function exactPin(constraint: string): SemVer | undefined {
   const trimmed = constraint.trim();
-  const bare = trimmed.startsWith('=') ? trimmed.slice(1) : trimmed;
-  return isStrictVersion(bare) ? bare : undefined;
+  return strictParse(trimmed.startsWith('=') ? trimmed.slice(1) : trimmed);
+}
+
+/*
+ * Versions and constraints repeat endlessly on the hot path (every tools/list resolves every
+ * tool), so each text is parsed once and remembered. Only short texts are remembered, and each
+ * memo is cleared when full, so hostile input can neither grow memory nor slow the common case.
+ * Parsed objects never leave this module, so nothing can mutate a shared one.
+ */
+const MEMO_LIMIT = 4_096;
+const MEMO_TEXT_LIMIT = 256;
+const versions = new Map<string, SemVer | null>();
+const ranges = new Map<string, Range | null>();
+
+function remembered<T>(memo: Map<string, T | null>, text: string, compute: () => T | undefined): T | undefined {
+  if (text.length > MEMO_TEXT_LIMIT) return compute();
+  let hit = memo.get(text);
+  if (hit === undefined) {
+    hit = compute() ?? null;
+    if (memo.size >= MEMO_LIMIT) memo.clear();
+    memo.set(text, hit);
+  }
+  return hit ?? undefined;
+}
+
+function strictParse(text: string): SemVer | undefined {
+  return remembered(versions, text, () => (STRICT_SEMVER.test(text) ? safeParse(text) : undefined));
+}
+
+function rangeOf(constraint: string): Range | undefined {
+  return remembered(ranges, constraint, () => (checkConstraint(constraint) ? new Range(constraint) : undefined));
 }
 
 function safeParse(text: string): SemVer | undefined {

@@ -21,9 +21,9 @@ export function isVisible(principal: Principal, spec: VisibilityFacts): boolean 
 }
 
 function hasScopes(principal: Principal, spec: VisibilityFacts): boolean {
-  if (spec.requiredScopes.length === 0) return true;
-  const held = new Set(principal.scopes);
-  return spec.requiredScopes.every((scope) => held.has(scope));
+  // Both lists are short; a linear scan beats building a Set for every version on every request.
+  for (const scope of spec.requiredScopes) if (!principal.scopes.includes(scope)) return false;
+  return true;
 }
 
 function tenantAllowed(principal: Principal, spec: VisibilityFacts): boolean {

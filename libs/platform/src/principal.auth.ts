@@ -1,3 +1,4 @@
+import { createHash, createSecretKey, type KeyObject } from 'node:crypto';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { DataClassification, Principal } from '@estate/contracts';
 
@@ -7,16 +8,42 @@ export type AuthConfig =
 
 export type AuthResult = { ok: true; principal: Principal } | { ok: false; reason: 'missing' | 'invalid' };
 
+export interface ResolverOptions {
+  /** Milliseconds since the epoch; tests move it to cross a token's expiry. */
+  now?: () => number;
+  /** Distinct tokens remembered; the least recently used is forgotten first. */
+  cacheLimit?: number;
+}
+
 const CLEARANCES: readonly DataClassification[] = ['public', 'internal', 'confidential', 'restricted'];
+/** A verified token is trusted again until its exp, but never longer than this (key rotation). */
+export const VERIFIED_TTL_MS = 5 * 60_000;
+/** A refusal is remembered only briefly, so a token that becomes valid (nbf, JWKS refresh) soon works. */
+export const REFUSED_TTL_MS = 2_000;
 
-/** Turns `Authorization: Bearer <JWT>` into a principal. No token, or a bad one, is a refusal with no detail. */
+interface Remembered {
+  result: AuthResult;
+  until: number;
+}
+
+/**
+ * Turns `Authorization: Bearer <JWT>` into a principal. No token, or a bad one, is a refusal with
+ * no detail. Every request of a session carries the same token, so verified tokens are remembered
+ * (by hash, never in clear) until they expire instead of re-verifying the signature each time.
+ */
 export class PrincipalResolver {
-  private readonly key?: Uint8Array | JWTVerifyGetKey;
+  private readonly key?: KeyObject | JWTVerifyGetKey;
+  private readonly remembered = new Map<string, Remembered>();
+  private readonly now: () => number;
+  private readonly cacheLimit: number;
 
-  constructor(private readonly config: AuthConfig) {
+  constructor(private readonly config: AuthConfig, options: ResolverOptions = {}) {
+    this.now = options.now ?? Date.now;
+    this.cacheLimit = options.cacheLimit ?? 10_000;
     if (config.mode === 'jwt') {
       if (config.jwksUrl) this.key = createRemoteJWKSet(new URL(config.jwksUrl));
-      else if (config.secret) this.key = new TextEncoder().encode(config.secret);
+      // One KeyObject for the process: handing jose raw bytes makes it build one per request.
+      else if (config.secret) this.key = createSecretKey(Buffer.from(config.secret, 'utf8'));
       else throw new Error('JWT authentication needs ESTATE_JWT_SECRET or ESTATE_JWKS_URL');
     }
   }
@@ -25,16 +52,48 @@ export class PrincipalResolver {
     if (this.config.mode === 'none') return { ok: true, principal: this.config.principal };
     const match = /^Bearer\s+([A-Za-z0-9._~+/=-]+)$/i.exec(authorization ?? '');
     if (!match) return { ok: false, reason: 'missing' };
+    const token = match[1];
+    const id = createHash('sha256').update(token).digest('base64url');
+    const now = this.now();
+    const known = this.remembered.get(id);
+    if (known) {
+      this.remembered.delete(id);
+      if (now < known.until) {
+        this.remembered.set(id, known);
+        return known.result;
+      }
+    }
+    const fresh = await this.verify(token, now);
+    this.remember(id, fresh);
+    return fresh.result;
+  }
+
+  private async verify(token: string, now: number): Promise<Remembered> {
+    const refused: Remembered = { result: { ok: false, reason: 'invalid' }, until: now + REFUSED_TTL_MS };
     try {
-      const { payload } = await jwtVerify(match[1], this.key as Uint8Array, {
-        issuer: this.config.issuer,
-        audience: this.config.audience,
-        algorithms: this.config.jwksUrl ? undefined : ['HS256'],
-      });
+      const options = {
+        issuer: this.config.mode === 'jwt' ? this.config.issuer : undefined,
+        audience: this.config.mode === 'jwt' ? this.config.audience : undefined,
+        algorithms: typeof this.key === 'function' ? undefined : ['HS256'],
+        currentDate: new Date(now),
+      };
+      const { payload } = typeof this.key === 'function'
+        ? await jwtVerify(token, this.key, options)
+        : await jwtVerify(token, this.key as KeyObject, options);
       const principal = principalFromClaims(payload);
-      return principal ? { ok: true, principal } : { ok: false, reason: 'invalid' };
+      if (!principal) return refused;
+      const expires = typeof payload.exp === 'number' ? payload.exp * 1000 : Number.POSITIVE_INFINITY;
+      return { result: { ok: true, principal }, until: Math.min(expires, now + VERIFIED_TTL_MS) };
     } catch {
-      return { ok: false, reason: 'invalid' };
+      return refused;
+    }
+  }
+
+  private remember(id: string, entry: Remembered): void {
+    this.remembered.set(id, entry);
+    if (this.remembered.size > this.cacheLimit) {
+      const oldest = this.remembered.keys().next().value;
+      if (oldest !== undefined) this.remembered.delete(oldest);
     }
   }
 }

@@ -1,3 +1,5 @@
+import { VisibleListCache, type Pins, type VisibleCatalog, type VisibleTool } from '@estate/catalog';
+import type { Principal } from '@estate/contracts';
 import type { CatalogEntry } from '@estate/events';
 import type { BusMessage, EventBus, Logger, Subscription } from '@estate/platform';
 
@@ -20,6 +22,14 @@ export class CatalogReplica {
   private subscription?: Subscription;
   private pending: CatalogChange[] = [];
   private flushTimer?: NodeJS.Timeout;
+  /** Bumped on every change applied; the visible-list cache is only good for one generation. */
+  private generation = 0;
+  private readonly visibleLists = new VisibleListCache();
+  /** One stable view: iterates the live entries and answers filtered lists from the cache. */
+  private readonly view: VisibleCatalog = {
+    [Symbol.iterator]: () => this.entries.values(),
+    visible: (principal, pins) => this.visible(principal, pins),
+  };
 
   /** `coalesceMs`: changes arriving within this window reach listeners as one batch (one list_changed per session). */
   constructor(private readonly logger: Logger, private readonly coalesceMs = 50) {}
@@ -28,8 +38,14 @@ export class CatalogReplica {
     return this.entries.get(name);
   }
 
-  all(): IterableIterator<CatalogEntry> {
-    return this.entries.values();
+  /** Every entry held; also answers `visible()` so a tools/list handler gets the cached list. */
+  all(): VisibleCatalog {
+    return this.view;
+  }
+
+  /** The tools this principal may see with these pins, sorted by name; shared and read-only. */
+  visible(principal: Principal, pins: Pins): readonly VisibleTool[] {
+    return this.visibleLists.list(this.entries.values(), this.generation, principal, pins);
   }
 
   get size(): number {
@@ -80,6 +96,7 @@ export class CatalogReplica {
   private publish(name: string, before: CatalogEntry | undefined, next: CatalogEntry | undefined): void {
     if (next) this.entries.set(name, next);
     else this.entries.delete(name);
+    this.generation += 1;
     const earlier = this.pending.findIndex((c) => c.name === name);
     // Within one batch a tool's change runs from its state before the batch to its latest state.
     if (earlier >= 0) this.pending[earlier] = { name, before: this.pending[earlier].before, after: next };

@@ -37,9 +37,10 @@ export interface McpEndpointDeps {
  */
 
 /**
- * The Streamable HTTP endpoint. It adds the estate's checks around the SDK transport: Origin and
- * Host, the bearer principal, the session's owner, the protocol version header, and the seeds'
- * lifecycle and id rules, which the SDK does not enforce.
+ * The Streamable HTTP endpoint. It makes the estate's checks before a session's transport
+ * (streamable-http.transport.ts) sees a request: Origin and Host, the bearer principal, the
+ * session's owner, the protocol version header, and the seeds' lifecycle and id rules, which the
+ * SDK does not enforce.
  */
 export function createMcpEndpoint(deps: McpEndpointDeps) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {

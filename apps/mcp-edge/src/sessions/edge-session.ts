@@ -1,8 +1,8 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Principal } from '@estate/contracts';
 import type { Pins } from '@estate/catalog';
+import type { HttpSessionTransport } from '../http/streamable-http.transport';
 import type { SessionEventStore } from './memory-event.store';
 import { negotiateProtocolVersion, SessionLifecycle, type JsonRpcRequest } from '@estate/protocol';
 
@@ -18,7 +18,7 @@ export class EdgeSession {
   /** The SDK transport the server is connected to (Streamable HTTP or stdio). */
   transport!: Transport;
   /** Set for HTTP sessions: the endpoint hands requests to it. */
-  http?: StreamableHTTPServerTransport;
+  http?: HttpSessionTransport;
   /** What an HTTP session keeps for clients that reconnect with Last-Event-ID. */
   events?: SessionEventStore;
   private listChangedPending = false;

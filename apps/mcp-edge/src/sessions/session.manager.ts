@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type ListToolsResult, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { resolveForPrincipal } from '@estate/catalog';
@@ -8,6 +7,7 @@ import type { Principal } from '@estate/contracts';
 import type { Logger } from '@estate/platform';
 import type { CatalogChange, CatalogReplica } from '../catalog/catalog.replica';
 import { pinsFromMeta, type ToolCallPipeline } from '../mcp/tool-call.pipeline';
+import { NodeStreamableHttpTransport } from '../http/streamable-http.transport';
 import { listToolPage } from '../mcp/tool-list';
 import { EdgeSession } from './edge-session';
 import { SessionEventStore } from './memory-event.store';
@@ -63,12 +63,13 @@ export class SessionManager {
     const session = new EdgeSession(randomUUID(), principal, this.clock());
     session.pins = pinsFromMeta(initializeParams?._meta);
     session.events = new SessionEventStore();
-    session.http = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => session.id,
+    const http = new NodeStreamableHttpTransport({
+      sessionId: session.id,
       eventStore: session.events,
-      onsessionclosed: (id) => void this.remove(id),
+      onsessionclosed: (id) => this.remove(id),
     });
-    return this.connect(session, session.http);
+    session.http = http;
+    return this.connect(session, http);
   }
 
   /** A session over any other SDK transport (stdio). Pins come from the first initialize. */

@@ -1,10 +1,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult, type Progress, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogUpstream } from '@estate/events';
 import type { Logger } from '@estate/platform';
 import type { FailureKind } from '../policy/retry.policy';
+import { HttpClientTransport } from './http-client.transport';
 
 /** Why an upstream call did not produce a result; becomes an `isError` tool result, never a protocol error. */
 export class UpstreamFailure extends Error {
@@ -157,7 +157,7 @@ export class UpstreamPool {
       return transport;
     }
     if (!upstream.url) throw new UpstreamFailure('unreachable', 'the upstream has no url registered');
-    return new StreamableHTTPClientTransport(new URL(upstream.url));
+    return new HttpClientTransport(new URL(upstream.url));
   }
 
   private drop(server: string, connection: Connection): void {

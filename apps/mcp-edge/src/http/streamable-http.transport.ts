@@ -1,0 +1,240 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { JSONRPCMessageSchema, type JSONRPCMessage, type MessageExtraInfo, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { rpcError, SESSION_NOT_FOUND } from './json-rpc.reply';
+import { sseFrame, SseStream } from './sse.stream';
+
+/** The id the SDK gives the standalone GET stream; the event store keys replay by it. */
+export const STANDALONE_STREAM = '_GET_stream';
+/** The SDK's bound on a batch: more entries in one POST are refused before any runs. */
+const MAX_BATCH = 100;
+/** Priming events carry empty data, which clients before this revision choke on. */
+const PRIMING_SINCE = '2025-11-25';
+
+/** What the endpoint hands a session's HTTP transport once its own checks have passed. */
+export interface HttpSessionTransport {
+  handleRequest(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void>;
+}
+
+export interface NodeStreamableHttpOptions {
+  sessionId: string;
+  eventStore: EventStore;
+  /** Called on DELETE, before the transport closes. */
+  onsessionclosed?: (sessionId: string) => void | Promise<void>;
+}
+
+/** The requests one POST carried: its stream ends once each of them has been answered. */
+interface PostRoute {
+  unanswered: Set<RequestId>;
+}
+
+/**
+ * The SDK's own message schema, as its transport applied it: the edge's inspector admits some
+ * shapes (a `_meta` that is not an object, say) that the SDK protocol layer would drop unanswered.
+ */
+function parseMessages(entries: unknown[]): JSONRPCMessage[] | undefined {
+  const messages: JSONRPCMessage[] = [];
+  for (const entry of entries) {
+    const parsed = JSONRPCMessageSchema.safeParse(entry);
+    if (!parsed.success) return undefined;
+    messages.push(parsed.data);
+  }
+  return messages;
+}
+
+function isResponse(message: JSONRPCMessage): boolean {
+  return 'id' in message && !('method' in message);
+}
+
+function isRequest(message: JSONRPCMessage): boolean {
+  return 'id' in message && 'method' in message;
+}
+
+/**
+ * Streamable HTTP for one session, on node:http objects. The endpoint has already checked Origin,
+ * Host, token, owner, headers, Accept and the message shapes; this class only routes: every POST
+ * with requests gets its own SSE stream that ends after its last answer, server messages tied to
+ * a request go on that request's stream, the rest on the one GET stream, and every frame is kept
+ * in the event store so a client can resume with Last-Event-ID. It replaces the SDK transport,
+ * whose per-request conversion to Web Request/ReadableStream objects dominated the edge's CPU.
+ */
+export class NodeStreamableHttpTransport implements Transport, HttpSessionTransport {
+  readonly sessionId: string;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+  private readonly live = new Map<string, SseStream>();
+  private readonly routes = new Map<string, PostRoute>();
+  private readonly streamOf = new Map<RequestId, string>();
+  private readonly store: EventStore;
+  private streamCount = 0;
+  private protocolVersion?: string;
+  private closed = false;
+
+  constructor(private readonly options: NodeStreamableHttpOptions) {
+    this.sessionId = options.sessionId;
+    this.store = options.eventStore;
+  }
+
+  async start(): Promise<void> {}
+
+  setProtocolVersion(version: string): void {
+    this.protocolVersion = version;
+  }
+
+  async handleRequest(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void> {
+    if (this.closed) return rpcError(res, 404, null, SESSION_NOT_FOUND);
+    if (req.method === 'POST') return this.handlePost(req, res, parsedBody);
+    if (req.method === 'GET') return this.handleGet(req, res);
+    if (req.method === 'DELETE') return this.handleDelete(res);
+    res.setHeader('allow', 'GET, POST, DELETE');
+    rpcError(res, 405, null, { code: -32000, message: 'Method not allowed.' });
+  }
+
+  private async handlePost(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    const entries: unknown[] = Array.isArray(body) ? body : [body];
+    if (entries.length > MAX_BATCH) {
+      return rpcError(res, 400, null, { code: -32600, message: `Invalid Request: Batch must not exceed ${MAX_BATCH} messages` });
+    }
+    const messages = parseMessages(entries);
+    if (!messages) return rpcError(res, 400, null, { code: -32700, message: 'Parse error: Invalid JSON-RPC message' });
+    const requestInfo = { headers: req.headers };
+    const requests = messages.filter(isRequest) as Array<JSONRPCMessage & { id: RequestId }>;
+    if (requests.length === 0) {
+      res.writeHead(202).end();
+      for (const message of messages) this.onmessage?.(message, { requestInfo });
+      return;
+    }
+    const streamId = `${this.sessionId.slice(0, 8)}-${++this.streamCount}`;
+    const resumable = this.versionFor(req, messages) >= PRIMING_SINCE;
+    // An event with an id and no data first, so a client that loses the stream can resume it at once.
+    const priming = resumable ? `id: ${await this.store.storeEvent(streamId, {} as JSONRPCMessage)}\ndata: \n\n` : undefined;
+    if (this.closed) return rpcError(res, 404, null, SESSION_NOT_FOUND);
+    const stream = this.attach(streamId, res, priming);
+    this.routes.set(streamId, { unanswered: new Set(requests.map((r) => r.id)) });
+    for (const request of requests) this.streamOf.set(request.id, streamId);
+    for (const message of messages) {
+      const extra: MessageExtraInfo = { requestInfo };
+      if (resumable && isRequest(message)) {
+        extra.closeSSEStream = () => this.closeStream(streamId);
+        extra.closeStandaloneSSEStream = () => this.closeStream(STANDALONE_STREAM);
+      }
+      this.onmessage?.(message, extra);
+    }
+    stream.startKeepAlive();
+  }
+
+  /**
+   * The initialize request names its version; later requests carry it in the header, and without
+   * the header a request counts as 2025-03-26, exactly as the SDK transport decided priming.
+   */
+  private versionFor(req: IncomingMessage, messages: JSONRPCMessage[]): string {
+    const initialize = messages.find((m) => 'method' in m && m.method === 'initialize');
+    const offered = initialize && 'params' in initialize ? initialize.params?.protocolVersion : undefined;
+    if (typeof offered === 'string') return offered;
+    const header = req.headers['mcp-protocol-version'];
+    return typeof header === 'string' ? header : (this.protocolVersion ?? '2025-03-26');
+  }
+
+  private async handleGet(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const lastEventId = req.headers['last-event-id'];
+    if (typeof lastEventId === 'string' && lastEventId !== '') return this.resume(res, lastEventId);
+    if (this.live.has(STANDALONE_STREAM)) {
+      return rpcError(res, 409, null, { code: -32000, message: 'Conflict: Only one SSE stream is allowed per session' });
+    }
+    this.attach(STANDALONE_STREAM, res).startKeepAlive();
+  }
+
+  /** Reopens a stream (the GET stream or a POST's) from after the client's last event. */
+  private async resume(res: ServerResponse, lastEventId: string): Promise<void> {
+    const streamId = await this.store.getStreamIdForEventId?.(lastEventId);
+    if (!streamId) return rpcError(res, 400, null, { code: -32000, message: 'Invalid event ID format' });
+    if (this.live.has(streamId)) {
+      return rpcError(res, 409, null, { code: -32000, message: 'Conflict: Stream already has an active connection' });
+    }
+    const stream = this.attach(streamId, res);
+    await this.store.replayEventsAfter(lastEventId, {
+      send: async (eventId, message) => {
+        stream.replayed.add(eventId);
+        stream.write(sseFrame(message, eventId));
+      },
+    });
+    // A POST stream whose requests are all answered has nothing more to carry once replayed.
+    if (this.closed || (streamId !== STANDALONE_STREAM && !this.routes.has(streamId))) {
+      this.live.delete(streamId);
+      return stream.end();
+    }
+    stream.startKeepAlive();
+  }
+
+  private async handleDelete(res: ServerResponse): Promise<void> {
+    try {
+      await this.options.onsessionclosed?.(this.sessionId);
+      res.writeHead(200).end();
+    } finally {
+      await this.close();
+    }
+  }
+
+  /** Registers a response as the live connection of a stream; forgets it when the client leaves. */
+  private attach(streamId: string, res: ServerResponse, firstFrame?: string): SseStream {
+    const stream = new SseStream(res, this.sessionId, (gone) => {
+      if (this.live.get(streamId) === gone) this.live.delete(streamId);
+    }, firstFrame);
+    this.live.set(streamId, stream);
+    return stream;
+  }
+
+  /** Ends a live stream early; the client reconnects with Last-Event-ID and gets what follows. */
+  private closeStream(streamId: string): void {
+    const stream = this.live.get(streamId);
+    this.live.delete(streamId);
+    stream?.end();
+  }
+
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    const response = isResponse(message);
+    const requestId = response ? (message as { id: RequestId }).id : options?.relatedRequestId;
+    if (requestId === undefined) {
+      if (response) throw new Error('Cannot send a response on the standalone SSE stream');
+      return this.deliver(STANDALONE_STREAM, message, false);
+    }
+    const streamId = this.streamOf.get(requestId);
+    if (streamId === undefined) {
+      if (this.closed) return;
+      throw new Error(`No connection established for request ID: ${String(requestId)}`);
+    }
+    if (!response) return this.deliver(streamId, message, false);
+    const route = this.routes.get(streamId);
+    route?.unanswered.delete(requestId);
+    this.streamOf.delete(requestId);
+    const last = !route || route.unanswered.size === 0;
+    if (last) this.routes.delete(streamId);
+    return this.deliver(streamId, message, last);
+  }
+
+  /** Stores the frame for replay, then writes it if the stream is connected (ending it after a POST's last answer). */
+  private async deliver(streamId: string, message: JSONRPCMessage, last: boolean): Promise<void> {
+    const eventId = await this.store.storeEvent(streamId, message);
+    const stream = this.live.get(streamId);
+    if (!stream) return;
+    const frame = stream.replayed.has(eventId) ? undefined : sseFrame(message, eventId);
+    if (!last) {
+      if (frame) stream.write(frame);
+      return;
+    }
+    this.live.delete(streamId);
+    stream.end(frame);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const stream of this.live.values()) stream.end();
+    this.live.clear();
+    this.routes.clear();
+    this.streamOf.clear();
+    this.onclose?.();
+  }
+}

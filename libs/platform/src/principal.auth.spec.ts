@@ -1,0 +1,81 @@
+import { SignJWT } from 'jose';
+import { PrincipalResolver, REFUSED_TTL_MS, VERIFIED_TTL_MS } from './principal.auth';
+import { issueDevToken } from './token.issuer';
+
+const SECRET = 'principal-auth-spec-secret-at-least-32-bytes';
+const START = Date.UTC(2026, 0, 1, 12, 0, 0);
+
+async function token(claims: Record<string, unknown>, expiresAtMs?: number, notBeforeMs?: number): Promise<string> {
+  let jwt = new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setSubject('agent-7');
+  if (expiresAtMs !== undefined) jwt = jwt.setExpirationTime(Math.floor(expiresAtMs / 1000));
+  if (notBeforeMs !== undefined) jwt = jwt.setNotBefore(Math.floor(notBeforeMs / 1000));
+  return jwt.sign(new TextEncoder().encode(SECRET));
+}
+
+/** A resolver on a clock the test moves. */
+function resolverAt(): { resolver: PrincipalResolver; advance: (ms: number) => void } {
+  let now = START;
+  const resolver = new PrincipalResolver({ mode: 'jwt', secret: SECRET }, { now: () => now });
+  return { resolver, advance: (ms) => void (now += ms) };
+}
+
+describe('PrincipalResolver', () => {
+  it('turns a valid token into its principal, again and again', async () => {
+    const { resolver } = resolverAt();
+    const bearer = `Bearer ${await token({ scope: 'bank:read bank:write', tenant: 'acme', clearance: 'internal' }, START + 60_000)}`;
+    const expected = { ok: true, principal: { id: 'agent-7', tenant: 'acme', scopes: ['bank:read', 'bank:write'], clearance: 'internal' } };
+    expect(await resolver.resolve(bearer)).toEqual(expected);
+    expect(await resolver.resolve(bearer)).toEqual(expected);
+  });
+
+  it('refuses a token the moment it expires, even one it accepted before', async () => {
+    const { resolver, advance } = resolverAt();
+    const bearer = `Bearer ${await token({ scope: 'bank:read' }, START + 60_000)}`;
+    expect(await resolver.resolve(bearer)).toMatchObject({ ok: true });
+    advance(59_000);
+    expect(await resolver.resolve(bearer)).toMatchObject({ ok: true });
+    advance(1_000);
+    expect(await resolver.resolve(bearer)).toEqual({ ok: false, reason: 'invalid' });
+  });
+
+  it('re-verifies a token without exp once its time in memory is up', async () => {
+    const { resolver, advance } = resolverAt();
+    const bearer = `Bearer ${await token({ scope: 'bank:read' })}`;
+    expect(await resolver.resolve(bearer)).toMatchObject({ ok: true });
+    advance(VERIFIED_TTL_MS + 1);
+    expect(await resolver.resolve(bearer)).toMatchObject({ ok: true, principal: { id: 'agent-7' } });
+  });
+
+  it('remembers a refusal only briefly: a token that was not yet valid works seconds later', async () => {
+    const { resolver, advance } = resolverAt();
+    const bearer = `Bearer ${await token({ scope: 'bank:read' }, START + 600_000, START + 1_000)}`;
+    expect(await resolver.resolve(bearer)).toEqual({ ok: false, reason: 'invalid' });
+    advance(REFUSED_TTL_MS);
+    expect(await resolver.resolve(bearer)).toMatchObject({ ok: true, principal: { id: 'agent-7' } });
+  });
+
+  it('refuses a missing, malformed, forged or subject-less token', async () => {
+    const { resolver } = resolverAt();
+    const forged = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('agent-7').sign(new TextEncoder().encode('another-secret-of-at-least-32-bytes!'));
+    const anonymous = await new SignJWT({ scope: 'x' }).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(SECRET));
+    expect(await resolver.resolve(undefined)).toEqual({ ok: false, reason: 'missing' });
+    expect(await resolver.resolve('Basic abc')).toEqual({ ok: false, reason: 'missing' });
+    expect(await resolver.resolve(`Bearer ${forged}`)).toEqual({ ok: false, reason: 'invalid' });
+    expect(await resolver.resolve(`Bearer ${anonymous}`)).toEqual({ ok: false, reason: 'invalid' });
+  });
+
+  it('accepts the development tokens the CLI issues', async () => {
+    const resolver = new PrincipalResolver({ mode: 'jwt', secret: SECRET });
+    const dev = await issueDevToken(SECRET, { sub: 'dev', scope: 'a', clearance: 'restricted' });
+    expect(await resolver.resolve(`Bearer ${dev}`)).toEqual({ ok: true, principal: { id: 'dev', tenant: undefined, scopes: ['a'], clearance: 'restricted' } });
+  });
+
+  it('keeps at most its limit of tokens and still resolves the ones it forgot', async () => {
+    const resolver = new PrincipalResolver({ mode: 'jwt', secret: SECRET }, { cacheLimit: 2 });
+    const bearers = await Promise.all(['a', 'b', 'c'].map(async (scope) => `Bearer ${await token({ scope }, Date.now() + 60_000)}`));
+    for (const bearer of [...bearers, ...bearers]) {
+      expect(await resolver.resolve(bearer)).toMatchObject({ ok: true });
+    }
+    expect((await resolver.resolve(bearers[0])) as { principal: { scopes: string[] } }).toMatchObject({ principal: { scopes: ['a'] } });
+  });
+});
