@@ -32,7 +32,7 @@ export class CatalogReplica {
   };
 
   /** `coalesceMs`: changes arriving within this window reach listeners as one batch (one list_changed per session). */
-  constructor(private readonly logger: Logger, private readonly coalesceMs = 50) {}
+  constructor(private readonly logger: Logger, private readonly coalesceMs = 10) {}
 
   get(name: string): CatalogEntry | undefined {
     return this.entries.get(name);

@@ -8,7 +8,21 @@ const KEEP_ALIVE_FRAME = ': keepalive\n\n';
 /** One SSE frame in the layout the SDK server writes, so every client that reads the SDK reads ours. */
 export function sseFrame(message: JSONRPCMessage | Record<string, never>, eventId?: string): string {
   const id = eventId === undefined ? '' : `id: ${eventId}\n`;
-  return `event: message\n${id}data: ${JSON.stringify(message)}\n\n`;
+  return `event: message\n${id}data: ${serialize(message)}\n\n`;
+}
+
+/** Serialized frozen results: a tools/list page shared by every session that sees it is stringified once. */
+const frozenResults = new WeakMap<object, string>();
+
+function serialize(message: JSONRPCMessage | Record<string, never>): string {
+  const result = (message as { result?: unknown }).result;
+  if (typeof result !== 'object' || result === null || !Object.isFrozen(result)) return JSON.stringify(message);
+  let text = frozenResults.get(result);
+  if (text === undefined) {
+    text = JSON.stringify(result);
+    frozenResults.set(result, text);
+  }
+  return `{"jsonrpc":"2.0","id":${JSON.stringify((message as { id: unknown }).id)},"result":${text}}`;
 }
 
 /**
