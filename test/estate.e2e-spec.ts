@@ -1,57 +1,33 @@
 import os from 'node:os';
 import path from 'node:path';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createLogger, KafkaEventBus } from '@estate/platform';
 import { startBankServer, type BankServerHandle } from '../examples/bank/bank.server';
-import { loadAuditConfig } from '../apps/audit/src/config';
-import { startAudit } from '../apps/audit/src/audit.app';
-import { loadDiscoveryConfig } from '../apps/discovery/src/config';
-import { startDiscovery } from '../apps/discovery/src/discovery.app';
-import { loadEdgeConfig } from '../apps/mcp-edge/src/config';
-import { startEdge } from '../apps/mcp-edge/src/edge.app';
-import { loadRegistryConfig } from '../apps/registry/src/config';
-import { startRegistry } from '../apps/registry/src/registry.app';
-import { createTestDatabase, freePort, kafkaBrokers, randomTopicPrefix } from './support/infra';
+import { freePort } from './support/infra';
+import { startEstateServices, type EstateServices } from './support/estate.stack';
 import { spawnService, TEST_SECRET, waitFor, type ChildService } from './support/estate.harness';
 import { publishToCallFlow } from './support/estate.flow';
 
 describe('estate end to end on real Kafka and PostgreSQL', () => {
-  const logger = createLogger('e2e', 'error');
-  const stops: Array<() => Promise<void>> = [];
+  let estate: EstateServices;
   let bank: BankServerHandle;
-  let urls: { registry: string; mcp: string; audit: string };
+  let mcpUrl: string;
 
   beforeAll(async () => {
-    const db = await createTestDatabase();
-    stops.push(db.drop);
+    estate = await startEstateServices({ name: 'e2e', audit: true });
     bank = await startBankServer({ port: 0 });
-    stops.push(bank.close);
-    const env = {
-      ESTATE_JWT_SECRET: TEST_SECRET,
-      ESTATE_TOPIC_PREFIX: randomTopicPrefix(),
-      KAFKA_BROKERS: kafkaBrokers().join(','),
-      ESTATE_REGISTRY_PORT: '0', ESTATE_DISCOVERY_PORT: '0', ESTATE_AUDIT_PORT: '0', ESTATE_EDGE_PORT: '0',
-      ESTATE_DISCOVERY_GROUP: `discovery-${Date.now()}`, ESTATE_AUDIT_GROUP: `audit-${Date.now()}`,
-    };
-    const bus = new KafkaEventBus({ brokers: kafkaBrokers(), clientId: 'e2e', logger });
-    stops.push(() => bus.close());
-    const registry = await startRegistry({ ...loadRegistryConfig(env), databaseUrl: db.url }, bus, logger);
-    const discovery = await startDiscovery({ ...loadDiscoveryConfig(env), databaseUrl: db.url }, bus, logger);
-    const audit = await startAudit({ ...loadAuditConfig(env), databaseUrl: db.url }, bus, logger);
-    const edge = await startEdge(loadEdgeConfig(env), bus, logger);
-    stops.push(registry.stop, discovery.stop, audit.stop, edge.stop);
-    urls = { registry: registry.url, mcp: edge.mcpUrl, audit: audit.url };
+    estate.onStop(bank.close);
+    mcpUrl = (await estate.startEdge()).mcpUrl;
   });
 
   afterAll(async () => {
-    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+    await estate.stop();
   });
 
   it('publishes, lists, notifies exactly the right session, calls and audits', async () => {
     await publishToCallFlow({
-      registryUrl: urls.registry,
-      mcpUrl: urls.mcp,
-      auditUrl: urls.audit,
+      registryUrl: estate.registryUrl,
+      mcpUrl,
+      auditUrl: estate.auditUrl as string,
       bankUrl: bank.url,
       upstreamCalls: () => bank.stats().total,
     });

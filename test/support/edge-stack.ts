@@ -1,16 +1,9 @@
-import { createLogger, KafkaEventBus } from '@estate/platform';
 import { bankSpecs } from '../../examples/bank/bank.specs';
 import { startBankServer, type BankServerHandle } from '../../examples/bank/bank.server';
-import { loadDiscoveryConfig } from '../../apps/discovery/src/config';
-import { startDiscovery } from '../../apps/discovery/src/discovery.app';
-import { loadEdgeConfig } from '../../apps/mcp-edge/src/config';
-import { startEdge } from '../../apps/mcp-edge/src/edge.app';
-import { loadRegistryConfig } from '../../apps/registry/src/config';
-import { startRegistry } from '../../apps/registry/src/registry.app';
-import { createTestDatabase, kafkaBrokers, randomTopicPrefix } from './infra';
-import { ADMIN, http, TEST_SECRET, token } from './estate.harness';
+import { startEstateServices, type EdgeHandle } from './estate.stack';
+import { ADMIN, http, token } from './estate.harness';
 
-export type EdgeHandle = Awaited<ReturnType<typeof startEdge>>;
+export type { EdgeHandle };
 
 export const ALICE = { sub: 'alice', scope: 'bank:read', clearance: 'internal' };
 export const BOB = { sub: 'bob', scope: 'bank:read', clearance: 'internal' };
@@ -31,24 +24,11 @@ export interface EdgeStack {
 }
 
 export async function startEdgeStack(): Promise<EdgeStack> {
-  const logger = createLogger('edge-e2e', 'error');
-  const stops: Array<() => Promise<void>> = [];
-  const db = await createTestDatabase();
-  stops.push(db.drop);
+  const services = await startEstateServices({ name: 'edge-e2e' });
   const bank = await startBankServer({ port: 0 });
-  stops.push(bank.close);
-  const env = {
-    ESTATE_JWT_SECRET: TEST_SECRET,
-    ESTATE_TOPIC_PREFIX: randomTopicPrefix(),
-    KAFKA_BROKERS: kafkaBrokers().join(','),
-    ESTATE_REGISTRY_PORT: '0', ESTATE_DISCOVERY_PORT: '0', ESTATE_EDGE_PORT: '0',
-    ESTATE_DISCOVERY_GROUP: `discovery-${Date.now()}`,
-  };
-  const bus = new KafkaEventBus({ brokers: kafkaBrokers(), clientId: 'edge-e2e', logger });
-  stops.push(() => bus.close());
-  const registry = await startRegistry({ ...loadRegistryConfig(env), databaseUrl: db.url }, bus, logger);
-  const discovery = await startDiscovery({ ...loadDiscoveryConfig(env), databaseUrl: db.url }, bus, logger);
-  stops.push(registry.stop, discovery.stop);
+  services.onStop(bank.close);
+  const { env } = services;
+  const registry = { url: services.registryUrl };
   const admin = await token(ADMIN);
   const registered = await http('POST', `${registry.url}/v1/servers`, admin, { name: 'bank', url: bank.url, owner: 'payments-team' });
   if (registered.status !== 201) throw new Error(`registering bank failed: ${JSON.stringify(registered)}`);
@@ -64,13 +44,7 @@ export async function startEdgeStack(): Promise<EdgeStack> {
     registryUrl: registry.url,
     bank,
     publishLookup,
-    startEdge: async (extra = {}) => {
-      const edge = await startEdge(loadEdgeConfig({ ...env, ...extra }), bus, logger);
-      stops.push(edge.stop);
-      return edge;
-    },
-    stop: async () => {
-      for (const stop of stops.reverse()) await stop().catch(() => undefined);
-    },
+    startEdge: (extra = {}) => services.startEdge(extra),
+    stop: () => services.stop(),
   };
 }

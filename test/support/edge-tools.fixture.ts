@@ -1,19 +1,10 @@
-import { createLogger, KafkaEventBus } from '@estate/platform';
 import type { ToolSpec } from '@estate/contracts';
 import { startBankServer, type BankServerHandle } from '../../examples/bank/bank.server';
 import { startFaultProxy, type FaultProxyHandle } from '../../examples/bank/bank.faults';
-import { loadAuditConfig } from '../../apps/audit/src/config';
-import { startAudit } from '../../apps/audit/src/audit.app';
-import { loadDiscoveryConfig } from '../../apps/discovery/src/config';
-import { startDiscovery } from '../../apps/discovery/src/discovery.app';
-import { loadEdgeConfig } from '../../apps/mcp-edge/src/config';
-import { startEdge } from '../../apps/mcp-edge/src/edge.app';
-import { loadRegistryConfig } from '../../apps/registry/src/config';
-import { startRegistry } from '../../apps/registry/src/registry.app';
-import { createTestDatabase, kafkaBrokers, randomTopicPrefix } from './infra';
-import { ADMIN, http, TEST_SECRET, token, waitFor } from './estate.harness';
+import { startEstateServices, type EdgeHandle } from './estate.stack';
+import { ADMIN, http, token, waitFor } from './estate.harness';
 
-export type EdgeHandle = Awaited<ReturnType<typeof startEdge>>;
+export type { EdgeHandle };
 
 /**
  * The whole estate for the edge's tool tests: registry, discovery, audit and an edge on real
@@ -40,32 +31,15 @@ export interface ToolsStack {
 }
 
 export async function startToolsStack(edgeEnv: Record<string, string> = {}): Promise<ToolsStack> {
-  const logger = createLogger('edge-tools-e2e', 'error');
-  const stops: Array<() => Promise<void>> = [];
-  const db = await createTestDatabase();
-  stops.push(db.drop);
+  const services = await startEstateServices({ name: 'edge-tools-e2e', audit: true });
   const bank = await startBankServer({ port: 0 });
-  stops.push(bank.close);
+  services.onStop(bank.close);
   const faults = await startFaultProxy(bank.url);
-  stops.push(faults.close);
-  const env = {
-    ESTATE_JWT_SECRET: TEST_SECRET,
-    ESTATE_TOPIC_PREFIX: randomTopicPrefix(),
-    KAFKA_BROKERS: kafkaBrokers().join(','),
-    ESTATE_REGISTRY_PORT: '0', ESTATE_DISCOVERY_PORT: '0', ESTATE_AUDIT_PORT: '0', ESTATE_EDGE_PORT: '0',
-    ESTATE_DISCOVERY_GROUP: `discovery-${Date.now()}`, ESTATE_AUDIT_GROUP: `audit-${Date.now()}`,
-  };
-  const bus = new KafkaEventBus({ brokers: kafkaBrokers(), clientId: 'edge-tools-e2e', logger });
-  stops.push(() => bus.close());
-  const registry = await startRegistry({ ...loadRegistryConfig(env), databaseUrl: db.url }, bus, logger);
-  const discovery = await startDiscovery({ ...loadDiscoveryConfig(env), databaseUrl: db.url }, bus, logger);
-  const audit = await startAudit({ ...loadAuditConfig(env), databaseUrl: db.url }, bus, logger);
-  stops.push(registry.stop, discovery.stop, audit.stop);
-  const boot = async (extra: Record<string, string>) => {
-    const edge = await startEdge(loadEdgeConfig({ ...env, ESTATE_REGISTRY_URL: registry.url, ...edgeEnv, ...extra }), bus, logger);
-    stops.push(edge.stop);
-    return edge;
-  };
+  services.onStop(faults.close);
+  const { env } = services;
+  const registry = { url: services.registryUrl };
+  const audit = { url: services.auditUrl as string };
+  const boot = (extra: Record<string, string>) => services.startEdge({ ESTATE_REGISTRY_URL: registry.url, ...edgeEnv, ...extra });
   const edge = await boot({});
   const admin = await token(ADMIN);
   const stack: ToolsStack = {
@@ -86,9 +60,7 @@ export async function startToolsStack(edgeEnv: Record<string, string> = {}): Pro
       return entries && entries.length >= count ? entries : undefined;
     }, `${count} audit entries for ${query}`),
     startEdge: boot,
-    stop: async () => {
-      for (const stop of stops.reverse()) await stop().catch(() => undefined);
-    },
+    stop: () => services.stop(),
   };
   await stack.register({ name: 'bank', url: faults.url });
   return stack;
