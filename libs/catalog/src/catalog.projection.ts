@@ -9,6 +9,7 @@ export function upstreamOf(server: ServerRegisteredData | undefined, serverName:
     transport: server.transport,
     allowSampling: server.allowSampling,
     allowElicitation: server.allowElicitation,
+    ...(server.sessionAffinity ? { sessionAffinity: true } : {}),
   };
   if (server.url !== undefined) upstream.url = server.url;
   if (server.command !== undefined) upstream.command = server.command;

@@ -20,6 +20,7 @@ export interface CatalogUpstream {
   args?: string[];
   allowSampling: boolean;
   allowElicitation: boolean;
+  sessionAffinity?: boolean;
 }
 
 /** The value on `estate.catalog` for one tool name (the key). A null value removes the tool. */

@@ -23,7 +23,7 @@ const KEYS: Record<EventSchemaKey, Record<string, true>> = {
   'ServerRegistered@1': { name: true, url: true, owner: true } satisfies Record<keyof ServerRegisteredDataV1, true>,
   'ServerRegistered@2': {
     name: true, namespace: true, transport: true, url: true, command: true, args: true, owner: true,
-    allowSampling: true, allowElicitation: true,
+    allowSampling: true, allowElicitation: true, sessionAffinity: true,
   } satisfies Record<keyof ServerRegisteredData, true>,
   'ToolVersionPublished@1': { spec: true, bump: true, changes: true } satisfies Record<keyof ToolVersionPublishedData, true>,
   'ToolVersionDeprecated@1': {

@@ -60,6 +60,7 @@ export const EVENT_DATA_SCHEMAS = {
       owner: nonEmpty,
       allowSampling: { type: 'boolean' },
       allowElicitation: { type: 'boolean' },
+      sessionAffinity: { type: 'boolean' },
     },
     additionalProperties: false,
   },

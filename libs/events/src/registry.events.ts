@@ -15,6 +15,8 @@ export interface ServerRegisteredData {
   /** Whether the edge relays this upstream's sampling / elicitation requests to clients. Off unless registered. */
   allowSampling: boolean;
   allowElicitation: boolean;
+  /** The upstream keeps per-client state: the edge opens one upstream session per downstream session. */
+  sessionAffinity?: boolean;
 }
 
 /** Version 1 of ServerRegistered knew only HTTP upstreams and had no namespace field. */

@@ -40,7 +40,7 @@ export class UpstreamStep {
           this.records.refuse(session, spec.name, version.version, 'quarantined', 'quarantined on upstream drift');
           throw unknownTool(spec.name);
         }
-        const result = await this.upstreams.call(entry.upstream, spec.upstream.tool, args, this.timeoutMs, signal, call.options);
+        const result = await this.upstreams.call(entry.upstream, spec.upstream.tool, args, this.timeoutMs, signal, { ...call.options, sessionId: session.id });
         return this.finish(session, version, result, started, attempts, repaired);
       } catch (error) {
         if (!(error instanceof UpstreamFailure)) throw error;

@@ -85,11 +85,19 @@ export class SessionManager {
     return session;
   }
 
+  private readonly closedListeners: Array<(id: string) => Promise<void>> = [];
+
+  /** Runs after a session closed (DELETE, idle expiry, shutdown): e.g. its own upstream sessions go too. */
+  onClosed(listener: (id: string) => Promise<void>): void {
+    this.closedListeners.push(listener);
+  }
+
   async remove(id: string): Promise<void> {
     const session = this.sessions.get(id);
     if (!session) return;
     this.sessions.delete(id);
     await session.close();
+    for (const listener of this.closedListeners) await listener(id).catch(() => undefined);
   }
 
   async closeAll(): Promise<void> {

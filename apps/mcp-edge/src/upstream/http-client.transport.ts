@@ -188,6 +188,13 @@ export class HttpClientTransport implements Transport {
     this.reconnectTimer.unref();
   }
 
+  /** Tells the upstream the session is over (a courtesy the SDK client skips): best effort, bounded. */
+  private async endUpstreamSession(): Promise<void> {
+    if (!this.sessionId) return;
+    const ended = this.request('DELETE', {}).then((res) => void res.resume(), () => undefined);
+    await Promise.race([ended, new Promise<void>((resolve) => setTimeout(resolve, 500).unref())]);
+  }
+
   private request(method: string, extra: OutgoingHttpHeaders, body?: string): Promise<IncomingMessage> {
     if (this.closed) return Promise.reject(new Error('the upstream transport is closed'));
     const headers: OutgoingHttpHeaders = { ...extra };
@@ -206,6 +213,7 @@ export class HttpClientTransport implements Transport {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    await this.endUpstreamSession();
     this.closed = true;
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     for (const req of this.open) req.destroy();

@@ -16,6 +16,8 @@ export class UpstreamFailure extends Error {
 /** Optional per-call extras; `onprogress` makes the SDK send the edge's own progress token upstream. */
 export interface UpstreamCallOptions {
   onprogress?: (progress: Progress) => void;
+  /** The downstream session: upstreams registered with session affinity get one upstream session each. */
+  sessionId?: string;
 }
 
 /** Runs on every new upstream client before it connects: capabilities and handlers for what upstreams send back. */
@@ -42,6 +44,11 @@ export function classifyUpstreamError(error: unknown, timeoutMs: number): Upstre
   }
   const reason = error instanceof Error ? error.message : String(error);
   return new UpstreamFailure('unreachable', `the upstream could not be reached (${reason})`, { cause: error });
+}
+
+/** The shared connection of a server, or one per downstream session when the server keeps client state. */
+function connectionKey(upstream: CatalogUpstream, sessionId: string | undefined): string {
+  return upstream.sessionAffinity && sessionId !== undefined ? `${upstream.server}#${sessionId}` : upstream.server;
 }
 
 /**
@@ -78,13 +85,14 @@ export class UpstreamPool {
   async call(
     upstream: CatalogUpstream, tool: string, args: Record<string, unknown>, timeoutMs: number, signal?: AbortSignal, options: UpstreamCallOptions = {},
   ): Promise<CallToolResult> {
-    const connection = await this.connection(upstream);
+    const key = connectionKey(upstream, options.sessionId);
+    const connection = await this.connection(upstream, key);
     try {
       const requestOptions = { timeout: timeoutMs, signal, onprogress: options.onprogress };
       return (await connection.client.callTool({ name: tool, arguments: args }, undefined, requestOptions)) as CallToolResult;
     } catch (error) {
       const failure = classifyUpstreamError(error, timeoutMs);
-      if (failure.kind === 'unreachable') this.drop(upstream.server, connection);
+      if (failure.kind === 'unreachable') this.drop(key, connection);
       throw failure;
     }
   }
@@ -95,18 +103,27 @@ export class UpstreamPool {
     await Promise.allSettled(all.map(async (c) => (await c).client.close()));
   }
 
-  private connection(upstream: CatalogUpstream): Promise<Connection> {
-    const key = upstream.server;
+  /** Closes the upstream sessions opened for one downstream session (session affinity). */
+  async release(sessionId: string): Promise<void> {
+    const suffix = `#${sessionId}`;
+    for (const [key, pending] of [...this.connections]) {
+      if (!key.endsWith(suffix)) continue;
+      this.connections.delete(key);
+      await pending.then((c) => this.drop(key, c), () => undefined);
+    }
+  }
+
+  private connection(upstream: CatalogUpstream, key = upstream.server): Promise<Connection> {
     let pending = this.connections.get(key);
     if (!pending) {
-      pending = this.open(upstream);
+      pending = this.open(upstream, key);
       this.connections.set(key, pending);
       pending.catch(() => this.connections.delete(key));
     }
     return pending;
   }
 
-  private async open(upstream: CatalogUpstream): Promise<Connection> {
+  private async open(upstream: CatalogUpstream, key: string): Promise<Connection> {
     const failure = this.failures.get(upstream.server);
     if (failure) {
       const wait = RECONNECT_BACKOFF_MS[Math.min(failure.count, RECONNECT_BACKOFF_MS.length - 1)];
@@ -114,7 +131,7 @@ export class UpstreamPool {
     }
     const client = new Client({ name: 'estate-edge', version: '0.1.0' }, { capabilities: {} });
     const connection: Connection = { client, closed: false };
-    client.onclose = () => this.drop(upstream.server, connection);
+    client.onclose = () => this.drop(key, connection);
     for (const setup of this.setups) setup(client, upstream);
     try {
       await client.connect(this.transportFor(upstream));
@@ -160,11 +177,11 @@ export class UpstreamPool {
     return new HttpClientTransport(new URL(upstream.url));
   }
 
-  private drop(server: string, connection: Connection): void {
+  private drop(key: string, connection: Connection): void {
     if (connection.closed) return;
     connection.closed = true;
-    void this.connections.get(server)?.then((current) => {
-      if (current === connection) this.connections.delete(server);
+    void this.connections.get(key)?.then((current) => {
+      if (current === connection) this.connections.delete(key);
     }, () => undefined);
     void connection.client.close().catch(() => undefined);
   }

@@ -34,7 +34,7 @@ export const REGISTRY_OPENAPI = {
         properties: {
           name: { type: 'string' }, namespace: { type: 'string' }, transport: { enum: ['streamable-http', 'stdio'] },
           url: { type: 'string' }, command: { type: 'string' }, args: { type: 'array', items: { type: 'string' } },
-          owner: { type: 'string' }, allowSampling: { type: 'boolean' }, allowElicitation: { type: 'boolean' },
+          owner: { type: 'string' }, allowSampling: { type: 'boolean' }, allowElicitation: { type: 'boolean' }, sessionAffinity: { type: 'boolean' },
         },
         additionalProperties: false,
       },

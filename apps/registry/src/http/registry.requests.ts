@@ -8,7 +8,7 @@ export interface RequestIssue {
 type Parsed<T> = { ok: true; value: T } | { ok: false; issues: RequestIssue[] };
 
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
-const SERVER_FIELDS = ['name', 'namespace', 'transport', 'url', 'command', 'args', 'owner', 'allowSampling', 'allowElicitation'];
+const SERVER_FIELDS = ['name', 'namespace', 'transport', 'url', 'command', 'args', 'owner', 'allowSampling', 'allowElicitation', 'sessionAffinity'];
 const DEPRECATION_FIELDS = ['reason', 'sunsetAt', 'replacement'];
 const RETIREMENT_FIELDS = ['reason'];
 
@@ -26,7 +26,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export function parseRegisterServer(body: unknown): Parsed<ServerRegisteredData> {
   if (!isObject(body)) return { ok: false, issues: [{ path: '$', message: 'body must be a JSON object' }] };
   const issues = unknownFields(body, SERVER_FIELDS);
-  const { name, namespace, transport = 'streamable-http', url, command, args, owner, allowSampling = false, allowElicitation = false } = body;
+  const { name, namespace, transport = 'streamable-http', url, command, args, owner, allowSampling = false, allowElicitation = false, sessionAffinity = false } = body;
   if (typeof name !== 'string' || !NAME.test(name)) issues.push({ path: '$.name', message: 'name must match [A-Za-z0-9_-]{1,64}' });
   if (namespace !== undefined && typeof namespace !== 'string') issues.push({ path: '$.namespace', message: 'namespace must be a string' });
   if (transport !== 'streamable-http' && transport !== 'stdio') issues.push({ path: '$.transport', message: 'transport must be "streamable-http" or "stdio"' });
@@ -36,6 +36,7 @@ export function parseRegisterServer(body: unknown): Parsed<ServerRegisteredData>
   if (typeof owner !== 'string' || owner.length === 0) issues.push({ path: '$.owner', message: 'owner is required' });
   if (typeof allowSampling !== 'boolean') issues.push({ path: '$.allowSampling', message: 'allowSampling must be a boolean' });
   if (typeof allowElicitation !== 'boolean') issues.push({ path: '$.allowElicitation', message: 'allowElicitation must be a boolean' });
+  if (typeof sessionAffinity !== 'boolean') issues.push({ path: '$.sessionAffinity', message: 'sessionAffinity must be a boolean' });
   if (issues.length > 0) return { ok: false, issues };
   const server: ServerRegisteredData = {
     name: name as string,
@@ -44,6 +45,7 @@ export function parseRegisterServer(body: unknown): Parsed<ServerRegisteredData>
     owner: owner as string,
     allowSampling: allowSampling as boolean,
     allowElicitation: allowElicitation as boolean,
+    ...(sessionAffinity ? { sessionAffinity: true } : {}),
   };
   if (transport === 'streamable-http') server.url = url as string;
   else {
