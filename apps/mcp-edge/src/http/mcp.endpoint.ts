@@ -42,10 +42,20 @@ export interface McpEndpointDeps {
  * session's owner, the protocol version header, and the seeds' lifecycle and id rules, which the
  * SDK does not enforce.
  */
+/** A CORS preflight from a listed origin (the guard refused any other): no credentials, no body. */
+function answerPreflight(res: ServerResponse): void {
+  res.writeHead(204, {
+    'Access-Control-Allow-Methods': 'GET, POST, DELETE',
+    'Access-Control-Allow-Headers': 'Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID',
+    'Access-Control-Max-Age': '600',
+  }).end();
+}
+
 export function createMcpEndpoint(deps: McpEndpointDeps) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     try {
       if (!deps.guard.check(req, res)) return;
+      if (req.method === 'OPTIONS' && req.headers.origin !== undefined && req.headers['access-control-request-method'] !== undefined) return answerPreflight(res);
       const auth = await deps.resolver.resolve(req.headers.authorization);
       if (!auth.ok) return deps.guard.challenge(res, auth.reason);
       const version = req.headers['mcp-protocol-version'];

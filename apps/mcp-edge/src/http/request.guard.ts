@@ -30,6 +30,12 @@ export class RequestGuard {
       this.refuse(res, 403, 'Forbidden: Host not allowed');
       return false;
     }
+    if (origin !== undefined) {
+      // A listed browser origin may read our answers, including the session id it must send back.
+      res.setHeader('Access-Control-Allow-Origin', origin);
+      res.setHeader('Vary', 'Origin');
+      res.setHeader('Access-Control-Expose-Headers', 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate');
+    }
     return true;
   }
 
