@@ -77,7 +77,7 @@ describe('discovery killed with SIGKILL while events flow', () => {
       const tools = (r.body.tools ?? []) as CatalogEntry[];
       const complete = tools.length === TOOLS && tools.every((t) => t.versions.length === VERSIONS && t.position === (Number(t.name.slice(-1)) % 2 === 0 ? VERSIONS : VERSIONS - 1));
       return complete ? r.body : undefined;
-    }, 'discovery to catch up after the restart', 30000);
+    }, 'discovery to catch up after the restart', 60000);
     for (const tool of live.tools as CatalogEntry[]) {
       expect(tool.versions.map((v) => v.version)).toEqual(Array.from({ length: VERSIONS }, (_, i) => `1.${i}.0`));
     }
@@ -86,5 +86,5 @@ describe('discovery killed with SIGKILL while events flow', () => {
     expect(rebuilt).toMatchObject({ status: 200, body: { tools: TOOLS, servers: 1 } });
     const fresh = await http('GET', `${discoveryUrl}/v1/catalog`, admin);
     expect(fresh.body).toEqual(live);
-  });
+  }, 150000);
 });

@@ -1,16 +1,6 @@
-import type { BusMessage, EventBus, Logger, Subscription } from '@estate/platform';
+import { SerialQueue, type BusMessage, type EventBus, type Logger, type Subscription } from '@estate/platform';
 import { parseEnvelope, toAuditEntry, type AuditSource } from './domain/audit-entry.mapper';
 import type { AuditRepository } from './store/audit.repository';
-
-/** One append at a time in this process; the chain-head row lock does the same across processes. */
-class Mutex {
-  private tail: Promise<void> = Promise.resolve();
-  run<T>(work: () => Promise<T>): Promise<T> {
-    const result = this.tail.then(work);
-    this.tail = result.then(() => undefined, () => undefined);
-    return result;
-  }
-}
 
 export interface AuditTopics {
   registryEvents: string;
@@ -27,7 +17,7 @@ export interface AuditTopics {
  * never be read.
  */
 export class AuditConsumer {
-  private readonly mutex = new Mutex();
+  private readonly mutex = new SerialQueue();
   private readonly subscriptions: Subscription[] = [];
 
   constructor(

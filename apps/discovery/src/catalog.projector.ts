@@ -1,17 +1,7 @@
 import type { QueryRunner } from 'typeorm';
-import type { BusMessage, EventBus, Logger, Subscription } from '@estate/platform';
+import { inTransaction, SerialQueue, type BusMessage, type EventBus, type Logger, type Subscription } from '@estate/platform';
 import { applyEnvelope, MemoryProjection, type ProjectionTarget } from './catalog.apply';
 import type { CatalogRepository } from './store/catalog.repository';
-
-/** Serializes the live consumer and the rebuild swap. */
-class Mutex {
-  private tail: Promise<void> = Promise.resolve();
-  run<T>(work: () => Promise<T>): Promise<T> {
-    const result = this.tail.then(work);
-    this.tail = result.then(() => undefined, () => undefined);
-    return result;
-  }
-}
 
 /**
  * Keeps the catalog projection: each registry event is applied and its Kafka offset recorded in
@@ -19,7 +9,7 @@ class Mutex {
  * tools' current state goes to the compacted catalog topic.
  */
 export class CatalogProjector {
-  private readonly mutex = new Mutex();
+  private readonly mutex = new SerialQueue();
   private subscription?: Subscription;
 
   constructor(
@@ -128,21 +118,10 @@ export class CatalogProjector {
     };
   }
 
-  private async inTransaction<T>(work: (runner: QueryRunner) => Promise<T>): Promise<T> {
-    const runner = this.repo.db.createQueryRunner();
-    await runner.connect();
-    try {
-      await runner.startTransaction();
-      const result = await work(runner);
-      await runner.commitTransaction();
-      return result;
-    } catch (error) {
-      if (runner.isTransactionActive) await runner.rollbackTransaction();
-      throw error;
-    } finally {
-      await runner.release();
-    }
+  private inTransaction<T>(work: (runner: QueryRunner) => Promise<T>): Promise<T> {
+    return inTransaction(this.repo.db, work);
   }
+
 }
 
 function parseJson(value: string | null): unknown {

@@ -1,4 +1,4 @@
-import { DataSource, type MigrationInterface } from 'typeorm';
+import { DataSource, type MigrationInterface, type QueryRunner } from 'typeorm';
 import { Client } from 'pg';
 
 export interface DatabaseOptions {
@@ -42,5 +42,24 @@ async function ensureSchema(url: string, schema: string): Promise<void> {
     if ((error as { code?: string }).code !== '23505') throw error;
   } finally {
     await client.end();
+  }
+}
+
+/** Runs `work` in one transaction on its own connection: commit on success, roll back on any error. */
+export async function inTransaction<T>(
+  db: DataSource, work: (runner: QueryRunner) => Promise<T>, isolation?: 'READ COMMITTED' | 'REPEATABLE READ' | 'SERIALIZABLE',
+): Promise<T> {
+  const runner = db.createQueryRunner();
+  await runner.connect();
+  try {
+    await runner.startTransaction(isolation);
+    const result = await work(runner);
+    await runner.commitTransaction();
+    return result;
+  } catch (error) {
+    if (runner.isTransactionActive) await runner.rollbackTransaction();
+    throw error;
+  } finally {
+    await runner.release();
   }
 }

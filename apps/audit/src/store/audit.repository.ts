@@ -1,5 +1,6 @@
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { EventEnvelope } from '@estate/events';
+import { inTransaction } from '@estate/platform';
 import type { AuditEntryContent } from '../domain/audit-entry.mapper';
 import type { AuditQuery } from '../domain/audit-query.parser';
 import { ChainVerifier, entryHash, type ChainHead, type VerifyResult } from '../domain/hash-chain';
@@ -165,19 +166,8 @@ export class AuditRepository {
     }, 'REPEATABLE READ');
   }
 
-  private async inTransaction<T>(work: (runner: QueryRunner) => Promise<T>, isolation?: 'REPEATABLE READ'): Promise<T> {
-    const runner = this.db.createQueryRunner();
-    await runner.connect();
-    try {
-      await runner.startTransaction(isolation);
-      const result = await work(runner);
-      await runner.commitTransaction();
-      return result;
-    } catch (error) {
-      if (runner.isTransactionActive) await runner.rollbackTransaction();
-      throw error;
-    } finally {
-      await runner.release();
-    }
+  private inTransaction<T>(work: (runner: QueryRunner) => Promise<T>, isolation?: 'REPEATABLE READ'): Promise<T> {
+    return inTransaction(this.db, work, isolation);
   }
+
 }

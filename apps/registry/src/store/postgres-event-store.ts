@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { EventEnvelope } from '@estate/events';
+import { inTransaction } from '@estate/platform';
 import { ConcurrencyConflict, type AppendMeta, type EventStore, type NewEvent } from './event-store.port';
 
 interface EventRow {
@@ -61,28 +62,23 @@ export class PostgresEventStore implements EventStore {
       correlationId: meta.correlationId,
       data: event.data,
     }));
-    const runner = this.db.createQueryRunner();
-    await runner.connect();
     try {
-      await runner.startTransaction();
-      for (const e of stamped) {
-        // The row's tx_id comes from this INSERT, the transaction's first write: the relay's
-        // visibility rule depends on it being taken after the stream state was read.
-        await runner.query(
-          `INSERT INTO registry.events (id, stream_id, stream_version, type, version, data, actor, correlation_id, occurred_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-          [e.id, streamId, e.position, e.type, e.version, JSON.stringify(e.data), e.actor, e.correlationId, now],
-        );
-      }
-      await runner.query(`SELECT pg_notify($1, $2)`, [APPEND_CHANNEL, streamId]);
-      await runner.commitTransaction();
+      await inTransaction(this.db, async (runner) => {
+        for (const e of stamped) {
+          // The row's tx_id comes from this INSERT, the transaction's first write: the relay's
+          // visibility rule depends on it being taken after the stream state was read.
+          await runner.query(
+            `INSERT INTO registry.events (id, stream_id, stream_version, type, version, data, actor, correlation_id, occurred_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+            [e.id, streamId, e.position, e.type, e.version, JSON.stringify(e.data), e.actor, e.correlationId, now],
+          );
+        }
+        await runner.query(`SELECT pg_notify($1, $2)`, [APPEND_CHANNEL, streamId]);
+      });
       return stamped;
     } catch (error) {
-      if (runner.isTransactionActive) await runner.rollbackTransaction();
       if (isUniqueViolation(error)) throw new ConcurrencyConflict(streamId, expectedVersion);
       throw error;
-    } finally {
-      await runner.release();
     }
   }
 
