@@ -38,6 +38,13 @@ export interface SubscribeOptions {
   handle(message: BusMessage): Promise<void>;
 }
 
+/** Where a partition's log starts and ends: `low` is the first offset still held, `high` the next one to be written. */
+export interface PartitionOffsets {
+  partition: number;
+  low: string;
+  high: string;
+}
+
 export interface Subscription {
   stop(): Promise<void>;
 }
@@ -46,6 +53,11 @@ export interface EventBus {
   ensureTopics(topics: TopicSpec[]): Promise<void>;
   publish(topic: string, messages: OutgoingMessage[]): Promise<void>;
   subscribe(options: SubscribeOptions): Promise<Subscription>;
+  /**
+   * The offsets each partition of a topic holds now. Consumers and the relay compare them with
+   * the positions they stored to notice a log that was reset, truncated or recreated.
+   */
+  offsets(topic: string): Promise<PartitionOffsets[]>;
   close(): Promise<void>;
 }
 

@@ -1,4 +1,4 @@
-import type { BusMessage, EventBus, OutgoingMessage, SubscribeOptions, Subscription, TopicSpec } from './event-bus.port';
+import type { BusMessage, EventBus, OutgoingMessage, PartitionOffsets, SubscribeOptions, Subscription, TopicSpec } from './event-bus.port';
 
 interface Consumer {
   options: SubscribeOptions;
@@ -49,6 +49,10 @@ export class InMemoryEventBus implements EventBus {
         this.consumers.delete(consumer);
       },
     };
+  }
+
+  async offsets(topic: string): Promise<PartitionOffsets[]> {
+    return [{ partition: 0, low: '0', high: String(this.log(topic).length) }];
   }
 
   async close(): Promise<void> {

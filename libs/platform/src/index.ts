@@ -1,5 +1,5 @@
 export { EVENT_BUS } from './event-bus.port';
-export type { EventBus, BusMessage, OutgoingMessage, SubscribeOptions, Subscription, TopicSpec } from './event-bus.port';
+export type { EventBus, BusMessage, OutgoingMessage, PartitionOffsets, SubscribeOptions, Subscription, TopicSpec } from './event-bus.port';
 export { InMemoryEventBus } from './in-memory-event-bus';
 export { KafkaEventBus } from './kafka-event-bus';
 export type { KafkaBusOptions } from './kafka-event-bus';

@@ -1,6 +1,6 @@
 import { Kafka, logLevel, Partitioners, type Consumer, type Producer, type LogEntry } from 'kafkajs';
 import type { Logger } from 'pino';
-import type { BusMessage, EventBus, OutgoingMessage, SubscribeOptions, Subscription, TopicSpec } from './event-bus.port';
+import type { BusMessage, EventBus, OutgoingMessage, PartitionOffsets, SubscribeOptions, Subscription, TopicSpec } from './event-bus.port';
 
 export interface KafkaBusOptions {
   brokers: string[];
@@ -103,6 +103,19 @@ export class KafkaEventBus implements EventBus {
         await consumer.disconnect();
       },
     };
+  }
+
+  async offsets(topic: string): Promise<PartitionOffsets[]> {
+    const admin = this.kafka.admin();
+    await admin.connect();
+    try {
+      const offsets = await admin.fetchTopicOffsets(topic);
+      return offsets
+        .map((o) => ({ partition: o.partition, low: o.low, high: o.high }))
+        .sort((a, b) => a.partition - b.partition);
+    } finally {
+      await admin.disconnect();
+    }
   }
 
   async close(): Promise<void> {
