@@ -58,6 +58,8 @@ export async function startEdgeChild(brokers: string[], prefix: string, tools: n
       // but its ceiling sits above the load so the figures are the served path, not refusals.
       ESTATE_RATE_PER_PRINCIPAL: '100000000',
       ESTATE_RATE_PER_TOOL: '100000000',
+      // The session-memory figure opens a thousand sessions for that one principal.
+      ESTATE_MAX_SESSIONS_PER_PRINCIPAL: '100000',
     },
   });
   const url = `http://127.0.0.1:${port}`;

@@ -29,6 +29,8 @@ describe('conformance suite against the edge', () => {
     estate = await startEstate({
       ESTATE_AUTH: 'none',
       ESTATE_LOCAL_PRINCIPAL: 'conformance-suite',
+      // Every scenario is the one local principal, and few of them end their session.
+      ESTATE_MAX_SESSIONS_PER_PRINCIPAL: '1000',
       ESTATE_EDGE_PORT: String(port),
       // The suite's DNS-rebinding scenario sends the edge's own origin and expects it to be served.
       ESTATE_ALLOWED_ORIGINS: `http://127.0.0.1:${port},http://localhost:${port}`,

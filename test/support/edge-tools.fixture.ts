@@ -14,6 +14,7 @@ export type { EdgeHandle };
 export interface ToolsStack {
   env: Record<string, string>;
   registryUrl: string;
+  discoveryUrl: string;
   auditUrl: string;
   mcpUrl: string;
   edge: EdgeHandle;
@@ -43,7 +44,7 @@ export async function startToolsStack(edgeEnv: Record<string, string> = {}): Pro
   const edge = await boot({});
   const admin = await token(ADMIN);
   const stack: ToolsStack = {
-    env, registryUrl: registry.url, auditUrl: audit.url, mcpUrl: edge.mcpUrl, edge, bank, faults, admin,
+    env, registryUrl: registry.url, discoveryUrl: services.discoveryUrl, auditUrl: audit.url, mcpUrl: edge.mcpUrl, edge, bank, faults, admin,
     register: async (body) => {
       const r = await http('POST', `${registry.url}/v1/servers`, admin, { owner: 'payments-team', ...body });
       if (r.status !== 201) throw new Error(`registering failed: ${JSON.stringify(r)}`);

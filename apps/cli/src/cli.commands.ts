@@ -87,7 +87,7 @@ export const USAGE = `estate <command>
   check <spec.json>          the same decision as a dry run; exit code 1 when refused (for CI)
   deprecate <tool> <version> --reason r [--sunset-at ISO] [--replacement v]
   retire <tool> <version> --reason r
-  tools [name]               list published tools, or one tool's versions
+  tools [name]               list the published tools you may see, or one tool's versions
   audit [--tool t] [--version v] [--principal p] [--type T] [--limit n]
   callers <tool> [--version v]   who still calls a version
   stdio                      serve the MCP edge over stdio (ESTATE_STDIO_TOKEN, KAFKA_BROKERS)

@@ -18,10 +18,14 @@ import type { EmbeddedConfig } from './config';
 export interface EmbeddedEstate {
   urls: { edge: string; registry: string; discovery: string; audit: string };
   secret?: string;
+  /** How long the printed development tokens live: 12 h, or less when the services accept less. */
+  devTokenSeconds: number;
   bus: 'kafka' | 'in-process';
   database: 'embedded' | 'external';
   stop(): Promise<void>;
 }
+
+const DEV_TOKEN_SECONDS = 12 * 3600;
 
 /** A development secret kept in the data directory, so tokens survive a restart. */
 async function devSecret(dataDir: string): Promise<string> {
@@ -59,6 +63,7 @@ export async function startEmbedded(env: Env, embedded: EmbeddedConfig, logger: 
   return {
     urls: { edge: edge.mcpUrl, registry: registry.url, discovery: discovery.url, audit: audit.url },
     secret,
+    devTokenSeconds: Math.min(DEV_TOKEN_SECONDS, configs.edge.auth.mode === 'jwt' ? configs.edge.auth.maxLifetimeSeconds ?? DEV_TOKEN_SECONDS : DEV_TOKEN_SECONDS),
     bus: configs.registry.kafkaBrokers.length > 0 ? 'kafka' : 'in-process',
     database: database ? 'embedded' : 'external',
     stop: async () => {

@@ -21,7 +21,7 @@ async function banner(estate: EmbeddedEstate, adminToken?: string, agentToken?: 
     const config = { mcpServers: { estate: { type: 'http', url: estate.urls.edge, headers: { Authorization: `Bearer ${agentToken}` } } } };
     lines.push(
       '',
-      'Development tokens (HS256, 12 h):',
+      `Development tokens (HS256, ${Math.round((estate.devTokenSeconds / 3600) * 10) / 10} h):`,
       `  admin (estate:admin estate:publish estate:audit):\n    ${adminToken}`,
       `  agent (bank:read, clearance internal):\n    ${agentToken}`,
       '',
@@ -41,8 +41,9 @@ async function main(): Promise<void> {
     const embedded = loadEmbeddedConfig(process.env);
     const estate = await startEmbedded(process.env, embedded, logger);
     const secret = estate.secret ?? process.env.ESTATE_JWT_SECRET;
-    const adminToken = secret ? await issueDevToken(secret, ADMIN, { audience: process.env.ESTATE_JWT_AUDIENCE }) : undefined;
-    const agentToken = secret ? await issueDevToken(secret, AGENT, { audience: process.env.ESTATE_JWT_AUDIENCE }) : undefined;
+    const options = { audience: process.env.ESTATE_JWT_AUDIENCE, expiresIn: `${estate.devTokenSeconds}s` };
+    const adminToken = secret ? await issueDevToken(secret, ADMIN, options) : undefined;
+    const agentToken = secret ? await issueDevToken(secret, AGENT, options) : undefined;
     const bank = embedded.demo && adminToken ? await seedDemo(estate.urls.registry, adminToken, embedded.bankPort, logger) : undefined;
     process.stdout.write(await banner(estate, adminToken, agentToken));
     stopOnSignals(logger, async () => {

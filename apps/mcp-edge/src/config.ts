@@ -10,6 +10,8 @@ export interface EdgeConfig extends CommonConfig, EdgeToolConfig {
   allowedHosts: string[];
   auth: AuthConfig;
   sessionIdleMs: number;
+  /** Open HTTP sessions per subject and tenant. */
+  maxSessionsPerPrincipal: number;
   maxBodyBytes: number;
   upstreamTimeoutMs: number;
   groupPrefix: string;
@@ -24,7 +26,7 @@ export function isLoopback(host: string): boolean {
 /**
  * Reads ESTATE_EDGE_HOST (127.0.0.1), ESTATE_EDGE_PORT (8000), ESTATE_EDGE_PUBLIC_URL,
  * ESTATE_ALLOWED_ORIGINS, ESTATE_ALLOWED_HOSTS, ESTATE_SESSION_IDLE_SECONDS,
- * ESTATE_MAX_BODY_BYTES, ESTATE_UPSTREAM_TIMEOUT_MS, ESTATE_EDGE_GROUP, the tool-call settings
+ * ESTATE_MAX_SESSIONS_PER_PRINCIPAL (32), ESTATE_MAX_BODY_BYTES, ESTATE_UPSTREAM_TIMEOUT_MS, ESTATE_EDGE_GROUP, the tool-call settings
  * (policy/policy.config.ts: rate limits, size limits, registry for quarantines) and the shared settings.
  * ESTATE_AUTH=none is refused unless the edge listens on loopback only.
  */
@@ -51,6 +53,7 @@ export function loadEdgeConfig(env: Env): EdgeConfig {
     allowedHosts: reader.list('ESTATE_ALLOWED_HOSTS'),
     auth,
     sessionIdleMs: seconds * 1000,
+    maxSessionsPerPrincipal: reader.integer('ESTATE_MAX_SESSIONS_PER_PRINCIPAL', 32, 1),
     maxBodyBytes: maxBody,
     upstreamTimeoutMs: timeout,
     groupPrefix: reader.string('ESTATE_EDGE_GROUP', 'estate-edge'),

@@ -28,7 +28,9 @@ export async function startEdgeCore(config: EdgeConfig, bus: EventBus, logger: L
   upstreams.onTools((server, tools) => drift.observe(server, tools));
   const pipeline = new ToolCallPipeline(replica, upstreams, recorder, new CallPolicy(config.policy), { timeoutMs: config.upstreamTimeoutMs, logger: logger.child({ component: 'calls' }) });
   const proxy = new PrimitiveProxyExtension({ replica, upstreams, pipeline, recorder, logger: logger.child({ component: 'proxy' }), timeoutMs: config.upstreamTimeoutMs });
-  const sessions = new SessionManager(replica, pipeline, logger.child({ component: 'sessions' }), config.sessionIdleMs, Date.now, [proxy]);
+  const sessions = new SessionManager(
+    replica, pipeline, logger.child({ component: 'sessions' }), { idleMs: config.sessionIdleMs, maxPerPrincipal: config.maxSessionsPerPrincipal }, Date.now, [proxy],
+  );
   sessions.onClosed((id) => upstreams.release(id));
   sessions.start();
   return {

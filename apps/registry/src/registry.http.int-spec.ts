@@ -80,7 +80,7 @@ describe('registry over HTTP (real PostgreSQL, in-process bus)', () => {
       expect(same.status).toBe(201);
       const other = await http('POST', `${base}/v1/servers`, tokens.admin, { name: 'pay', url: 'http://127.0.0.1:2/mcp', owner: 'payments-team' });
       expect(other).toMatchObject({ status: 409, body: { error: 'SERVER_ALREADY_REGISTERED' } });
-      expect((await http('GET', `${base}/v1/servers/pay`, tokens.reader)).body).toMatchObject({ url: 'http://127.0.0.1:1/mcp' });
+      expect((await http('GET', `${base}/v1/servers/pay`, tokens.publisher)).body).toMatchObject({ url: 'http://127.0.0.1:1/mcp' });
       expect(eventsOf('server:pay')).toHaveLength(1);
     });
 
@@ -168,7 +168,7 @@ describe('registry over HTTP (real PostgreSQL, in-process bus)', () => {
       for (const r of responses.filter((x) => x.status === 409)) {
         expect(['VERSION_ALREADY_PUBLISHED', 'CONCURRENCY_CONFLICT']).toContain(r.body.error);
       }
-      const stored = await http('GET', `${base}/v1/tools/pay.transfer`, tokens.reader);
+      const stored = await http('GET', `${base}/v1/tools/pay.transfer`, tokens.publisher);
       expect(Object.keys(stored.body.versions as Body)).toEqual(['1.0.0', '1.1.0']);
       expect((await waitForEvents('tool:pay.transfer', 2)).map((e) => e.position)).toEqual([0, 1]);
     });
@@ -196,8 +196,12 @@ describe('registry over HTTP (real PostgreSQL, in-process bus)', () => {
 
       expect((await lifecycle('1.0.0', 'retire', { reason: 'sunset passed' })).status).toBe(200);
       expect(await lifecycle('1.0.0', 'retire', { reason: 'twice' })).toMatchObject({ status: 409, body: { error: 'INVALID_TRANSITION' } });
-      const list = await http('GET', `${base}/v1/tools`, tokens.reader);
+      const list = await http('GET', `${base}/v1/tools`, tokens.publisher);
       expect(list.body.tools).toContainEqual({ name: 'pay.lookup', latest: '1.1.0', versions: { '1.0.0': 'retired', '1.1.0': 'active' } });
+      // An agent no longer sees the retired version: it could not discover it at the edge.
+      const agentList = await http('GET', `${base}/v1/tools`, tokens.reader);
+      expect(agentList.body.tools).toContainEqual({ name: 'pay.lookup', latest: '1.1.0', versions: { '1.1.0': 'active' } });
+      expect((await http('GET', `${base}/v1/tools/pay.lookup/versions/1.0.0`, tokens.reader)).status).toBe(404);
       expect((await waitForEvents('tool:pay.lookup', 4)).map((e) => e.type)).toEqual([
         'ToolVersionPublished', 'ToolVersionPublished', 'ToolVersionDeprecated', 'ToolVersionRetired',
       ]);
@@ -207,6 +211,42 @@ describe('registry over HTTP (real PostgreSQL, in-process bus)', () => {
       expect(await http('GET', `${base}/v1/tools/pay.nothing`, tokens.reader)).toMatchObject({ status: 404, body: { error: 'TOOL_NOT_FOUND' } });
       expect(await http('POST', `${base}/v1/tools/pay.nothing/versions/1.0.0/retire`, tokens.publisher, { reason: 'x' }))
         .toMatchObject({ status: 404, body: { error: 'TOOL_NOT_FOUND' } });
+    });
+  });
+
+  describe('reads answer only what the caller may see', () => {
+    const raw = async (path: string, bearer: string) => {
+      const response = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${bearer}` } });
+      return { status: response.status, text: await response.text() };
+    };
+
+    it('lists for an agent only the tools and versions it could discover, with MCP fields only', async () => {
+      const nobody = await token({ sub: 'nobody' });
+      expect((await http('GET', `${base}/v1/tools`, nobody)).body).toEqual({ tools: [] });
+      const names = ((await http('GET', `${base}/v1/tools`, tokens.reader)).body.tools as Body[]).map((t) => t.name);
+      expect(names).toEqual(['pay.lookup']);
+      const tool = await http('GET', `${base}/v1/tools/pay.lookup`, tokens.reader);
+      expect(Object.keys(tool.body.versions as Body)).toEqual(['1.1.0']);
+      const version = (tool.body.versions as Record<string, Body>)['1.1.0'];
+      expect(Object.keys(version).sort()).toEqual(['status', 'tool', 'version']);
+      expect(Object.keys(version.tool as Body).sort()).toEqual(['annotations', 'description', 'inputSchema', 'name', 'title']);
+      expect(JSON.stringify(tool.body)).not.toMatch(/requiredScopes|tenants|dataClassification|owner|upstream|payments-team/);
+      expect((await http('GET', `${base}/v1/tools/pay.lookup/versions/1.1.0`, tokens.reader)).body).toEqual(version);
+    });
+
+    it('answers a hidden tool, version or server exactly like a missing one', async () => {
+      const hidden = await raw('/v1/tools/pay.transfer', tokens.reader);
+      const missing = await raw('/v1/tools/pay.transfex', tokens.reader);
+      expect(hidden.status).toBe(404);
+      expect(hidden.text).toBe(missing.text.replace('pay.transfex', 'pay.transfer'));
+      const hiddenVersion = await raw('/v1/tools/pay.transfer/versions/1.0.0', tokens.reader);
+      expect(hiddenVersion).toEqual({ status: 404, text: (await raw('/v1/tools/pay.transfex/versions/1.0.0', tokens.reader)).text.replace('pay.transfex', 'pay.transfer') });
+      const retired = await raw('/v1/tools/pay.lookup/versions/1.0.0', tokens.reader);
+      expect(retired).toEqual({ status: 404, text: (await raw('/v1/tools/pay.lookup/versions/9.0.0', tokens.reader)).text.replace('9.0.0', '1.0.0') });
+      const server = await raw('/v1/servers/pay', tokens.reader);
+      expect(server).toEqual({ status: 404, text: (await raw('/v1/servers/pax', tokens.reader)).text.replace('pax', 'pay') });
+      expect((await http('GET', `${base}/v1/tools/pay.transfer`, tokens.publisher)).status).toBe(200);
+      expect((await http('GET', `${base}/v1/servers/pay`, tokens.admin)).status).toBe(200);
     });
   });
 

@@ -5,9 +5,12 @@ import {
   decideServer, evolveServer, initialServerState, serverStreamId, type ServerState,
 } from './domain/server.decider';
 import {
-  decideTool, evolveTool, initialToolState, latestVersion, toolStreamId, type ToolCommand, type ToolEvent, type ToolState,
+  decideTool, evolveTool, initialToolState, toolStreamId, type ToolCommand, type ToolEvent, type ToolState, type ToolVersionState,
 } from './domain/tool.decider';
 import { registryError, type RegistryError } from './domain/registry.errors';
+import {
+  serverViewFor, toolSummaryFor, toolViewFor, versionViewFor, type AgentVersionView, type ToolSummary, type ToolView,
+} from './domain/registry-read.policy';
 import { ConcurrencyConflict, type EventStore } from './store/event-store.port';
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: RegistryError };
@@ -95,19 +98,25 @@ export class RegistryService {
     return retired;
   }
 
-  async listTools(): Promise<Array<{ name: string; latest?: string; versions: Record<string, string> }>> {
-    const streams = await this.store.listStreams('tool:');
-    const tools = await Promise.all(streams.map((s) => this.loadTool(s.slice('tool:'.length))));
-    return streams.map((s, i) => ({
-      name: s.slice('tool:'.length),
-      latest: latestVersion(tools[i].state),
-      versions: Object.fromEntries(Object.entries(tools[i].state.versions).map(([v, st]) => [v, st.status])),
-    }));
+  /** Every tool the viewer may read, in stream order (see registry-read.policy.ts). */
+  async listTools(viewer: Principal): Promise<ToolSummary[]> {
+    const names = (await this.store.listStreams('tool:')).map((s) => s.slice('tool:'.length));
+    const tools = await Promise.all(names.map((name) => this.loadTool(name)));
+    return names.flatMap((name, i) => toolSummaryFor(viewer, name, tools[i].state) ?? []);
   }
 
-  async getTool(name: string): Promise<ToolState | undefined> {
-    const { state, count } = await this.loadTool(name);
-    return count === 0 ? undefined : state;
+  /** undefined for a missing tool and for one the viewer may not see alike. */
+  async readTool(viewer: Principal, name: string): Promise<ToolView | undefined> {
+    return toolViewFor(viewer, name, (await this.loadTool(name)).state);
+  }
+
+  async readVersion(viewer: Principal, name: string, version: string): Promise<ToolVersionState | AgentVersionView | undefined> {
+    return versionViewFor(viewer, (await this.loadTool(name)).state, version);
+  }
+
+  async readServer(viewer: Principal, name: string): Promise<ServerRegisteredData | undefined> {
+    // Loaded for everyone, so a refusal costs what an answer costs.
+    return serverViewFor(viewer, await this.findServer(name));
   }
 
   async findServer(name: string | undefined): Promise<ServerRegisteredData | undefined> {

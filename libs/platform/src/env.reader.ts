@@ -1,5 +1,5 @@
 import type { DataClassification } from '@estate/contracts';
-import type { AuthConfig } from './principal.auth';
+import { DEFAULT_TOKEN_TIME_LIMITS, type AuthConfig } from './principal.auth';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -28,6 +28,18 @@ export class EnvReader {
       return fallback;
     }
     return port;
+  }
+
+  /** A whole number no smaller than `min`. */
+  integer(name: string, fallback: number, min = 0): number {
+    const raw = this.optional(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min) {
+      this.problems.push(`${name} must be a whole number of at least ${min}, got "${raw}"`);
+      return fallback;
+    }
+    return value;
   }
 
   list(name: string, separator = ','): string[] {
@@ -94,5 +106,7 @@ export function readAuth(reader: EnvReader): AuthConfig {
     jwksUrl,
     issuer: reader.optional('ESTATE_JWT_ISSUER'),
     audience: reader.optional('ESTATE_JWT_AUDIENCE'),
+    maxLifetimeSeconds: reader.integer('ESTATE_JWT_MAX_LIFETIME_SECONDS', DEFAULT_TOKEN_TIME_LIMITS.maxLifetimeSeconds, 1),
+    clockSkewSeconds: reader.integer('ESTATE_JWT_CLOCK_SKEW_SECONDS', DEFAULT_TOKEN_TIME_LIMITS.clockSkewSeconds, 0),
   };
 }

@@ -5,12 +5,15 @@ import { issueDevToken } from './token.issuer';
 const SECRET = 'principal-auth-spec-secret-at-least-32-bytes';
 const START = Date.UTC(2026, 0, 1, 12, 0, 0);
 
-async function token(claims: Record<string, unknown>, expiresAtMs?: number, notBeforeMs?: number): Promise<string> {
+async function token(claims: Record<string, unknown>, expiresAtMs?: number, notBeforeMs?: number, issuedAtMs?: number): Promise<string> {
   let jwt = new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setSubject('agent-7');
   if (expiresAtMs !== undefined) jwt = jwt.setExpirationTime(Math.floor(expiresAtMs / 1000));
   if (notBeforeMs !== undefined) jwt = jwt.setNotBefore(Math.floor(notBeforeMs / 1000));
+  if (issuedAtMs !== undefined) jwt = jwt.setIssuedAt(Math.floor(issuedAtMs / 1000));
   return jwt.sign(new TextEncoder().encode(SECRET));
 }
+
+const HOUR = 3600_000;
 
 /** A resolver on a clock the test moves. */
 function resolverAt(): { resolver: PrincipalResolver; advance: (ms: number) => void } {
@@ -38,12 +41,37 @@ describe('PrincipalResolver', () => {
     expect(await resolver.resolve(bearer)).toEqual({ ok: false, reason: 'invalid' });
   });
 
-  it('re-verifies a token without exp once its time in memory is up', async () => {
+  it('re-verifies a token once its time in memory is up', async () => {
     const { resolver, advance } = resolverAt();
-    const bearer = `Bearer ${await token({ scope: 'bank:read' })}`;
+    const bearer = `Bearer ${await token({ scope: 'bank:read' }, START + HOUR)}`;
     expect(await resolver.resolve(bearer)).toMatchObject({ ok: true });
     advance(VERIFIED_TTL_MS + 1);
     expect(await resolver.resolve(bearer)).toMatchObject({ ok: true, principal: { id: 'agent-7' } });
+  });
+
+  it('refuses a token without exp, one that lives longer than the maximum, and one issued in the future', async () => {
+    const { resolver } = resolverAt();
+    const refused = { ok: false, reason: 'invalid' };
+    expect(await resolver.resolve(`Bearer ${await token({ scope: 'a' })}`)).toEqual(refused);
+    expect(await resolver.resolve(`Bearer ${await token({ scope: 'a' }, START + 25 * HOUR)}`)).toEqual(refused);
+    expect(await resolver.resolve(`Bearer ${await token({ scope: 'a' }, START + 2 * HOUR, undefined, START - 23 * HOUR)}`)).toEqual(refused);
+    expect(await resolver.resolve(`Bearer ${await token({ scope: 'a' }, START + 365 * 24 * HOUR, undefined, START + 364 * 24 * HOUR)}`)).toEqual(refused);
+    expect(await resolver.resolve(`Bearer ${await token({ scope: 'a' }, START + HOUR, undefined, START + 61_000)}`)).toEqual(refused);
+  });
+
+  it('accepts a token at the edge of the limits: 24 h of life, an iat within the clock skew', async () => {
+    const { resolver } = resolverAt();
+    expect(await resolver.resolve(`Bearer ${await token({ scope: 'a' }, START + 24 * HOUR)}`)).toMatchObject({ ok: true });
+    expect(await resolver.resolve(`Bearer ${await token({ scope: 'b' }, START + 24 * HOUR, undefined, START)}`)).toMatchObject({ ok: true });
+    expect(await resolver.resolve(`Bearer ${await token({ scope: 'c' }, START + HOUR, undefined, START + 60_000)}`)).toMatchObject({ ok: true });
+  });
+
+  it('takes its limits from the configuration', async () => {
+    const now = START;
+    const strict = new PrincipalResolver({ mode: 'jwt', secret: SECRET, maxLifetimeSeconds: 600, clockSkewSeconds: 0 }, { now: () => now });
+    expect(await strict.resolve(`Bearer ${await token({ scope: 'a' }, START + 601_000, undefined, START)}`)).toEqual({ ok: false, reason: 'invalid' });
+    expect(await strict.resolve(`Bearer ${await token({ scope: 'b' }, START + 600_000, undefined, START)}`)).toMatchObject({ ok: true });
+    expect(await strict.resolve(`Bearer ${await token({ scope: 'c' }, START + 300_000, undefined, START + 1_000)}`)).toEqual({ ok: false, reason: 'invalid' });
   });
 
   it('remembers a refusal only briefly: a token that was not yet valid works seconds later', async () => {
@@ -56,8 +84,8 @@ describe('PrincipalResolver', () => {
 
   it('refuses a missing, malformed, forged or subject-less token', async () => {
     const { resolver } = resolverAt();
-    const forged = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('agent-7').sign(new TextEncoder().encode('another-secret-of-at-least-32-bytes!'));
-    const anonymous = await new SignJWT({ scope: 'x' }).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode(SECRET));
+    const forged = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('agent-7').setExpirationTime(Math.floor(START / 1000) + 60).sign(new TextEncoder().encode('another-secret-of-at-least-32-bytes!'));
+    const anonymous = await new SignJWT({ scope: 'x' }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime(Math.floor(START / 1000) + 60).sign(new TextEncoder().encode(SECRET));
     expect(await resolver.resolve(undefined)).toEqual({ ok: false, reason: 'missing' });
     expect(await resolver.resolve('Basic abc')).toEqual({ ok: false, reason: 'missing' });
     expect(await resolver.resolve(`Bearer ${forged}`)).toEqual({ ok: false, reason: 'invalid' });

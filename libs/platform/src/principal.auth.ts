@@ -3,8 +3,18 @@ import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } 
 import type { DataClassification, Principal } from '@estate/contracts';
 
 export type AuthConfig =
-  | { mode: 'jwt'; secret?: string; jwksUrl?: string; issuer?: string; audience?: string }
+  | ({ mode: 'jwt'; secret?: string; jwksUrl?: string; issuer?: string; audience?: string } & Partial<TokenTimeLimits>)
   | { mode: 'none'; principal: Principal };
+
+/** How long a token may live and how far its issuer's clock may run ahead of ours. */
+export interface TokenTimeLimits {
+  /** Longest accepted `exp - iat` (or `exp - now` without `iat`), in seconds. */
+  maxLifetimeSeconds: number;
+  /** How far in the future an `iat` may lie, in seconds. */
+  clockSkewSeconds: number;
+}
+
+export const DEFAULT_TOKEN_TIME_LIMITS: TokenTimeLimits = { maxLifetimeSeconds: 24 * 3600, clockSkewSeconds: 60 };
 
 export type AuthResult = { ok: true; principal: Principal } | { ok: false; reason: 'missing' | 'invalid' };
 
@@ -27,7 +37,8 @@ interface Remembered {
 }
 
 /**
- * Turns `Authorization: Bearer <JWT>` into a principal. No token, or a bad one, is a refusal with
+ * Turns `Authorization: Bearer <JWT>` into a principal. No token, or a bad one (including one
+ * without `exp`, too long-lived, or issued in the future: see withinTimeLimits), is a refusal with
  * no detail. Every request of a session carries the same token, so verified tokens are remembered
  * (by hash, never in clear) until they expire instead of re-verifying the signature each time.
  */
@@ -36,10 +47,15 @@ export class PrincipalResolver {
   private readonly remembered = new Map<string, Remembered>();
   private readonly now: () => number;
   private readonly cacheLimit: number;
+  private readonly limits: TokenTimeLimits;
 
   constructor(private readonly config: AuthConfig, options: ResolverOptions = {}) {
     this.now = options.now ?? Date.now;
     this.cacheLimit = options.cacheLimit ?? 10_000;
+    this.limits = {
+      maxLifetimeSeconds: (config.mode === 'jwt' ? config.maxLifetimeSeconds : undefined) ?? DEFAULT_TOKEN_TIME_LIMITS.maxLifetimeSeconds,
+      clockSkewSeconds: (config.mode === 'jwt' ? config.clockSkewSeconds : undefined) ?? DEFAULT_TOKEN_TIME_LIMITS.clockSkewSeconds,
+    };
     if (config.mode === 'jwt') {
       if (config.jwksUrl) this.key = createRemoteJWKSet(new URL(config.jwksUrl));
       // One KeyObject for the process: handing jose raw bytes makes it build one per request.
@@ -81,9 +97,8 @@ export class PrincipalResolver {
         ? await jwtVerify(token, this.key, options)
         : await jwtVerify(token, this.key as KeyObject, options);
       const principal = principalFromClaims(payload);
-      if (!principal) return refused;
-      const expires = typeof payload.exp === 'number' ? payload.exp * 1000 : Number.POSITIVE_INFINITY;
-      return { result: { ok: true, principal }, until: Math.min(expires, now + VERIFIED_TTL_MS) };
+      if (!principal || !withinTimeLimits(payload, now, this.limits)) return refused;
+      return { result: { ok: true, principal }, until: Math.min((payload.exp as number) * 1000, now + VERIFIED_TTL_MS) };
     } catch {
       return refused;
     }
@@ -96,6 +111,20 @@ export class PrincipalResolver {
       if (oldest !== undefined) this.remembered.delete(oldest);
     }
   }
+}
+
+/**
+ * A stolen token is only as dangerous as it is long-lived: a token must say when it expires
+ * (`exp`), may not live longer than the configured maximum, and may not claim to be issued in
+ * the future beyond the clock skew (a far-future `iat` would stretch the lifetime check).
+ * jose has already checked that `exp` lies ahead and that both claims, when present, are numbers.
+ */
+export function withinTimeLimits(payload: JWTPayload, nowMs: number, limits: TokenTimeLimits): boolean {
+  if (typeof payload.exp !== 'number') return false;
+  const now = nowMs / 1000;
+  if (payload.iat !== undefined && (typeof payload.iat !== 'number' || payload.iat > now + limits.clockSkewSeconds)) return false;
+  const issued = typeof payload.iat === 'number' ? payload.iat : now;
+  return payload.exp - issued <= limits.maxLifetimeSeconds;
 }
 
 export function principalFromClaims(payload: JWTPayload): Principal | undefined {

@@ -6,8 +6,9 @@ import {
   type IncomingDecision, type JsonRpcErrorResponse, type JsonRpcRequest, type MessageDecision,
 } from '@estate/protocol';
 import type { SessionManager } from '../sessions/session.manager';
-import type { EdgeSession } from '../sessions/edge-session';
+import { EdgeSession } from '../sessions/edge-session';
 import { checkRequestParams } from '../sessions/request-params.check';
+import { rightsAuthInfo } from '../sessions/request-rights';
 import { readBody } from './body.reader';
 import { type RequestGuard } from './request.guard';
 import { rpcError, sendJson, SESSION_NOT_FOUND } from './json-rpc.reply';
@@ -31,7 +32,10 @@ export interface McpEndpointDeps {
  *   401  no or bad bearer token; 403  unlisted Origin or Host; 404  unknown, expired, deleted or
  *        someone else's session (one body for all); 405  other HTTP methods; 406  an Accept header
  *        without the media types the transport answers with; 413  body over ESTATE_MAX_BODY_BYTES;
- *        415  a Content-Type other than application/json.
+ *        415  a Content-Type other than application/json; 429  an initialize from a principal that
+ *        already holds ESTATE_MAX_SESSIONS_PER_PRINCIPAL sessions (-32000, with Retry-After).
+ * Every request is authorized with its own token: the session must belong to the token's subject
+ * and tenant, and the token's rights (not the opening token's) go with each message to its handler.
  *   202  (no body) any accepted or dropped notification or response: a notification is never
  *        answered, even a malformed or untimely one, so the sender learns nothing from it.
  */
@@ -120,10 +124,10 @@ async function post(deps: McpEndpointDeps, req: IncomingMessage, res: ServerResp
   if (sessionId === undefined) return initialize(deps, req, res, principal, parsed.value);
   const session = deps.sessions.find(sessionId, principal);
   if (!session) return rpcError(res, 404, null, SESSION_NOT_FOUND);
-  return dispatch(session, req, res, inspectIncoming(session.lifecycle, parsed.value));
+  return dispatch(session, req, res, inspectIncoming(session.lifecycle, parsed.value), principal);
 }
 
-async function dispatch(session: EdgeSession, req: IncomingMessage, res: ServerResponse, verdict: IncomingDecision): Promise<void> {
+async function dispatch(session: EdgeSession, req: IncomingMessage, res: ServerResponse, verdict: IncomingDecision, principal: Principal): Promise<void> {
   switch (verdict.action) {
     case 'reply':
       return sendJson(res, 400, verdict.reply);
@@ -144,13 +148,13 @@ async function dispatch(session: EdgeSession, req: IncomingMessage, res: ServerR
         return;
       }
       if (!acceptable(req, res)) return;
-      return session.http!.handleRequest(req, res, accepted);
+      return session.http!.handleRequest(req, res, accepted, rightsAuthInfo(principal));
     }
     case 'process': {
       const refusal = refusalOf(verdict);
       if (refusal) return sendJson(res, 400, refusal);
       if (!acceptable(req, res)) return;
-      return session.http!.handleRequest(req, res, verdict.message);
+      return session.http!.handleRequest(req, res, verdict.message, rightsAuthInfo(principal));
     }
   }
 }
@@ -177,12 +181,20 @@ async function initialize(deps: McpEndpointDeps, req: IncomingMessage, res: Serv
   if (invalid) return rpcError(res, 400, message.message.id, invalid);
   if (!acceptable(req, res)) return;
   const session = deps.sessions.open(principal, message.message.params);
+  if (!(session instanceof EdgeSession)) {
+    res.setHeader('retry-after', String(session.retryAfterSeconds));
+    return rpcError(res, 429, message.message.id, {
+      code: -32000,
+      message: `Too many sessions: this principal already holds ${session.limit} open sessions; end one (HTTP DELETE) or retry after ${session.retryAfterSeconds} s`,
+      data: { limit: session.limit, retryAfterSeconds: session.retryAfterSeconds },
+    });
+  }
   const verdict = inspectIncoming(session.lifecycle, value);
   if (verdict.action !== 'process' || verdict.kind !== 'request') {
     await deps.sessions.remove(session.id);
     return rpcError(res, 400, message.message.id, { code: -32600, message: 'Invalid Request' });
   }
-  await session.http!.handleRequest(req, res, session.acceptInitialize(verdict.message as JsonRpcRequest));
+  await session.http!.handleRequest(req, res, session.acceptInitialize(verdict.message as JsonRpcRequest), rightsAuthInfo(principal));
 }
 
 function sessionlessRefusal(message: ReturnType<typeof classifyMessage>): string {

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage, type MessageExtraInfo, type RequestId } from '@modelcontextprotocol/sdk/types.js';
@@ -14,7 +15,8 @@ const PRIMING_SINCE = '2025-11-25';
 
 /** What the endpoint hands a session's HTTP transport once its own checks have passed. */
 export interface HttpSessionTransport {
-  handleRequest(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void>;
+  /** `authInfo` reaches the handler of every message in the body (see sessions/request-rights.ts). */
+  handleRequest(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown, authInfo?: AuthInfo): Promise<void>;
 }
 
 export interface NodeStreamableHttpOptions {
@@ -83,16 +85,16 @@ export class NodeStreamableHttpTransport implements Transport, HttpSessionTransp
     this.protocolVersion = version;
   }
 
-  async handleRequest(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown): Promise<void> {
+  async handleRequest(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown, authInfo?: AuthInfo): Promise<void> {
     if (this.closed) return rpcError(res, 404, null, SESSION_NOT_FOUND);
-    if (req.method === 'POST') return this.handlePost(req, res, parsedBody);
+    if (req.method === 'POST') return this.handlePost(req, res, parsedBody, authInfo);
     if (req.method === 'GET') return this.handleGet(req, res);
     if (req.method === 'DELETE') return this.handleDelete(res);
     res.setHeader('allow', 'GET, POST, DELETE');
     rpcError(res, 405, null, { code: -32000, message: 'Method not allowed.' });
   }
 
-  private async handlePost(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+  private async handlePost(req: IncomingMessage, res: ServerResponse, body: unknown, authInfo: AuthInfo | undefined): Promise<void> {
     const entries: unknown[] = Array.isArray(body) ? body : [body];
     if (entries.length > MAX_BATCH) {
       return rpcError(res, 400, null, { code: -32600, message: `Invalid Request: Batch must not exceed ${MAX_BATCH} messages` });
@@ -103,7 +105,7 @@ export class NodeStreamableHttpTransport implements Transport, HttpSessionTransp
     const requests = messages.filter(isRequest) as Array<JSONRPCMessage & { id: RequestId }>;
     if (requests.length === 0) {
       res.writeHead(202).end();
-      for (const message of messages) this.onmessage?.(message, { requestInfo });
+      for (const message of messages) this.onmessage?.(message, { requestInfo, authInfo });
       return;
     }
     const streamId = `${this.sessionId.slice(0, 8)}-${++this.streamCount}`;
@@ -115,7 +117,7 @@ export class NodeStreamableHttpTransport implements Transport, HttpSessionTransp
     this.routes.set(streamId, { unanswered: new Set(requests.map((r) => r.id)) });
     for (const request of requests) this.streamOf.set(request.id, streamId);
     for (const message of messages) {
-      const extra: MessageExtraInfo = { requestInfo };
+      const extra: MessageExtraInfo = { requestInfo, authInfo };
       if (resumable && isRequest(message)) {
         extra.closeSSEStream = () => this.closeStream(streamId);
         extra.closeStandaloneSSEStream = () => this.closeStream(STANDALONE_STREAM);

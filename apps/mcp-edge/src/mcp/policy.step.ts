@@ -1,6 +1,8 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Principal } from '@estate/contracts';
 import type { CatalogVersion } from '@estate/events';
 import type { CallPolicy } from '../policy/call.policy';
+import { principalKey } from '../policy/rate-limit.policy';
 import type { EdgeSession } from '../sessions/edge-session';
 import { confirmationResult, declinedResult, rateLimitedResult, tooLargeResult } from './call-results';
 import type { CallRecords } from './call.records';
@@ -12,10 +14,21 @@ const CONFIRM_META = 'io.estate/confirm';
 export class PolicyStep {
   constructor(private readonly policy: CallPolicy, private readonly records: CallRecords, private readonly clock: () => number) {}
 
+  /**
+   * Meters a call before anything about its tool is looked up. undefined: go on. Otherwise the
+   * refusal, the same for every name (it must not tell a tool that exists from one that does not).
+   */
+  admit(session: EdgeSession, principal: Principal, name: string): CallToolResult | undefined {
+    const verdict = this.policy.admit(principalKey(principal), this.clock());
+    if (verdict.ok) return undefined;
+    this.records.refuse(session, name, undefined, 'rate_limited', `principal limit; retry after ${verdict.retryAfterMs} ms`);
+    return rateLimitedResult(name, 'principal', verdict.retryAfterMs);
+  }
+
   /** undefined: go on to the upstream. Otherwise the refusal to return. */
-  async apply(session: EdgeSession, version: CatalogVersion, args: Record<string, unknown>, meta: Record<string, unknown> | undefined, context: CallContext): Promise<CallToolResult | undefined> {
+  async apply(session: EdgeSession, principal: Principal, version: CatalogVersion, args: Record<string, unknown>, meta: Record<string, unknown> | undefined, context: CallContext): Promise<CallToolResult | undefined> {
     const { spec } = version;
-    const facts = { principal: session.principal.id, tool: spec.name, sideEffect: spec.sideEffect, args, confirmToken: meta?.[CONFIRM_META] };
+    const facts = { principal: principalKey(principal), tool: spec.name, sideEffect: spec.sideEffect, args, confirmToken: meta?.[CONFIRM_META] };
     const verdict = this.policy.decide(facts, this.clock());
     switch (verdict.kind) {
       case 'allow':

@@ -1,3 +1,4 @@
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { resolveForPrincipal } from '@estate/catalog';
 import { isVisible, repair, validate, type ValidationError } from '@estate/contracts';
@@ -7,6 +8,7 @@ import type { CatalogReplica } from '../catalog/catalog.replica';
 import type { CallRecorder } from '../calls/call.recorder';
 import type { CallPolicy } from '../policy/call.policy';
 import type { EdgeSession } from '../sessions/edge-session';
+import { rightsOf } from '../sessions/request-rights';
 import { validationLines, toolError } from './call-results';
 import { CallRecords } from './call.records';
 import { PolicyStep } from './policy.step';
@@ -24,6 +26,8 @@ export interface CallParams {
 export interface CallContext {
   signal?: AbortSignal;
   requestId?: RequestId;
+  /** The rights this request's token carries (sessions/request-rights.ts). */
+  authInfo?: AuthInfo;
 }
 
 /** Sessions on these revisions get argument errors as JSON-RPC -32602; newer ones as tool errors (SEP-1303). */
@@ -44,8 +48,9 @@ export interface PipelineOptions {
 }
 
 /**
- * tools/call, in order: params → discoverability → pin → repair → validation → policy → upstream.
- * Nothing refused reaches the upstream, and every refusal is recorded.
+ * tools/call, in order: the principal's rate budget → params → discoverability → pin → repair →
+ * validation → policy → upstream. Nothing refused reaches the upstream, and every refusal is
+ * recorded. Discoverability is judged by the rights of the token this request carries.
  */
 export class ToolCallPipeline {
   private readonly records: CallRecords;
@@ -73,12 +78,15 @@ export class ToolCallPipeline {
   }
 
   private async run(session: EdgeSession, params: CallParams, context: CallContext, options: UpstreamCallOptions): Promise<CallToolResult> {
+    const principal = rightsOf(session, context);
+    const named = typeof params?.name === 'string' ? params.name : '';
+    const limited = this.policyStep.admit(session, principal, named);
+    if (limited) return limited;
     const malformed = paramsProblem(params);
     if (malformed) {
-      this.records.refuse(session, typeof params?.name === 'string' ? params.name : '', undefined, 'invalid_params', malformed.message);
+      this.records.refuse(session, named, undefined, 'invalid_params', malformed.message);
       throw malformed;
     }
-    const { principal } = session;
     const entry = this.replica.get(params.name) ?? NO_ENTRY;
     const pin = pinsFromMeta(params._meta)[params.name] ?? session.pins[params.name];
     const visible = entry.versions.filter((v) => isVisible(principal, v.spec));
@@ -98,7 +106,7 @@ export class ToolCallPipeline {
     const checked = validate(version.spec.inputSchema, repaired.value);
     if (!checked.valid) return this.invalidArguments(session, params.name, version, checked.errors);
     const args = repaired.value as Record<string, unknown>;
-    const refusal = await this.policyStep.apply(session, version, args, params._meta, context);
+    const refusal = await this.policyStep.apply(session, principal, version, args, params._meta, context);
     if (refusal) return refusal;
     return this.upstreamStep.forward(session, entry, version, args, { repaired: repaired.changes.length, signal: context.signal, options });
   }

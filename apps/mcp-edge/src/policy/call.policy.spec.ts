@@ -1,6 +1,6 @@
 import { CallPolicy, DEFAULT_POLICY_LIMITS } from './call.policy';
 import { confirmationBinding, ConfirmationTokens } from './confirmation.policy';
-import { TokenBuckets } from './rate-limit.policy';
+import { principalKey, TokenBuckets } from './rate-limit.policy';
 import { nextRetryDelay } from './retry.policy';
 
 describe('retry policy', () => {
@@ -52,18 +52,22 @@ describe('confirmation tokens', () => {
 describe('call policy', () => {
   const facts = { principal: 'p', tool: 't', sideEffect: 'read' as const, args: { a: 1 } };
 
-  it('checks size first, then rate, then confirmation', () => {
-    const policy = new CallPolicy({ ...DEFAULT_POLICY_LIMITS, maxArgumentBytes: 10, ratePerPrincipal: 1 });
+  it('checks size first, then the tool rate, then confirmation', () => {
+    const policy = new CallPolicy({ ...DEFAULT_POLICY_LIMITS, maxArgumentBytes: 10, ratePerTool: 1 });
     expect(policy.decide({ ...facts, args: { a: 'x'.repeat(20) } }, 0)).toMatchObject({ kind: 'too_large', limit: 10 });
     expect(policy.decide(facts, 0)).toEqual({ kind: 'allow' });
-    expect(policy.decide(facts, 0)).toMatchObject({ kind: 'rate_limited', limit: 'principal', retryAfterMs: 60000 });
+    expect(policy.decide(facts, 0)).toMatchObject({ kind: 'rate_limited', limit: 'tool', retryAfterMs: 60000 });
+    expect(policy.decide({ ...facts, tool: 'u' }, 0)).toEqual({ kind: 'allow' });
   });
 
-  it('does not charge the principal when the tool limit refuses', () => {
-    const policy = new CallPolicy({ ...DEFAULT_POLICY_LIMITS, ratePerPrincipal: 2, ratePerTool: 1 });
-    expect(policy.decide(facts, 0)).toEqual({ kind: 'allow' });
-    expect(policy.decide(facts, 0)).toMatchObject({ kind: 'rate_limited', limit: 'tool' });
-    expect(policy.decide({ ...facts, tool: 'u' }, 0)).toEqual({ kind: 'allow' });
+  it('meters every admitted call against the principal, keyed by tenant and subject', () => {
+    const policy = new CallPolicy({ ...DEFAULT_POLICY_LIMITS, ratePerPrincipal: 2 });
+    const north = principalKey({ id: 'mallory', tenant: 'north' });
+    expect([policy.admit(north, 0), policy.admit(north, 0)]).toEqual([{ ok: true }, { ok: true }]);
+    expect(policy.admit(north, 0)).toEqual({ ok: false, retryAfterMs: 30000 });
+    expect(policy.admit(principalKey({ id: 'mallory', tenant: 'south' }), 0)).toEqual({ ok: true });
+    expect(policy.admit(principalKey({ id: 'mallory' }), 0)).toEqual({ ok: true });
+    expect(principalKey({ id: 'a', tenant: 'b' })).not.toBe(principalKey({ id: 'b', tenant: 'a' }));
   });
 
   it('asks for confirmation of destructive calls and accepts a matching token', () => {

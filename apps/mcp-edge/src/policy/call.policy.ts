@@ -1,6 +1,6 @@
 import type { SideEffect } from '@estate/contracts';
 import { confirmationBinding, ConfirmationTokens, type Redemption } from './confirmation.policy';
-import { RateLimiter } from './rate-limit.policy';
+import { RateLimiter, type TakeResult } from './rate-limit.policy';
 import { checkSize } from './size.policy';
 
 export interface PolicyLimits {
@@ -21,6 +21,7 @@ export const DEFAULT_POLICY_LIMITS: PolicyLimits = {
 };
 
 export interface CallFacts {
+  /** The principal's key (rate-limit.policy.ts principalKey): tenant and subject. */
   principal: string;
   tool: string;
   sideEffect: SideEffect;
@@ -37,8 +38,9 @@ export type PolicyVerdict =
   | { kind: 'confirm'; binding: string; rejected?: Exclude<Redemption, { ok: true }>['reason'] };
 
 /**
- * The call policy: size, then rate, then confirmation. Stateful only in its buckets and pending
- * tokens; time is always passed in.
+ * The call policy: the principal's rate on admission (every call), then for a resolved tool its
+ * size, the tool's rate and confirmation. Stateful only in its buckets and pending tokens; time
+ * is always passed in.
  */
 export class CallPolicy {
   private readonly limiter: RateLimiter;
@@ -49,11 +51,16 @@ export class CallPolicy {
     this.confirmations = new ConfirmationTokens(limits.confirmationTtlMs);
   }
 
+  /** Spends one call of the principal's budget, whatever the call turns out to be. */
+  admit(principal: string, now: number): TakeResult {
+    return this.limiter.admit(principal, now);
+  }
+
   decide(facts: CallFacts, now: number): PolicyVerdict {
     const size = checkSize(facts.args, this.limits.maxArgumentBytes);
     if (!size.ok) return { kind: 'too_large', bytes: size.bytes, limit: size.limit };
-    const rate = this.limiter.take(facts.principal, facts.tool, now);
-    if (!rate.ok) return { kind: 'rate_limited', retryAfterMs: rate.retryAfterMs, limit: rate.limit ?? 'principal' };
+    const rate = this.limiter.takeTool(facts.tool, now);
+    if (!rate.ok) return { kind: 'rate_limited', retryAfterMs: rate.retryAfterMs, limit: 'tool' };
     if (facts.sideEffect !== 'destructive') return { kind: 'allow' };
     const binding = confirmationBinding(facts.principal, facts.tool, facts.args);
     if (typeof facts.confirmToken !== 'string') return { kind: 'confirm', binding };

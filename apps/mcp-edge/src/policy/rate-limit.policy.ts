@@ -49,9 +49,17 @@ export interface RateLimits {
   perTool: number;
 }
 
+/** A principal's bucket key: its tenant and subject, so the same `sub` in another tenant has its own budget. */
+export function principalKey(principal: { id: string; tenant?: string }): string {
+  return JSON.stringify([principal.tenant ?? null, principal.id]);
+}
+
 /**
- * Both limits must allow a call before either is charged, so a call refused by the tool's limit
- * does not spend the principal's budget.
+ * The principal's budget is spent by every call that reaches the pipeline, before anything is
+ * looked up: a probe for a tool name, a call with bad arguments and a call that runs all cost the
+ * same, and once the budget is gone every name gets the same refusal, so a spent budget reveals
+ * nothing either. The tool's budget is spent only by calls that resolved to a tool, so a stream of
+ * made-up names cannot fill memory with buckets.
  */
 export class RateLimiter {
   private readonly principals: TokenBuckets;
@@ -62,13 +70,11 @@ export class RateLimiter {
     this.tools = new TokenBuckets(limits.perTool);
   }
 
-  take(principal: string, tool: string, now: number): TakeResult & { limit?: 'principal' | 'tool' } {
-    const byPrincipal = this.principals.peek(principal, now);
-    if (!byPrincipal.ok) return { ...byPrincipal, limit: 'principal' };
-    const byTool = this.tools.peek(tool, now);
-    if (!byTool.ok) return { ...byTool, limit: 'tool' };
-    this.principals.take(principal, now);
-    this.tools.take(tool, now);
-    return { ok: true };
+  admit(principal: string, now: number): TakeResult {
+    return this.principals.take(principal, now);
+  }
+
+  takeTool(tool: string, now: number): TakeResult {
+    return this.tools.take(tool, now);
   }
 }

@@ -10,6 +10,7 @@ import type { CatalogReplica } from '../catalog/catalog.replica';
 import type { CallParams, ToolCallPipeline } from '../mcp/tool-call.pipeline';
 import { WireError } from '../mcp/wire-error';
 import type { EdgeSession } from '../sessions/edge-session';
+import { rightsOf } from '../sessions/request-rights';
 import type { ServerExtension } from '../sessions/session.manager';
 import type { UpstreamCallOptions, UpstreamPool } from '../upstream/upstream.pool';
 import { PromptProxy } from './prompt.proxy';
@@ -94,7 +95,7 @@ export class PrimitiveProxyExtension implements ServerExtension {
     }
     const run = () => this.deps.pipeline.call(state.session, params, extra, options);
     const entry = this.deps.replica.get(params.name);
-    if (!entry || !usable(entry, state.session.principal)) return run();
+    if (!entry || !usable(entry, rightsOf(state.session, extra))) return run();
     const call = { state, server: entry.upstream.server, tool: params.name, sendRequest: extra.sendRequest, sendNotification: extra.sendNotification };
     return this.inFlight.around(call, run);
   }

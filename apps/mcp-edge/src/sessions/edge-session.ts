@@ -6,7 +6,11 @@ import type { HttpSessionTransport } from '../http/streamable-http.transport';
 import type { SessionEventStore } from './memory-event.store';
 import { negotiateProtocolVersion, SessionLifecycle, type JsonRpcRequest } from '@estate/protocol';
 
-/** One downstream MCP session: bound to the principal that opened it, with its own SDK server. */
+/**
+ * One downstream MCP session, with its own SDK server. It belongs to the subject and tenant that
+ * opened it; `principal` holds the rights of its most recent request (requests are judged by
+ * their own token, see request-rights.ts), which is what decides whom a catalog change concerns.
+ */
 export class EdgeSession {
   lastSeen: number;
   protocolVersion?: string;
@@ -23,7 +27,18 @@ export class EdgeSession {
   events?: SessionEventStore;
   private listChangedPending = false;
 
-  constructor(readonly id: string, readonly principal: Principal, now: number) {
+  constructor(readonly id: string, public principal: Principal, now: number) {
+    this.lastSeen = now;
+  }
+
+  /** Whether a request's principal may use this session: same subject, same tenant. */
+  ownedBy(principal: Principal): boolean {
+    return this.principal.id === principal.id && this.principal.tenant === principal.tenant;
+  }
+
+  /** A request of the owner arrived: its rights become the session's current ones. */
+  admit(principal: Principal, now: number): void {
+    this.principal = principal;
     this.lastSeen = now;
   }
 

@@ -11,6 +11,7 @@ import { NodeStreamableHttpTransport } from '../http/streamable-http.transport';
 import { listToolPage } from '../mcp/tool-list';
 import { EdgeSession } from './edge-session';
 import { SessionEventStore } from './memory-event.store';
+import { rightsOf } from './request-rights';
 
 export const SERVER_INFO = { name: 'estate-edge', version: '0.1.0' };
 
@@ -20,19 +21,40 @@ export interface ServerExtension {
   register(server: Server, session: EdgeSession): void;
 }
 
+export interface SessionLimits {
+  /** A session with no request and no open stream for this long is closed. */
+  idleMs: number;
+  /** Open HTTP sessions one subject of one tenant may hold at once. */
+  maxPerPrincipal: number;
+}
+
+/** Why an HTTP session was not opened, and when trying again can work. */
+export interface SessionRefusal {
+  limit: number;
+  retryAfterSeconds: number;
+}
+
+/** Sessions are counted per subject and tenant: the same `sub` in two tenants is two principals. */
+function ownerKey(principal: Principal): string {
+  return JSON.stringify([principal.tenant ?? null, principal.id]);
+}
+
 /** Every open downstream session, its idle expiry, and who must hear about a catalog change. */
 export class SessionManager {
   private readonly sessions = new Map<string, EdgeSession>();
+  private readonly byOwner = new Map<string, Set<string>>();
   private sweeper?: NodeJS.Timeout;
+  private readonly idleMs: number;
 
   constructor(
     private readonly replica: CatalogReplica,
     private readonly pipeline: ToolCallPipeline,
     private readonly logger: Logger,
-    private readonly idleMs: number,
+    private readonly limits: SessionLimits,
     private readonly clock: () => number = Date.now,
     private readonly extensions: ServerExtension[] = [],
   ) {
+    this.idleMs = limits.idleMs;
     replica.onChange((changes) => this.onCatalogChange(changes));
   }
 
@@ -47,19 +69,25 @@ export class SessionManager {
   }
 
   /**
-   * The HTTP session with this id, if it belongs to this principal; otherwise nothing, whichever
-   * the reason (so an id guessed or stolen from another principal looks unknown). Sessions of
-   * other transports (stdio) are never reachable over HTTP.
+   * The HTTP session with this id, if it belongs to this principal's subject and tenant; otherwise
+   * nothing, whichever the reason (so an id guessed or stolen from another principal looks
+   * unknown). The request's rights become the session's current ones. Sessions of other
+   * transports (stdio) are never reachable over HTTP.
    */
   find(id: string, principal: Principal): EdgeSession | undefined {
     const session = this.sessions.get(id);
-    if (!session?.http || session.principal.id !== principal.id || session.principal.tenant !== principal.tenant) return undefined;
-    session.lastSeen = this.clock();
+    if (!session?.http || !session.ownedBy(principal)) return undefined;
+    session.admit(principal, this.clock());
     return session;
   }
 
-  /** A Streamable HTTP session; the endpoint feeds it requests through `session.http`. */
-  open(principal: Principal, initializeParams: Record<string, unknown> | undefined): EdgeSession {
+  /**
+   * A Streamable HTTP session; the endpoint feeds it requests through `session.http`. Refused
+   * when the principal already holds its limit: sessions cost memory and an SDK server each.
+   */
+  open(principal: Principal, initializeParams: Record<string, unknown> | undefined): EdgeSession | SessionRefusal {
+    const held = this.byOwner.get(ownerKey(principal));
+    if (held && held.size >= this.limits.maxPerPrincipal) return { limit: this.limits.maxPerPrincipal, retryAfterSeconds: this.retryAfter(held) };
     const session = new EdgeSession(randomUUID(), principal, this.clock());
     session.pins = pinsFromMeta(initializeParams?._meta);
     session.events = new SessionEventStore();
@@ -77,10 +105,23 @@ export class SessionManager {
     return this.connect(new EdgeSession(randomUUID(), principal, this.clock()), transport);
   }
 
+  /** Seconds until the first of these sessions can expire for idleness (one with an open stream cannot). */
+  private retryAfter(ids: Set<string>): number {
+    const now = this.clock();
+    let soonest = now + this.idleMs;
+    for (const id of ids) {
+      const session = this.sessions.get(id);
+      if (session && session.openStreams === 0) soonest = Math.min(soonest, session.lastSeen + this.idleMs);
+    }
+    return Math.max(1, Math.ceil((soonest - now) / 1000));
+  }
+
   private connect(session: EdgeSession, transport: Transport): EdgeSession {
     session.server = this.createServer(session);
     session.transport = transport;
     this.sessions.set(session.id, session);
+    const key = ownerKey(session.principal);
+    this.byOwner.set(key, (this.byOwner.get(key) ?? new Set()).add(session.id));
     void session.server.connect(transport);
     return session;
   }
@@ -96,6 +137,10 @@ export class SessionManager {
     const session = this.sessions.get(id);
     if (!session) return;
     this.sessions.delete(id);
+    const key = ownerKey(session.principal);
+    const held = this.byOwner.get(key);
+    held?.delete(id);
+    if (held?.size === 0) this.byOwner.delete(key);
     await session.close();
     for (const listener of this.closedListeners) await listener(id).catch(() => undefined);
   }
@@ -109,16 +154,19 @@ export class SessionManager {
     const capabilities: ServerCapabilities = { tools: { listChanged: true } };
     for (const extension of this.extensions) Object.assign(capabilities, extension.capabilities);
     const server = new Server(SERVER_INFO, { capabilities });
-    server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+    server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
       const pins = { ...session.pins, ...pinsFromMeta(request.params?._meta) };
-      return listToolPage(this.replica.all(), session.principal, pins, request.params?.cursor) as ListToolsResult;
+      return listToolPage(this.replica.all(), rightsOf(session, extra), pins, request.params?.cursor) as ListToolsResult;
     });
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => this.pipeline.call(session, request.params, extra));
     for (const extension of this.extensions) extension.register(server, session);
     return server;
   }
 
-  /** Notify exactly the sessions for which a changed tool resolves to a different version (or none). */
+  /**
+   * Notify exactly the sessions for which a changed tool resolves to a different version (or
+   * none), judged by the rights of each session's most recent request.
+   */
   private onCatalogChange(changes: CatalogChange[]): void {
     for (const session of this.sessions.values()) {
       const affected = changes.some(({ name, before, after }) => {

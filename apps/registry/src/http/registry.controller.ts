@@ -90,32 +90,37 @@ export class RegistryController {
     return unwrap(await this.registry.transition({ type: 'QuarantineToolVersion', name, version, reason: parsed.value.reason }, actor, correlation(cid)));
   }
 
+  /*
+   * Reads answer only what the caller may see (domain/registry-read.policy.ts): publishers and
+   * admins read everything; an agent reads the tools it could discover at the edge, with their
+   * MCP fields only. A hidden name and a missing one get the same 404, byte for byte.
+   */
   @Get('v1/tools')
   @UseGuards(BearerGuard)
-  async list() {
-    return { tools: await this.registry.listTools() };
+  async list(@CurrentPrincipal() viewer: Principal) {
+    return { tools: await this.registry.listTools(viewer) };
   }
 
   @Get('v1/tools/:name')
   @UseGuards(BearerGuard)
-  async tool(@Param('name') name: string) {
-    const state = await this.registry.getTool(name);
-    if (!state) throw httpError(404, 'TOOL_NOT_FOUND', `tool "${name}" is not published`);
-    return { name, versions: state.versions };
+  async tool(@Param('name') name: string, @CurrentPrincipal() viewer: Principal) {
+    const view = await this.registry.readTool(viewer, name);
+    if (!view) throw httpError(404, 'TOOL_NOT_FOUND', `tool "${name}" is not published`);
+    return view;
   }
 
   @Get('v1/tools/:name/versions/:version')
   @UseGuards(BearerGuard)
-  async version(@Param('name') name: string, @Param('version') version: string) {
-    const found = (await this.registry.getTool(name))?.versions[version];
+  async version(@Param('name') name: string, @Param('version') version: string, @CurrentPrincipal() viewer: Principal) {
+    const found = await this.registry.readVersion(viewer, name, version);
     if (!found) throw httpError(404, 'VERSION_NOT_FOUND', `${name}@${version} is not published`);
     return found;
   }
 
   @Get('v1/servers/:name')
   @UseGuards(BearerGuard)
-  async server(@Param('name') name: string) {
-    const server = await this.registry.findServer(name);
+  async server(@Param('name') name: string, @CurrentPrincipal() viewer: Principal) {
+    const server = await this.registry.readServer(viewer, name);
     if (!server) throw httpError(404, 'SERVER_NOT_FOUND', `server "${name}" is not registered`);
     return server;
   }

@@ -5,6 +5,17 @@ const responses = (ok: string, codes: number[]) => ({
   [ok]: { description: 'done' },
   ...Object.fromEntries(codes.map((c) => [String(c), { description: 'refused', content: { 'application/json': { schema: problem } } }])),
 });
+const json = (schema: unknown) => ({ content: { 'application/json': { schema } } });
+/** A read answered with a body, refused with 401, or 404 for a missing name and a hidden one alike. */
+const read = (summary: string, description: string, schema: unknown, parameters?: unknown[]) => ({
+  get: {
+    summary, description, ...(parameters ? { parameters } : {}),
+    responses: { ...responses('200', [401, 404]), '200': { description: 'what the caller may see', ...json(schema) } },
+  },
+});
+const status = { enum: ['active', 'deprecated', 'retired'] };
+const READS = 'Publishers and admins (estate:publish, estate:admin) read everything. Any other caller reads only the versions it could '
+  + 'discover at the MCP edge (visible to its scopes, tenant and clearance; not retired, not quarantined), with MCP fields only.';
 const specBody = { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/ToolSpec' } } } };
 const lifecycleBody = (fields: Record<string, unknown>) => ({
   required: true,
@@ -28,6 +39,26 @@ export const REGISTRY_OPENAPI = {
         required: ['error', 'message'],
         properties: { error: { type: 'string' }, message: { type: 'string' }, details: {} },
       },
+      ToolSummary: {
+        type: 'object',
+        required: ['name', 'versions'],
+        properties: { name: { type: 'string' }, latest: { type: 'string' }, versions: { type: 'object', additionalProperties: status } },
+      },
+      AgentVersionView: {
+        type: 'object',
+        required: ['version', 'status', 'tool'],
+        description: 'A version as a caller without estate:publish or estate:admin reads it: no scopes, tenants, classification, owner or upstream.',
+        properties: {
+          version: { type: 'string' }, status, sunsetAt: { type: 'string', format: 'date-time' },
+          tool: { type: 'object', required: ['name', 'description', 'inputSchema'], description: 'the tool as MCP clients see it in tools/list' },
+        },
+      },
+      GovernedVersion: {
+        type: 'object',
+        required: ['spec', 'status', 'quarantined'],
+        description: 'A version as publishers and admins read it.',
+        properties: { spec: { type: 'object', description: 'the ToolSpec as published' }, status, quarantined: { type: 'boolean' }, sunsetAt: { type: 'string', format: 'date-time' } },
+      },
       ServerRegistration: {
         type: 'object',
         required: ['name', 'owner'],
@@ -44,15 +75,23 @@ export const REGISTRY_OPENAPI = {
   paths: {
     '/healthz': { get: { summary: 'Liveness', security: [], responses: { '200': { description: 'up' } } } },
     '/openapi.json': { get: { summary: 'This document', security: [], responses: { '200': { description: 'the OpenAPI document' } } } },
-    '/v1/servers/{name}': { get: { summary: 'One registered server', parameters: [nameParams[0]], responses: responses('200', [401, 404]) } },
+    '/v1/servers/{name}': read('One registered server (estate:admin or estate:publish)', 'Any other caller gets the 404 of an unregistered server.', { $ref: '#/components/schemas/ServerRegistration' }, [nameParams[0]]),
     '/v1/servers': { post: { summary: 'Register an upstream server (estate:admin)', requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/ServerRegistration' } } } }, responses: responses('201', [400, 401, 403, 409]) } },
     '/v1/tools': {
-      get: { summary: 'List published tools', responses: responses('200', [401]) },
+      get: {
+        summary: 'List the published tools the caller may see', description: READS,
+        responses: { ...responses('200', [401]), '200': { description: 'what the caller may see', ...json({ type: 'object', required: ['tools'], properties: { tools: { type: 'array', items: { $ref: '#/components/schemas/ToolSummary' } } } }) } },
+      },
       post: { summary: 'Publish a tool version (estate:publish)', requestBody: specBody, responses: responses('201', [400, 401, 403, 409, 422]) },
     },
     '/v1/tools/check': { post: { summary: 'Dry-run a publish: the same decision, nothing stored', requestBody: specBody, responses: responses('200', [400, 401, 403, 409, 422]) } },
-    '/v1/tools/{name}': { get: { summary: 'One tool and its versions', parameters: [nameParams[0]], responses: responses('200', [401, 404]) } },
-    '/v1/tools/{name}/versions/{version}': { get: { summary: 'One version', parameters: nameParams, responses: responses('200', [401, 404]) } },
+    '/v1/tools/{name}': read('One tool and the versions the caller may see', READS, {
+      type: 'object', required: ['name', 'versions'],
+      properties: { name: { type: 'string' }, versions: { type: 'object', additionalProperties: { oneOf: [{ $ref: '#/components/schemas/GovernedVersion' }, { $ref: '#/components/schemas/AgentVersionView' }] } } },
+    }, [nameParams[0]]),
+    '/v1/tools/{name}/versions/{version}': read('One version, if the caller may see it', READS, {
+      oneOf: [{ $ref: '#/components/schemas/GovernedVersion' }, { $ref: '#/components/schemas/AgentVersionView' }],
+    }, nameParams),
     '/v1/tools/{name}/versions/{version}/deprecate': { post: { summary: 'Deprecate a version', parameters: nameParams, requestBody: lifecycleBody({ sunsetAt: { type: 'string', format: 'date-time' }, replacement: { type: 'string' } }), responses: responses('200', [400, 401, 403, 404, 409, 422]) } },
     '/v1/tools/{name}/versions/{version}/retire': { post: { summary: 'Retire a version', parameters: nameParams, requestBody: lifecycleBody({}), responses: responses('200', [400, 401, 403, 404, 409]) } },
     '/v1/tools/{name}/versions/{version}/quarantine': { post: { summary: 'Quarantine a version everywhere (estate:quarantine or estate:publish); idempotent', parameters: nameParams, requestBody: lifecycleBody({}), responses: responses('200', [400, 401, 403, 404]) } },
