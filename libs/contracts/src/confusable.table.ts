@@ -35,11 +35,11 @@ function buildTable(): ReadonlyMap<string, string> {
 
 export const CONFUSABLES: ReadonlyMap<string, string> = buildTable();
 
+const ANY_CONFUSABLE = new RegExp([...CONFUSABLES.keys()].join('|'), 'gu');
+
 /** Replaces every look-alike letter with its Latin twin; other characters are kept. */
 export function foldConfusables(text: string): string {
-  let out = '';
-  for (const character of text) out += CONFUSABLES.get(character) ?? character;
-  return out;
+  return text.replace(ANY_CONFUSABLE, (character) => CONFUSABLES.get(character) ?? character);
 }
 
 export function isConfusable(character: string): boolean {

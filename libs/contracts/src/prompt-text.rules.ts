@@ -3,6 +3,7 @@ import { isConfusable } from './confusable.table';
 import {
   COMMENT_PATTERNS, EXFILTRATION_PATTERNS, HTML_PATTERNS, OVERRIDE_PATTERNS, ROLE_MARKER_PATTERNS, SECRET_PATTERNS,
 } from './prompt-text.patterns';
+import { E } from './prompt-text.grammar';
 import { decodeTagText, findHiddenCharacters, formatCodePoint, normalisePromptText, readingsOf, type TextReading } from './prompt-text.unicode';
 import { excerpt } from './text-excerpt.util';
 
@@ -105,7 +106,8 @@ function hiddenCharactersMessage(text: string, kind: 'line' | 'block'): string |
 
 function firstMatch(patterns: readonly RegExp[], readings: readonly TextReading[]): string | undefined {
   for (const reading of readings) {
-    for (const pattern of patterns) {
+    for (const strict of patterns) {
+      const pattern = reading.glued ? withoutWordEnds(strict) : strict;
       const match = pattern.exec(reading.text);
       if (!match) continue;
       const at = excerpt(reading.text, match.index, match.index + match[0].length);
@@ -113,6 +115,18 @@ function firstMatch(patterns: readonly RegExp[], readings: readonly TextReading[
     }
   }
   return undefined;
+}
+
+const looseVersions = new WeakMap<RegExp, RegExp>();
+
+/** The pattern without its end-of-word checks, for glued runs of spaced letters. */
+function withoutWordEnds(pattern: RegExp): RegExp {
+  let loose = looseVersions.get(pattern);
+  if (!loose) {
+    loose = new RegExp(pattern.source.split(E).join(''), pattern.flags);
+    looseVersions.set(pattern, loose);
+  }
+  return loose;
 }
 
 /** A run of letters mixing Latin with a Cyrillic letter, or with a Greek letter that looks Latin. */

@@ -100,6 +100,11 @@ export function decodeTagText(text: string): string {
 export interface TextReading {
   label: 'as written' | 'with look-alike letters folded' | 'with spaced letters joined';
   text: string;
+  /**
+   * Only the runs of evenly spaced letters, glued ("disregardallpriorrules"): word ends are
+   * unknown there, so the rules match them without their end-of-word checks.
+   */
+  glued?: boolean;
 }
 
 /**
@@ -116,9 +121,10 @@ export function readingsOf(text: string): TextReading[] {
     { label: 'with look-alike letters folded', text: collapse(folded) },
     { label: 'with spaced letters joined', text: collapse(squeeze(base)) },
     { label: 'with spaced letters joined', text: collapse(squeeze(folded)) },
+    { label: 'with spaced letters joined', text: gluedRuns(folded), glued: true },
   ];
   const seen = new Set<string>();
-  return readings.filter((reading) => !seen.has(reading.text) && Boolean(seen.add(reading.text)));
+  return readings.filter((reading) => reading.text !== '' && !seen.has(reading.text) && Boolean(seen.add(reading.text)));
 }
 
 export interface NormalisedText {
@@ -167,6 +173,10 @@ export function squeeze(text: string): string {
     const usual = mostFrequent(separators);
     return ` ${letters.map((letter, index) => (index > 0 && separators[index - 1] !== usual ? ' ' : '') + letter).join('')} `;
   });
+}
+
+function gluedRuns(text: string): string {
+  return [...text.matchAll(SPACED_LETTERS)].map(([run]) => ` ${run.replace(/[^\p{L}]/gu, '')} `).join('\n');
 }
 
 function mostFrequent(values: readonly string[]): string {

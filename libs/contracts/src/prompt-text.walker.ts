@@ -22,23 +22,38 @@ interface Pending {
  */
 export function inspectPromptTree(root: unknown, path: string, context: PromptTextContext = {}): ContractIssue[] {
   const issues: ContractIssue[] = [];
+  const inspect = memoised();
   const stack: Pending[] = [{ value: root, path, key: undefined, parentKey: undefined }];
   while (stack.length > 0) {
     const { value, path: at, key, parentKey } = stack.pop() as Pending;
     if (typeof value === 'string') {
-      issues.push(...inspectPromptText(value, at, valueContext(context, key, parentKey)));
+      issues.push(...inspect(value, at, valueContext(context, key, parentKey)));
     } else if (Array.isArray(value)) {
       value.forEach((item, index) => stack.push({ value: item, path: appendPath(at, index), key: index, parentKey: key }));
     } else if (isRecord(value)) {
       for (const [childKey, child] of Object.entries(value)) {
         const childPath = appendSafePath(at, childKey);
-        const keyIssues = inspectPromptText(childKey, childPath, keyContext(context, key));
+        const keyIssues = inspect(childKey, childPath, keyContext(context, key));
         issues.push(...keyIssues.map((issue) => ({ ...issue, message: `the key ${issue.message}` })));
         stack.push({ value: child, path: childPath, key: childKey, parentKey: key });
       }
     }
   }
   return issues;
+}
+
+/** Schemas repeat the same keys and words ("type", "string"): each is inspected once per walk. */
+function memoised(): (text: string, path: string, context: PromptTextContext) => ContractIssue[] {
+  const seen = new Map<string, ContractIssue[]>();
+  return (text, path, context) => {
+    const key = JSON.stringify([text, context.kind, context.skip, context.metadataValues]);
+    let found = seen.get(key);
+    if (!found) {
+      found = inspectPromptText(text, '', context);
+      seen.set(key, found);
+    }
+    return found.map((issue) => ({ ...issue, path }));
+  };
 }
 
 function valueContext(context: PromptTextContext, key: PathKey, parentKey: PathKey): PromptTextContext {
