@@ -92,6 +92,12 @@ describe('prompt-text rules', () => {
     expect([...produced].sort()).toEqual(Object.keys(PROMPT_TEXT_RULES).sort());
   });
 
+  it('passes empty and blank text', () => {
+    expect(codes('')).toEqual([]);
+    expect(codes(' ')).toEqual([]);
+    expect(inspectPromptTree({ enum: ['', 'HELD'], default: '' }, '$')).toEqual([]);
+  });
+
   it('is deterministic', () => {
     const text = DESCRIPTION_ATTACKS.map((attack) => attack.text).join('\n');
     expect(inspectPromptText(text, '$')).toEqual(inspectPromptText(text, '$'));

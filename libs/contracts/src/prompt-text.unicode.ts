@@ -123,8 +123,9 @@ export function readingsOf(text: string): TextReading[] {
     { label: 'with spaced letters joined', text: collapse(squeeze(folded)) },
     { label: 'with spaced letters joined', text: gluedRuns(folded), glued: true },
   ];
-  const seen = new Set<string>();
-  return readings.filter((reading) => reading.text !== '' && !seen.has(reading.text) && Boolean(seen.add(reading.text)));
+  const seen = new Set<string>([readings[0].text]);
+  // The first reading is always kept (even empty); later ones only when they differ.
+  return readings.filter((reading, index) => index === 0 || (reading.text !== '' && !seen.has(reading.text) && Boolean(seen.add(reading.text))));
 }
 
 export interface NormalisedText {
