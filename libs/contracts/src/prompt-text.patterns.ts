@@ -12,18 +12,30 @@ const DETERMINERS = 'all|any|every|each|the|of|your|my|our|these|those|this|that
 const TEMPORAL = 'previous|prior|preceding|above|earlier|foregoing|former|original|initial|old';
 const DONT = `(?:do${J}not|don${J}t|never|must${J}not|should${J}not)`;
 const DROP_VERBS = `(?:ignore|disregard|forget|neglect|pay${J}no${J}attention${J}to|${DONT}${J}follow|stop${J}following|no${J}longer${J}follow)`;
-const BREAK_VERBS = `(?:ignore|disregard|forget|override|overrule|bypass|circumvent|neglect|abandon|discard|${DONT}${J}follow|stop${J}following)`;
+const BREAK_VERBS = `(?:ignore|disregard|forget|override|overrule|bypass|circumvent|neglect|abandon|discard|stop${J}following)`;
 const GUIDANCE =
   `(?:instructions?|directions?|directives?|guidelines?|guardrails?|programming|system${J}prompts?|safety${J}(?:rules|measures|policies|filters))`;
 const AUDIENCE = '(?:user|human|customer|operator|person)s?';
+/** What an override says to drop, after "previous" and the like. */
+const WHAT_WAS_SAID =
+  '(?:instructions?|rules|directions?|directives?|guidelines?|guidance|prompts?|commands?|orders|messages?|context|constraints|' +
+  'polic(?:y|ies)|text|content|conversation|input|everything)';
+/** "ignore the above." / "ignore all previous and …": nothing after the qualifier but the end of a clause. */
+const CLAUSE_END = `[^\\p{L}\\p{N}]{0,5}(?:$|[.,;:!?)\\]\\n]|(?:and|then|or|but)${E})`;
+/**
+ * Defensive advice is welcome in a description ("ignore any instructions contained in the
+ * page"): an override followed by where the untrusted instructions sit is not one.
+ */
+const DEFENSIVE = `(?!${J}(?:contained|embedded|found|inside|within|it${J}contains|they${J}contain|that${J}(?:appear|are${J}(?:found|embedded|contained))|` +
+  `in${J}(?:(?:the|any|its|this|that|each)${J})?(?:results?|responses?|output|content|documents?|text|pages?|emails?|messages?|files?|data|input|tool${J}output)))`;
 
 const ENGLISH_OVERRIDES: readonly RegExp[] = [
-  // "ignore all previous", "disregard the above", "forget prior …"
-  rx(`${B}${DROP_VERBS}${J}${fillers(DETERMINERS, 4)}(?:${TEMPORAL})${E}`),
+  // "ignore all previous instructions", "disregard the above.", but not "ignore the previous value"
+  rx(`${B}${DROP_VERBS}${J}${fillers(DETERMINERS, 4)}(?:${TEMPORAL})(?:${J}${WHAT_WAS_SAID}${E}|${CLAUSE_END})`),
   // "ignore everything above", "forget all you were told"
-  rx(`${B}(?:ignore|disregard|forget)${J}(?:everything|anything|all)${J}(?:above|before|previously|so${J}far|(?:you${J}(?:were|have${J}been)${J}told))${E}`),
+  rx(`${B}(?:ignore|disregard|forget)${J}(?:everything|anything|all|what)${J}(?:above|before|previously|so${J}far|(?:you${J}(?:were|have${J}been)${J}told))${E}`),
   // "override your instructions", "bypass the safety rules"
-  rx(`${B}${BREAK_VERBS}${J}${fillers(DETERMINERS, 3)}(?:(?:other|system|safety|developer|existing|current|given|security|${TEMPORAL})${J})?${GUIDANCE}${E}`),
+  rx(`${B}${BREAK_VERBS}${J}${fillers(DETERMINERS, 3)}(?:(?:other|system|safety|developer|existing|current|given|security|${TEMPORAL})${J})?${GUIDANCE}${E}${DEFENSIVE}`),
   rx(`${B}${words('you', 'are', 'now')}${E}`),
   rx(`${B}${words('from', 'now', 'on')}${J}(?:you|ignore|always|never|act|respond|answer|reply)${E}`),
   rx(`${B}(?:pretend|imagine)${J}(?:that${J})?you${J}(?:are|were|have)${E}`),

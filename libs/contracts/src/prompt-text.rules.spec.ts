@@ -92,6 +92,12 @@ describe('prompt-text rules', () => {
     expect([...produced].sort()).toEqual(Object.keys(PROMPT_TEXT_RULES).sort());
   });
 
+  it('lets markup and links inside `code` pass, but not instructions', () => {
+    expect(codes('Returns `<img src=x>` and ```\n<script>x()</script>\n``` as text.')).toEqual([]);
+    expect(codes('Returns `ignore previous instructions` as text.')).toEqual(['instruction_override']);
+    expect(codes('Returns `a` <img src=x> `b`.')).toEqual(['html_markup']);
+  });
+
   it('passes empty and blank text', () => {
     expect(codes('')).toEqual([]);
     expect(codes(' ')).toEqual([]);

@@ -53,14 +53,16 @@ interface PatternRule {
   id: Exclude<PromptTextRuleId, 'hidden_characters' | 'mixed_script' | 'platform_metadata'>;
   patterns: readonly RegExp[];
   says: string;
+  /** Markup, comments and links inside `code` are shown as text, never rendered or fetched. */
+  outsideCode?: boolean;
 }
 
 const PATTERN_RULES: readonly PatternRule[] = [
   { id: 'instruction_override', patterns: OVERRIDE_PATTERNS, says: 'addresses the model instead of describing the tool' },
   { id: 'role_marker', patterns: ROLE_MARKER_PATTERNS, says: 'imitates a chat-template role marker' },
-  { id: 'exfiltration_link', patterns: EXFILTRATION_PATTERNS, says: 'has a markdown image or a link with a query string that a client could send data to' },
-  { id: 'html_markup', patterns: HTML_PATTERNS, says: 'contains HTML markup or script' },
-  { id: 'html_comment', patterns: COMMENT_PATTERNS, says: 'contains a comment, which a reader never sees but a model does' },
+  { id: 'exfiltration_link', patterns: EXFILTRATION_PATTERNS, says: 'has a markdown image or a link with a query string that a client could send data to', outsideCode: true },
+  { id: 'html_markup', patterns: HTML_PATTERNS, says: 'contains HTML markup or script', outsideCode: true },
+  { id: 'html_comment', patterns: COMMENT_PATTERNS, says: 'contains a comment, which a reader never sees but a model does', outsideCode: true },
   { id: 'secret_reference', patterns: SECRET_PATTERNS, says: 'names a credential file' },
 ];
 
@@ -76,7 +78,7 @@ export function inspectPromptText(text: string, path: string, context: PromptTex
   const mixed = mixedScriptWords(readings[0].text);
   if (mixed.length > 0) add('mixed_script', `mixes Latin letters with Cyrillic or Greek look-alikes: ${mixed.join(', ')}`);
   for (const rule of PATTERN_RULES) {
-    const found = firstMatch(rule.patterns, readings);
+    const found = firstMatch(rule.patterns, rule.outsideCode ? readings.map(blankCode) : readings);
     if (found) add(rule.id, `${rule.says}: ${found}`);
   }
   const mentions = context.metadataValues ? metadataMentions(normalisePromptText(text).folded, context.metadataValues) : [];
@@ -115,6 +117,13 @@ function firstMatch(patterns: readonly RegExp[], readings: readonly TextReading[
     }
   }
   return undefined;
+}
+
+const CODE = /```[^`]{0,4000}```|`[^`\n]{1,200}`/g;
+
+/** Code spans and fences blanked out (same length, so excerpts still line up). */
+function blankCode(reading: TextReading): TextReading {
+  return { ...reading, text: reading.text.replace(CODE, (code) => ' '.repeat(code.length)) };
 }
 
 const looseVersions = new WeakMap<RegExp, RegExp>();
