@@ -64,12 +64,13 @@ function lintSchema(schema: Record<string, unknown>, base: string): ContractIssu
 }
 
 /**
- * Every text a model reads: the title (one line), the description, and every string and key
- * of both schemas. The description and title are also checked for the spec's own metadata.
+ * Every text a model reads: the name and title (one line), the description, and every string
+ * and key of both schemas. The description and title are also checked for the spec's own metadata.
  */
 function lintTexts(spec: LintSpec): ContractIssue[] {
   const metadataValues = [...spec.requiredScopes, ...spec.tenants, spec.owner];
   const issues = inspectPromptText(spec.description, '$.description', { metadataValues });
+  if (TOOL_NAME_PATTERN.test(spec.name)) issues.push(...inspectPromptText(spec.name, '$.name', { kind: 'line' }));
   if (spec.title !== undefined) issues.push(...inspectPromptText(spec.title, '$.title', { metadataValues, kind: 'line' }));
   issues.push(...inspectPromptTree(spec.inputSchema, '$.inputSchema'));
   if (spec.outputSchema !== undefined) issues.push(...inspectPromptTree(spec.outputSchema, '$.outputSchema'));
