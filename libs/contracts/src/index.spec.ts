@@ -4,6 +4,11 @@ describe('@estate/contracts public surface', () => {
   it.each([
     'parseToolSpec',
     'lintToolSpec',
+    'inspectPromptText',
+    'inspectPromptTree',
+    'isCleanPromptText',
+    'normalisePromptText',
+    'findHiddenCharacters',
     'toMcpTool',
     'isRetryable',
     'classificationRank',
@@ -28,5 +33,6 @@ describe('@estate/contracts public surface', () => {
     expect(contracts.RETRYABLE_BY_SIDE_EFFECT.write).toBe(false);
     expect(contracts.CLASSIFICATION_RANK.restricted).toBe(3);
     expect(contracts.DESCRIPTION_CHANGE_BUMP).toBeDefined();
+    expect(Object.keys(contracts.PROMPT_TEXT_RULES)).toContain('instruction_override');
   });
 });

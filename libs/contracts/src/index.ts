@@ -19,6 +19,14 @@ export { parseToolSpec, sortIssues } from './tool-spec.parser';
 export { TOOL_NAME_PATTERN, lintToolSpec } from './tool-spec.lint';
 export type { LintOptions } from './tool-spec.lint';
 
+// The prompt-text filter: the rules publishing applies to every text a model reads, exported
+// for other text (prompts and resources relayed from upstreams).
+export { PROMPT_TEXT_RULES, inspectPromptText, isCleanPromptText } from './prompt-text.rules';
+export type { PromptTextContext, PromptTextRuleId } from './prompt-text.rules';
+export { inspectPromptTree } from './prompt-text.walker';
+export { findHiddenCharacters, normalisePromptText } from './prompt-text.unicode';
+export type { HiddenCharacter, NormalisedText } from './prompt-text.unicode';
+
 export { DRAFT_07_URI, DRAFT_2020_12_URI, checkSchemaDialect, schemaDialectOf } from './schema-dialect.policy';
 export type { SchemaDialect } from './schema-dialect.policy';
 export { VALIDATOR_CACHE_LIMIT, checkSchema, compileValidator, validate } from './schema.validator';

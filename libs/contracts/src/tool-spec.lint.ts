@@ -1,6 +1,6 @@
 import type { ContractIssue } from './contract.types';
-import { appendPath, isRecord } from './json-path.util';
 import { inspectPromptText } from './prompt-text.rules';
+import { inspectPromptTree } from './prompt-text.walker';
 import { checkSchema } from './schema.validator';
 import { sortIssues } from './tool-spec.parser';
 import type { ToolSpec } from './tool-spec';
@@ -63,25 +63,16 @@ function lintSchema(schema: Record<string, unknown>, base: string): ContractIssu
   return [];
 }
 
+/**
+ * Every text a model reads: the name and title (one line), the description, and every string
+ * and key of both schemas. The description and title are also checked for the spec's own metadata.
+ */
 function lintTexts(spec: LintSpec): ContractIssue[] {
-  const context = { metadataValues: [...spec.requiredScopes, ...spec.tenants, spec.owner] };
-  const issues = inspectPromptText(spec.description, '$.description', context);
-  if (spec.title !== undefined) issues.push(...inspectPromptText(spec.title, '$.title', context));
-  issues.push(...lintSchemaTexts(spec.inputSchema, '$.inputSchema'));
-  if (spec.outputSchema !== undefined) issues.push(...lintSchemaTexts(spec.outputSchema, '$.outputSchema'));
+  const metadataValues = [...spec.requiredScopes, ...spec.tenants, spec.owner];
+  const issues = inspectPromptText(spec.description, '$.description', { metadataValues });
+  if (TOOL_NAME_PATTERN.test(spec.name)) issues.push(...inspectPromptText(spec.name, '$.name', { kind: 'line' }));
+  if (spec.title !== undefined) issues.push(...inspectPromptText(spec.title, '$.title', { metadataValues, kind: 'line' }));
+  issues.push(...inspectPromptTree(spec.inputSchema, '$.inputSchema'));
+  if (spec.outputSchema !== undefined) issues.push(...inspectPromptTree(spec.outputSchema, '$.outputSchema'));
   return issues;
-}
-
-/** Schema titles and descriptions reach the model too; hidden instructions are refused there. */
-function lintSchemaTexts(node: unknown, path: string): ContractIssue[] {
-  if (Array.isArray(node)) return node.flatMap((item, index) => lintSchemaTexts(item, appendPath(path, index)));
-  if (!isRecord(node)) return [];
-  return Object.keys(node).flatMap((key) => {
-    const value = node[key];
-    const childPath = appendPath(path, key);
-    if ((key === 'description' || key === 'title') && typeof value === 'string') {
-      return inspectPromptText(value, childPath);
-    }
-    return lintSchemaTexts(value, childPath);
-  });
 }
