@@ -15,6 +15,8 @@ export interface PartitionProgress {
    * moves only in the stored position another instance commits.
    */
   seen?: { position: string; at: number };
+  /** Since when a report has seen messages waiting (lag above zero), so new arrivals are not taken for a stall. */
+  waitingSince?: number;
 }
 
 export interface PartitionReport {
@@ -38,13 +40,16 @@ export function describePartition(
   const from = position === null || log === undefined ? undefined : bigMax(BigInt(position), BigInt(log.low));
   const seconds = (since: number) => Math.round((now - since) / 100) / 10;
   if (position !== null && progress.seen?.position !== position) progress.seen = { position, at: now };
+  const lag = from === undefined || log === undefined ? null : Number(bigMax(BigInt(log.high) - from, 0n));
+  if (lag === null || lag === 0) progress.waitingSince = undefined;
+  else progress.waitingSince ??= now;
   return {
     partition,
     position,
     end: log?.high ?? null,
-    lag: from === undefined || log === undefined ? null : Number(bigMax(BigInt(log.high) - from, 0n)),
+    lag,
     lastAppliedOffset: progress.next === undefined ? null : String(progress.next - 1n),
-    secondsSinceProgress: seconds(Math.max(progress.appliedAt, progress.seen?.at ?? 0)),
+    secondsSinceProgress: seconds(Math.max(progress.appliedAt, progress.seen?.at ?? 0, progress.waitingSince ?? 0)),
     ...(progress.busy ? { busy: { offset: progress.busy.offset, seconds: seconds(progress.busy.since) } } : {}),
     ...(progress.failure ? { failing: failingView(progress.failure, seconds(progress.failure.since)) } : {}),
   };
