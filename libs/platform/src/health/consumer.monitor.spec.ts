@@ -72,7 +72,7 @@ describe('ConsumerMonitor', () => {
     expect(report.partitions[0]).toMatchObject({ position: '4', lag: 0, lastAppliedOffset: null });
   });
 
-  it('calls a consumer stuck that holds one message too long, or stops while messages wait', async () => {
+  it('calls a consumer stuck that holds one message too long', async () => {
     let release!: () => void;
     const watched = monitor.watch(bus, () => 'reader');
     await watched.subscribe({ topic: 't', groupId: 'g', fromBeginning: true, ownOffsets: async () => '0', handle: () => new Promise<void>((resolve) => (release = resolve)) });
@@ -86,10 +86,14 @@ describe('ConsumerMonitor', () => {
     expect((await runChecks(monitor.checks(['reader']), 1000)).failing).toEqual([]);
   });
 
-  it('marks a stopped subscription as not subscribed', async () => {
+  it('marks a stopped subscription as not subscribed, and stuck once messages have waited for it the stall time', async () => {
     const subscription = await monitor.watch(bus, () => 'reader').subscribe({ topic: 't', groupId: 'g', fromBeginning: true, handle: async () => undefined });
     await subscription.stop();
+    await bus.publish('t', messages(1));
+    expect((await runChecks(monitor.checks(['reader']), 1000)).failing).toEqual(['reader.subscribed']);
+    clock += 30_000;
     const readiness = await runChecks(monitor.checks(['reader']), 1000);
-    expect(readiness.failing).toContain('reader.subscribed');
+    expect(readiness.failing).toEqual(['reader.subscribed', 'reader.progress']);
+    expect(readiness.checks.find((c) => c.name === 'reader.progress')?.reason).toBe('partition 0: 1 messages wait and none was handled for 30 s');
   });
 });
