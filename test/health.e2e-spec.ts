@@ -209,6 +209,33 @@ describe('health and readiness', () => {
     expect((await get(`${urls.audit}/readyz`)).status).toBe(200);
   }
 
+  it('says how many stored events wait to be relayed while the relay cannot move', async () => {
+    // A real fault: the relay can read and publish, but cannot advance its checkpoint.
+    const blocker = new Client({ connectionString: pg!.url });
+    await blocker.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('LOCK TABLE registry.relay_checkpoint IN EXCLUSIVE MODE');
+      for (let i = 0; i < 4; i += 1) expect((await registerServer(admin)).status).toBe(201);
+      const reason = await waitFor(async () => {
+        const answer = await get(`${urls.registry}/readyz`, admin);
+        const check = (answer.body.checks as Array<{ name: string; reason?: string }>).find((c) => c.name === 'relay.backlog');
+        const waited = Number(/the oldest for ([\d.]+) s/.exec(check?.reason ?? '')?.[1] ?? 0);
+        return answer.status === 503 && waited >= 2 ? check!.reason : undefined;
+      }, 'the registry to report its relay stuck', 30_000);
+      expect(reason).toMatch(/^4 events wait to be relayed, the oldest for [\d.]+ s$/);
+      const status = await get(`${urls.registry}/v1/status`, admin);
+      expect(status.body.relay).toMatchObject({ waiting: 4, leading: true });
+      const anonymous = await get(`${urls.registry}/readyz`);
+      expect(anonymous.body).toEqual({ status: 'not_ready', checks: [{ name: 'database', state: 'pass' }, { name: 'relay.backlog', state: 'fail' }], failing: ['relay.backlog'] });
+    } finally {
+      await blocker.query('ROLLBACK').catch(() => undefined);
+      await blocker.end();
+    }
+    await waitFor(async () => ((await get(`${urls.registry}/readyz`)).status === 200 ? true : undefined), 'the relay to catch up', 30_000);
+    expect((await get(`${urls.registry}/v1/status`, admin)).body.relay).toMatchObject({ waiting: 0, lastError: null });
+  }, 60_000);
+
   it('answers 503 with Retry-After (never 500) while PostgreSQL is down, and recovers by itself within seconds', async () => {
     const routes = {
       registry: [() => get(`${urls.registry}/v1/tools`, admin), () => registerServer(admin)],
