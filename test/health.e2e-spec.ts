@@ -240,7 +240,10 @@ describe('health and readiness', () => {
     const routes = {
       registry: [() => get(`${urls.registry}/v1/tools`, admin), () => registerServer(admin)],
       discovery: [() => post(`${urls.discovery}/v1/discover`, agent, {}), () => get(`${urls.discovery}/v1/catalog`, admin)],
-      audit: [() => get(`${urls.audit}/v1/audit?limit=5`, admin), () => get(`${urls.audit}/v1/audit/verify`, admin)],
+      audit: [
+        () => get(`${urls.audit}/v1/audit?limit=5`, admin), () => get(`${urls.audit}/v1/audit/verify`, admin),
+        () => get(`${urls.audit}/v1/tools/bank.lookup/callers`, admin), () => get(`${urls.audit}/v1/events/stream`, admin),
+      ],
     };
     const stream = await openStream(`${urls.audit}/v1/events/stream`, admin);
     await pg!.stop();

@@ -153,6 +153,11 @@ export class ToolChangeFeed {
     };
   }
 
+  /** The newest entry's seq: where a stream without Last-Event-ID starts. */
+  newestSeq(): Promise<number> {
+    return this.repo.lastSeq();
+  }
+
   /** Ends every open stream: an HTTP server does not close while responses are still open. */
   async stop(): Promise<void> {
     this.stopped = true;
