@@ -29,7 +29,7 @@ export class OutboxRelay {
     private readonly bus: EventBus,
     private readonly topic: string,
     private readonly logger: Logger,
-    private readonly name = 'kafka',
+    readonly name = 'kafka',
   ) {}
 
   async start(): Promise<void> {

@@ -12,12 +12,12 @@ export interface RelayBacklog {
 }
 
 /** What waits to be relayed: every stored event past the relay's checkpoint. */
-export async function relayBacklog(db: DataSource, relay: OutboxRelay, name = 'kafka'): Promise<RelayBacklog> {
+export async function relayBacklog(db: DataSource, relay: OutboxRelay): Promise<RelayBacklog> {
   const [row] = await db.query<Array<{ waiting: number; oldest: number | null }>>(
     `SELECT count(*)::int AS waiting, extract(epoch FROM clock_timestamp() - min(e.occurred_at))::float8 AS oldest
        FROM registry.events e, registry.relay_checkpoint c
       WHERE c.relay = $1 AND (e.tx_id, e.position) > (c.tx_id, c.position)`,
-    [name],
+    [relay.name],
   );
   return {
     waiting: row?.waiting ?? 0,

@@ -11,7 +11,7 @@ export interface ConsumerMonitorOptions {
   now?: () => number;
   /** Log offsets are read at most this often, however often probes ask. */
   cacheMs?: number;
-  /** A bus that does not say its offsets within this time leaves the lag unknown. */
+  /** A bus (or a store) that does not say its offsets within this time leaves the lag unknown. */
   offsetsTimeoutMs?: number;
 }
 
@@ -137,7 +137,7 @@ export class ConsumerMonitor {
     const base = { name: tracked.name, topic, groupId, subscribed: tracked.subscribed };
     let offsets: PartitionOffsets[];
     try {
-      offsets = await withTimeout(this.bus.offsets(topic), this.options.offsetsTimeoutMs ?? 2000, `the log's offsets did not come within ${this.options.offsetsTimeoutMs ?? 2000} ms`);
+      offsets = await this.bounded(this.bus.offsets(topic), "the log's offsets");
     } catch (error) {
       const partitions = [...tracked.partitions].map(([partition, progress]) => describePartition(partition, progress, undefined, undefined, this.now()));
       return { ...base, partitions, offsetsError: error instanceof Error ? error.message : String(error) };
@@ -154,14 +154,23 @@ export class ConsumerMonitor {
   /** Before the first message of a run, the position is what the consumer or the bus stored. */
   private async storedPosition(tracked: Tracked, log: PartitionOffsets, committed: Map<number, string> | undefined): Promise<string | undefined> {
     const own = tracked.options.ownOffsets;
-    if (own) return own(log.partition).catch(() => undefined).then((offset) => offset ?? (tracked.options.fromBeginning ? log.low : undefined));
+    if (own) {
+      const offset = await this.bounded(own(log.partition), 'the stored position').catch(() => undefined);
+      return offset ?? (tracked.options.fromBeginning ? log.low : undefined);
+    }
     if (!committed) return undefined;
     return committed.get(log.partition) ?? (tracked.options.fromBeginning ? log.low : log.high);
   }
 
   private async committed(tracked: Tracked): Promise<Map<number, string> | undefined> {
     if (tracked.options.ownOffsets || !this.bus.committed) return undefined;
-    return this.bus.committed(tracked.options.groupId, tracked.options.topic).catch(() => undefined);
+    return this.bounded(this.bus.committed(tracked.options.groupId, tracked.options.topic), "the group's committed offsets").catch(() => undefined);
+  }
+
+  /** A report never waits on a bus or a database that does not answer; what it cannot learn stays unknown. */
+  private bounded<T>(work: Promise<T>, what: string): Promise<T> {
+    const ms = this.options.offsetsTimeoutMs ?? 2000;
+    return withTimeout(work, ms, `${what} did not come within ${ms} ms`);
   }
 
   private subscribedCheck(name: string) {

@@ -1,5 +1,5 @@
 /**
- * Whether an error means a backing service (PostgreSQL) could not be reached, as opposed to a
+ * Whether an error means a backing service (PostgreSQL, or Kafka) could not be reached, as opposed to a
  * fault in the request or in our code. Such errors answer 503 with Retry-After: the caller did
  * nothing wrong and the same request will work once the connection is back.
  */
