@@ -114,7 +114,9 @@ export class ToolChangeFeed {
       await listener.end().catch(() => undefined);
       throw error;
     }
-    this.listener = listener;
+    // Stopped while this connection was being made: nobody would end it.
+    if (this.stopped) await listener.end().catch(() => undefined);
+    else this.listener = listener;
   }
 
   /** After a lost connection (a database restart), listen again every second until it works, then catch up. */
