@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import fc from 'fast-check';
 import { issueDevToken } from '@estate/platform';
 import { freePort } from './support/infra';
-import { connect, spawnService, token, waitFor, type ChildService, type McpSession } from './support/estate.harness';
+import { ADMIN, connect, spawnService, token, waitFor, type ChildService, type McpSession } from './support/estate.harness';
 import { ALICE, startEdgeStack, type EdgeStack } from './support/edge-stack';
 import { RawSession, parseSse } from './support/edge-wire';
 import { fuzzCases, type FuzzCase, type FuzzTargets } from './support/edge-fuzz.cases';
@@ -91,8 +91,8 @@ describe('the edge under 10,000 hostile requests', () => {
     });
     mcpUrl = `http://127.0.0.1:${port}/mcp`;
     await waitFor(async () => {
-      const health = await fetch(`http://127.0.0.1:${port}/healthz`);
-      return health.ok && ((await health.json()) as { tools: number }).tools > 0 ? true : undefined;
+      const status = await fetch(`http://127.0.0.1:${port}/v1/status`, { headers: { authorization: `Bearer ${await token(ADMIN)}` } });
+      return status.ok && ((await status.json()) as { tools: number }).tools > 0 ? true : undefined;
     }, 'the edge child to serve the catalog', 60000);
   }, 120000);
 

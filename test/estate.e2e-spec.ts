@@ -76,6 +76,18 @@ describe('estate end to end against the embedded default (npm start)', () => {
     });
   });
 
+  it('answers /healthz and /readyz on each of the four ports, with no internals for a caller without a token', async () => {
+    for (const port of Object.values(ports)) {
+      const live = await fetch(`http://127.0.0.1:${port}/healthz`);
+      expect(await live.json()).toEqual({ status: 'ok' });
+      const ready = await waitFor(async () => {
+        const answer = await fetch(`http://127.0.0.1:${port}/readyz`);
+        return answer.status === 200 ? ((await answer.json()) as { status: string; failing: string[] }) : undefined;
+      }, `port ${port} to be ready`);
+      expect(ready).toMatchObject({ status: 'ready', failing: [] });
+    }
+  });
+
   it('stops cleanly on Ctrl-C', async () => {
     await child.stop('SIGINT');
     expect(child.process.exitCode).toBe(0);

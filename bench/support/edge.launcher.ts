@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { topicName, type CatalogEntry } from '@estate/events';
-import { freePort, KafkaEventBus, type Logger } from '@estate/platform';
+import { freePort, issueDevToken, KafkaEventBus, type Logger } from '@estate/platform';
 import { startChild, waitUntil, type BenchChild } from './child-process.launcher';
 
 export const BENCH_SECRET = `bench-secret-${randomBytes(12).toString('hex')}`;
@@ -35,8 +35,10 @@ interface Health {
   tools: number;
 }
 
+/** The edge's counts are for administrators only (/v1/status). */
 export async function edgeHealth(url: string): Promise<Health> {
-  const response = await fetch(`${url}/healthz`);
+  const admin = await issueDevToken(BENCH_SECRET, { sub: 'bench-admin', scope: 'estate:admin' });
+  const response = await fetch(`${url}/v1/status`, { headers: { authorization: `Bearer ${admin}` } });
   return (await response.json()) as Health;
 }
 

@@ -1,5 +1,5 @@
 import { topicName } from '@estate/events';
-import { openDatabase, PrincipalResolver, startHttpApp, type EventBus, type Logger } from '@estate/platform';
+import { ConsumerMonitor, openDatabase, PrincipalResolver, serviceHealth, startHttpApp, type EventBus, type Logger } from '@estate/platform';
 import { AuditConsumer } from './audit.consumer';
 import type { AuditConfig } from './config';
 import { AuditModule } from './audit.module';
@@ -34,10 +34,15 @@ export async function startAudit(
     logger.child({ component: 'event-stream' }),
   );
   await feed.start();
-  const consumer = new AuditConsumer(repo, bus, topics, config.groupId, logger.child({ component: 'recorder' }));
+  const monitor = new ConsumerMonitor(bus, config.health);
+  // The consumer's groups are `${groupId}.<topic key>` (audit.consumer.ts).
+  const names = new Map([[`${config.groupId}.registryEvents`, 'registry-events'], [`${config.groupId}.calls`, 'calls']]);
+  const consumer = new AuditConsumer(repo, monitor.watch(bus, (o) => names.get(o.groupId)), topics, config.groupId, logger.child({ component: 'recorder' }));
   await consumer.start();
+  const resolver = new PrincipalResolver(config.auth);
   const { app, url } = await startHttpApp({
-    module: AuditModule.with(repo, feed, new PrincipalResolver(config.auth)),
+    module: AuditModule.with(repo, feed, resolver),
+    health: { report: serviceHealth(config.health, { db, monitor, consumers: [...names.values()] }), resolver },
     logger,
     host: config.host,
     port: config.port,

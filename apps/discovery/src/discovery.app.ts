@@ -1,5 +1,5 @@
 import { topicName } from '@estate/events';
-import { openDatabase, PrincipalResolver, startHttpApp, type EventBus, type Logger } from '@estate/platform';
+import { ConsumerMonitor, openDatabase, PrincipalResolver, serviceHealth, startHttpApp, type EventBus, type Logger } from '@estate/platform';
 import { CatalogProjector } from './catalog.projector';
 import type { DiscoveryConfig } from './config';
 import { DiscoveryModule } from './discovery.module';
@@ -12,10 +12,15 @@ export async function startDiscovery(config: DiscoveryConfig & { databaseUrl: st
   const repo = new CatalogRepository(db);
   const topics = { events: topicName(config.topicPrefix, 'registryEvents'), catalog: topicName(config.topicPrefix, 'catalog') };
   await bus.ensureTopics([{ name: topics.events }, { name: topics.catalog, compacted: true }]);
-  const projector = new CatalogProjector(repo, bus, topics, config.groupId, logger.child({ component: 'projector' }));
+  // The monitor watches the live consumer only; a rebuild reads the topic under a throwaway group.
+  const monitor = new ConsumerMonitor(bus, config.health);
+  const watched = monitor.watch(bus, (o) => (o.groupId === config.groupId ? 'projector' : undefined));
+  const projector = new CatalogProjector(repo, watched, topics, config.groupId, logger.child({ component: 'projector' }));
   await projector.start();
+  const resolver = new PrincipalResolver(config.auth);
   const { app, url } = await startHttpApp({
-    module: DiscoveryModule.with(repo, projector, new PrincipalResolver(config.auth)),
+    module: DiscoveryModule.with(repo, projector, resolver),
+    health: { report: serviceHealth(config.health, { db, monitor, consumers: ['projector'] }), resolver },
     logger,
     host: config.host,
     port: config.port,

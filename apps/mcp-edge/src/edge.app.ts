@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { PrincipalResolver, startHttpApp, type EventBus, type Logger } from '@estate/platform';
+import { topicName } from '@estate/events';
+import { ConsumerMonitor, PrincipalResolver, serviceHealth, startHttpApp, type EventBus, type Logger } from '@estate/platform';
 import { isLoopback, type EdgeConfig } from './config';
 import { startEdgeCore } from './edge.core';
 import { EdgeModule } from './edge.module';
@@ -11,7 +12,9 @@ import { refuseUnknownRoutes } from './http/unknown-route.handler';
 
 /** The edge's composition root: the core (edge.core.ts) behind the /mcp endpoint. */
 export async function startEdge(config: EdgeConfig, bus: EventBus, logger: Logger) {
-  const { replica, sessions, stop } = await startEdgeCore(config, bus, logger);
+  const monitor = new ConsumerMonitor(bus, config.health);
+  const catalogTopic = topicName(config.topicPrefix, 'catalog');
+  const { replica, sessions, stop } = await startEdgeCore(config, monitor.watch(bus, (o) => (o.topic === catalogTopic ? 'catalog' : undefined)), logger);
   const resolver = new PrincipalResolver(config.auth);
   const allowedHosts = config.allowedHosts.length > 0 ? config.allowedHosts : isLoopback(config.host) ? ['127.0.0.1', 'localhost', '[::1]'] : [];
   let base = config.publicUrl ?? '';
@@ -29,9 +32,12 @@ export async function startEdge(config: EdgeConfig, bus: EventBus, logger: Logge
         return `${base}/mcp`;
       },
       authorizationServers: config.auth.mode === 'jwt' && config.auth.issuer ? [config.auth.issuer] : [],
-      sessions: () => sessions.size,
-      tools: () => replica.size,
     }),
+    // No database: the edge serves from its replica; counts are for administrators only.
+    health: {
+      report: serviceHealth(config.health, { monitor, consumers: ['catalog'], facts: async () => ({ sessions: sessions.size, tools: replica.size }) }),
+      resolver,
+    },
     logger,
     host: config.host,
     port: config.port,

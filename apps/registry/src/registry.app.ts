@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { topicName } from '@estate/events';
-import { openDatabase, PrincipalResolver, startHttpApp, type EventBus, type Logger } from '@estate/platform';
+import { openDatabase, PrincipalResolver, serviceHealth, startHttpApp, type EventBus, type Logger } from '@estate/platform';
 import type { RegistryConfig } from './config';
 import { RegistryModule } from './registry.module';
 import { RegistryService } from './registry.service';
 import { REGISTRY_MIGRATIONS } from './store/migrations';
 import { OutboxRelay } from './store/outbox.relay';
 import { PostgresEventStore } from './store/postgres-event-store';
+import { relayBacklog, relayBacklogCheck } from './store/relay.backlog';
 
 export interface RunningService {
   url: string;
@@ -29,8 +30,15 @@ export async function startRegistry(config: RegistryConfig & { databaseUrl: stri
     );
   }, config.sunsetSweepMs);
   sweep.unref();
+  const resolver = new PrincipalResolver(config.auth);
+  const health = serviceHealth(config.health, {
+    db,
+    checks: [relayBacklogCheck(db, relay, config.health)],
+    facts: async () => ({ relay: await relayBacklog(db, relay).catch((error: unknown) => ({ error: String(error) })) }),
+  });
   const { app, url } = await startHttpApp({
-    module: RegistryModule.with(service, new PrincipalResolver(config.auth)),
+    module: RegistryModule.with(service, resolver),
+    health: { report: health, resolver },
     logger,
     host: config.host,
     port: config.port,

@@ -24,7 +24,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<DataSource
     migrationsRun: false,
     synchronize: false,
     logging: false,
-    extra: { max: options.poolSize ?? 10 },
+    // A request waits at most this long for a connection; past it the caller gets 503, not a hang.
+    extra: { max: options.poolSize ?? 10, connectionTimeoutMillis: 10_000 },
   });
   await dataSource.initialize();
   await dataSource.runMigrations({ transaction: 'each' });

@@ -42,6 +42,18 @@ export class EnvReader {
     return value;
   }
 
+  /** A number above zero (fractions allowed). */
+  positive(name: string, fallback: number): number {
+    const raw = this.optional(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!(value > 0) || !Number.isFinite(value)) {
+      this.problems.push(`${name} must be a positive number, got "${raw}"`);
+      return fallback;
+    }
+    return value;
+  }
+
   list(name: string, separator = ','): string[] {
     return (this.optional(name) ?? '').split(separator).map((s) => s.trim()).filter((s) => s.length > 0);
   }
@@ -70,6 +82,17 @@ export interface CommonConfig {
   kafkaBrokers: string[];
   topicPrefix: string;
   logLevel: string;
+  health: HealthConfig;
+}
+
+/** What `/readyz` holds a service to. */
+export interface HealthConfig {
+  /** A consumer further behind the end of its log than this (messages) is not ready; also the registry's relay backlog. */
+  maxLag: number;
+  /** A consumer failing on or busy with one message this long, or not moving while messages wait, is stuck. */
+  stallMs: number;
+  /** How long the database gets to answer `SELECT 1`. */
+  checkTimeoutMs: number;
 }
 
 export function readCommon(reader: EnvReader): CommonConfig {
@@ -78,6 +101,15 @@ export function readCommon(reader: EnvReader): CommonConfig {
     kafkaBrokers: reader.list('KAFKA_BROKERS'),
     topicPrefix: reader.string('ESTATE_TOPIC_PREFIX', ''),
     logLevel: reader.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+    health: readHealth(reader),
+  };
+}
+
+function readHealth(reader: EnvReader): HealthConfig {
+  return {
+    maxLag: reader.positive('ESTATE_READY_MAX_LAG', 1000),
+    stallMs: reader.positive('ESTATE_READY_STALL_SECONDS', 30) * 1000,
+    checkTimeoutMs: reader.positive('ESTATE_READY_TIMEOUT_MS', 2000),
   };
 }
 

@@ -58,6 +58,12 @@ export interface EventBus {
    * the positions they stored to notice a log that was reset, truncated or recreated.
    */
   offsets(topic: string): Promise<PartitionOffsets[]>;
+  /**
+   * Where a consumer group that lets the bus keep its position stands on a topic: the next offset
+   * per partition, absent for partitions it never committed. Health reports use it for the lag
+   * before a consumer's first message; a bus without it leaves that lag unknown.
+   */
+  committed?(groupId: string, topic: string): Promise<Map<number, string>>;
   close(): Promise<void>;
 }
 

@@ -55,6 +55,11 @@ export class InMemoryEventBus implements EventBus {
     return [{ partition: 0, low: '0', high: String(this.log(topic).length) }];
   }
 
+  async committed(groupId: string, topic: string): Promise<Map<number, string>> {
+    const next = this.groupOffsets.get(`${groupId}/${topic}`);
+    return new Map(next === undefined ? [] : [[0, String(next)]]);
+  }
+
   async close(): Promise<void> {
     for (const consumer of this.consumers) consumer.stopped = true;
     this.consumers.clear();

@@ -118,6 +118,18 @@ export class KafkaEventBus implements EventBus {
     }
   }
 
+  async committed(groupId: string, topic: string): Promise<Map<number, string>> {
+    const admin = this.kafka.admin();
+    await admin.connect();
+    try {
+      const [found] = await admin.fetchOffsets({ groupId, topics: [topic] });
+      // Kafka answers -1 for a partition the group never committed.
+      return new Map((found?.partitions ?? []).filter((p) => BigInt(p.offset) >= 0n).map((p) => [p.partition, p.offset]));
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
   async close(): Promise<void> {
     await Promise.allSettled([...this.consumers].map((c) => c.disconnect()));
     this.consumers.clear();

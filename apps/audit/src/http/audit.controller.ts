@@ -10,11 +10,6 @@ import { requireAuditReader } from './audit-access';
 export class AuditController {
   constructor(@Inject(AuditRepository) private readonly repo: AuditRepository) {}
 
-  @Get('healthz')
-  health(): { status: string } {
-    return { status: 'ok' };
-  }
-
   @Get('v1/audit')
   @UseGuards(BearerGuard)
   async query(@CurrentPrincipal() caller: Principal, @Query() raw: Record<string, unknown>) {

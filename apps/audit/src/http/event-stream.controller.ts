@@ -20,6 +20,8 @@ export class EventStreamController {
     requireAuditReader(caller);
     const lastEventId = parseLastEventId(request.header('last-event-id') ?? request.query.lastEventId);
     if (!lastEventId.ok) throw httpError(400, 'INVALID_REQUEST', lastEventId.message, { parameter: lastEventId.parameter });
+    // Read the starting point before the headers go out: a database outage must still be able to answer 503.
+    const from = lastEventId.value ?? (await this.feed.newestSeq());
     response.status(200).set({
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-cache, no-transform',
@@ -28,7 +30,7 @@ export class EventStreamController {
     });
     response.flushHeaders();
     response.write(': connected\n\n');
-    const close = await this.feed.open(response, lastEventId.value);
+    const close = await this.feed.open(response, from);
     if (response.destroyed) close();
     else response.on('close', close);
   }

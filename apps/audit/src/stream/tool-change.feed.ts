@@ -87,6 +87,7 @@ class ToolChangeStream {
 export class ToolChangeFeed {
   private readonly streams = new Set<ToolChangeStream>();
   private listener?: Client;
+  private stopped = false;
 
   constructor(
     private readonly repo: AuditRepository,
@@ -95,11 +96,48 @@ export class ToolChangeFeed {
   ) {}
 
   async start(): Promise<void> {
-    this.listener = new Client({ connectionString: this.options.databaseUrl });
-    await this.listener.connect();
-    this.listener.on('notification', () => this.streams.forEach((stream) => stream.pump()));
-    this.listener.on('error', (error) => this.logger.warn({ err: error }, 'event stream listener lost; heartbeats keep streams moving'));
-    await this.listener.query(`LISTEN ${AUDIT_APPENDED_CHANNEL}`);
+    await this.listen();
+  }
+
+  private async listen(): Promise<void> {
+    const listener = new Client({ connectionString: this.options.databaseUrl });
+    listener.on('notification', () => this.pumpAll());
+    listener.on('error', (error) => {
+      this.logger.warn({ err: error }, 'event stream listener lost; heartbeats keep streams moving until it is back');
+      this.relisten(listener);
+    });
+    listener.on('end', () => this.relisten(listener));
+    try {
+      await listener.connect();
+      await listener.query(`LISTEN ${AUDIT_APPENDED_CHANNEL}`);
+    } catch (error) {
+      await listener.end().catch(() => undefined);
+      throw error;
+    }
+    // Stopped while this connection was being made: nobody would end it.
+    if (this.stopped) await listener.end().catch(() => undefined);
+    else this.listener = listener;
+  }
+
+  /** After a lost connection (a database restart), listen again every second until it works, then catch up. */
+  private relisten(lost: Client): void {
+    if (this.stopped || this.listener !== lost) return;
+    this.listener = undefined;
+    const retry = () => {
+      if (this.stopped) return;
+      this.listen().then(
+        () => {
+          this.logger.info('event stream listener back');
+          this.pumpAll();
+        },
+        () => setTimeout(retry, 1000).unref(),
+      );
+    };
+    setTimeout(retry, 1000).unref();
+  }
+
+  private pumpAll(): void {
+    this.streams.forEach((stream) => stream.pump());
   }
 
   /**
@@ -117,8 +155,14 @@ export class ToolChangeFeed {
     };
   }
 
+  /** The newest entry's seq: where a stream without Last-Event-ID starts. */
+  newestSeq(): Promise<number> {
+    return this.repo.lastSeq();
+  }
+
   /** Ends every open stream: an HTTP server does not close while responses are still open. */
   async stop(): Promise<void> {
+    this.stopped = true;
     for (const stream of this.streams) stream.close();
     this.streams.clear();
     await this.listener?.end().catch(() => undefined);

@@ -4,14 +4,12 @@ export const EDGE_METADATA = Symbol('EdgeMetadata');
 
 const RESOURCE_METADATA = ['.well-known/oauth-protected-resource', '.well-known/oauth-protected-resource/mcp'];
 
-/** Every path this controller serves (all GET); anything else is refused before Nest routes it. */
-export const EDGE_ROUTES = ['/healthz', ...RESOURCE_METADATA.map((path) => `/${path}`)];
+/** Every path the edge serves besides /mcp (all GET; health routes from libs/platform); anything else is refused before Nest routes it. */
+export const EDGE_ROUTES = ['/healthz', '/readyz', '/v1/status', ...RESOURCE_METADATA.map((path) => `/${path}`)];
 
 export interface EdgeMetadata {
   resource: string;
   authorizationServers: string[];
-  sessions(): number;
-  tools(): number;
 }
 
 @Controller()
@@ -30,10 +28,5 @@ export class EdgeController {
       bearer_methods_supported: ['header'],
       scopes_supported: [],
     };
-  }
-
-  @Get('healthz')
-  health() {
-    return { status: 'ok', sessions: this.meta.sessions(), tools: this.meta.tools() };
   }
 }

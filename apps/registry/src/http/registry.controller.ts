@@ -26,11 +26,6 @@ export class RegistryController {
     return REGISTRY_OPENAPI;
   }
 
-  @Get('healthz')
-  health(): { status: string } {
-    return { status: 'ok' };
-  }
-
   @Post('v1/servers')
   @UseGuards(BearerGuard)
   async registerServer(@Body() body: unknown, @CurrentPrincipal() actor: Principal, @Headers('x-correlation-id') cid?: string) {

@@ -59,6 +59,16 @@ export const REGISTRY_OPENAPI = {
         description: 'A version as publishers and admins read it.',
         properties: { spec: { type: 'object', description: 'the ToolSpec as published' }, status, quarantined: { type: 'boolean' }, sunsetAt: { type: 'string', format: 'date-time' } },
       },
+      Readiness: {
+        type: 'object',
+        required: ['status', 'checks', 'failing'],
+        properties: {
+          status: { enum: ['ready', 'not_ready'] },
+          checks: { type: 'array', items: { type: 'object', required: ['name', 'state'], properties: { name: { type: 'string' }, state: { enum: ['pass', 'fail'] }, reason: { type: 'string' } } } },
+          failing: { type: 'array', items: { type: 'string' } },
+          relay: { type: 'object', description: 'admin only: events waiting to be relayed, the oldest one\'s age, the last relay error' },
+        },
+      },
       ServerRegistration: {
         type: 'object',
         required: ['name', 'owner'],
@@ -73,7 +83,18 @@ export const REGISTRY_OPENAPI = {
   },
   security: [{ bearer: [] }],
   paths: {
-    '/healthz': { get: { summary: 'Liveness', security: [], responses: { '200': { description: 'up' } } } },
+    '/healthz': { get: { summary: 'Liveness: {"status":"ok"} and nothing else', security: [], responses: { '200': { description: 'up' } } } },
+    '/readyz': {
+      get: {
+        summary: 'Readiness: database and relay backlog checks; reasons and figures only with an estate:admin token',
+        security: [{}, { bearer: [] }],
+        responses: {
+          '200': { description: 'ready', content: { 'application/json': { schema: { $ref: '#/components/schemas/Readiness' } } } },
+          '503': { description: 'not ready (Retry-After); `failing` names the failing checks', content: { 'application/json': { schema: { $ref: '#/components/schemas/Readiness' } } } },
+        },
+      },
+    },
+    '/v1/status': { get: { summary: 'The readiness report with every figure (estate:admin)', responses: { ...responses('200', [401, 403]), '200': { description: 'the report', content: { 'application/json': { schema: { $ref: '#/components/schemas/Readiness' } } } } } } },
     '/openapi.json': { get: { summary: 'This document', security: [], responses: { '200': { description: 'the OpenAPI document' } } } },
     '/v1/servers/{name}': read('One registered server (estate:admin or estate:publish)', 'Any other caller gets the 404 of an unregistered server.', { $ref: '#/components/schemas/ServerRegistration' }, [nameParams[0]]),
     '/v1/servers': { post: { summary: 'Register an upstream server (estate:admin)', requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/ServerRegistration' } } } }, responses: responses('201', [400, 401, 403, 409]) } },

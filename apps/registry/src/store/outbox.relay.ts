@@ -20,6 +20,8 @@ export class OutboxRelay {
   private running = false;
   private again = false;
   private stopped = false;
+  /** The last pass's error, until a pass succeeds (health reports say why events wait). */
+  lastFailure?: string;
 
   constructor(
     private readonly db: DataSource,
@@ -27,7 +29,7 @@ export class OutboxRelay {
     private readonly bus: EventBus,
     private readonly topic: string,
     private readonly logger: Logger,
-    private readonly name = 'kafka',
+    readonly name = 'kafka',
   ) {}
 
   async start(): Promise<void> {
@@ -63,7 +65,11 @@ export class OutboxRelay {
     this.running = true;
     void this.lead()
       .then((leading) => (leading ? this.drain() : 0))
-      .catch((error: unknown) => this.logger.error({ err: error }, 'relay pass failed; will retry'))
+      .then(() => (this.lastFailure = undefined))
+      .catch((error: unknown) => {
+        this.lastFailure = error instanceof Error ? error.message : String(error);
+        this.logger.error({ err: error }, 'relay pass failed; will retry');
+      })
       .finally(() => {
         this.running = false;
         if (this.again) {

@@ -1,7 +1,9 @@
 import { NestFactory } from '@nestjs/core';
-import type { INestApplication, LoggerService } from '@nestjs/common';
+import { Module, type DynamicModule, type INestApplication, type LoggerService } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Logger } from 'pino';
+import { HealthModule, type ServiceHealth } from '../health/health.controller';
+import type { PrincipalResolver } from '../principal.auth';
 import { ProblemFilter } from './problem.filter';
 
 /** Nest's own log lines, routed to pino on stderr. */
@@ -22,11 +24,26 @@ export interface HttpAppOptions {
   bodyLimit?: string;
   /** Raw handlers mounted ahead of Nest's body parsing and routing (the MCP endpoint). */
   configure?: (app: NestExpressApplication) => void;
+  /** Serves /healthz, /readyz and /v1/status beside the service's own routes. */
+  health?: { report: ServiceHealth; resolver: PrincipalResolver };
+}
+
+@Module({})
+class ServiceRoot {}
+
+/** The service's module, with the health routes beside it when asked for. */
+function rootModule(options: HttpAppOptions): unknown {
+  if (!options.health) return options.module;
+  const root: DynamicModule = {
+    module: ServiceRoot,
+    imports: [options.module as DynamicModule, HealthModule.with(options.health.report, options.health.resolver)],
+  };
+  return root;
 }
 
 /** Creates, configures and starts one service's HTTP surface. */
 export async function startHttpApp(options: HttpAppOptions): Promise<{ app: INestApplication; url: string }> {
-  const app = await NestFactory.create<NestExpressApplication>(options.module as never, {
+  const app = await NestFactory.create<NestExpressApplication>(rootModule(options) as never, {
     logger: new PinoNestLogger(options.logger),
     bodyParser: false,
     abortOnError: false,

@@ -1,5 +1,9 @@
 import { Catch, HttpException, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { Logger } from 'pino';
+import { isBackendOutage } from './backend-outage';
+
+/** How long a client should wait before retrying while PostgreSQL is out of reach. */
+export const OUTAGE_RETRY_AFTER_SECONDS = 5;
 
 interface BodyParserError {
   type?: string;
@@ -9,17 +13,21 @@ interface BodyParserError {
 
 /**
  * Every error leaves in one shape, `{error, message, details?}`: our own HttpExceptions as they
- * are, body-parser failures as INVALID_JSON / BODY_TOO_LARGE, anything else as a bare 500 with
- * no stack, class or file name (those go to the log).
+ * are, body-parser failures as INVALID_JSON / BODY_TOO_LARGE, a lost database connection as 503
+ * UNAVAILABLE with Retry-After, anything else as a bare 500 with no stack, class or file name
+ * (those go to the log).
  */
 @Catch()
 export class ProblemFilter implements ExceptionFilter {
   constructor(private readonly logger: Logger) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const response = host.switchToHttp().getResponse<{ status(code: number): { json(body: unknown): void }; headersSent?: boolean }>();
+    const response = host.switchToHttp().getResponse<{
+      status(code: number): { json(body: unknown): void }; setHeader(name: string, value: string): void; headersSent?: boolean;
+    }>();
     if (response.headersSent) return;
     const [status, body] = this.describe(exception);
+    if (status === 503) response.setHeader('Retry-After', String(OUTAGE_RETRY_AFTER_SECONDS));
     response.status(status).json(body);
   }
 
@@ -41,6 +49,10 @@ export class ProblemFilter implements ExceptionFilter {
     if (typeof parser?.status === 'number' && parser.status >= 400 && parser.status < 500) {
       return [parser.status, { error: codeFor(parser.status), message: 'the request could not be read' }];
     }
+    if (isBackendOutage(exception)) {
+      this.logger.warn({ err: exception }, 'the database is out of reach; answering 503');
+      return [503, { error: 'UNAVAILABLE', message: 'the service cannot reach its database right now; retry shortly' }];
+    }
     this.logger.error({ err: exception }, 'unhandled error');
     return [500, { error: 'INTERNAL', message: 'internal error' }];
   }
@@ -55,6 +67,7 @@ function codeFor(status: number): string {
     case 405: return 'METHOD_NOT_ALLOWED';
     case 413: return 'BODY_TOO_LARGE';
     case 415: return 'UNSUPPORTED_MEDIA_TYPE';
+    case 503: return 'UNAVAILABLE';
     default: return status >= 500 ? 'INTERNAL' : 'BAD_REQUEST';
   }
 }
