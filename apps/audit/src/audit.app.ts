@@ -1,11 +1,12 @@
 import { topicName } from '@estate/events';
-import { openDatabase, PrincipalResolver, startHttpApp, type EventBus, type Logger } from '@estate/platform';
+import { DeadLetterOffice, openDatabase, PrincipalResolver, startHttpApp, type EventBus, type Logger } from '@estate/platform';
 import { AuditConsumer } from './audit.consumer';
 import type { AuditConfig } from './config';
 import { AuditModule } from './audit.module';
 import { AuditRepository } from './store/audit.repository';
 import { AUDIT_MIGRATIONS } from './store/migrations';
 import { ToolChangeFeed } from './stream/tool-change.feed';
+import { TrailCompleteness } from './trail.completeness';
 
 export interface RunningAudit {
   url: string;
@@ -34,10 +35,13 @@ export async function startAudit(
     logger.child({ component: 'event-stream' }),
   );
   await feed.start();
-  const consumer = new AuditConsumer(repo, bus, topics, config.groupId, logger.child({ component: 'recorder' }));
+  const deadLetters = new DeadLetterOffice(bus, topicName(config.topicPrefix, 'deadLetter'), 'audit', logger.child({ component: 'dead-letters' }));
+  await deadLetters.prepare();
+  const consumer = new AuditConsumer(repo, bus, topics, config.groupId, logger.child({ component: 'recorder' }), deadLetters);
   await consumer.start();
+  const trail = new TrailCompleteness(repo, bus, [topics.registryEvents, topics.calls]);
   const { app, url } = await startHttpApp({
-    module: AuditModule.with(repo, feed, new PrincipalResolver(config.auth)),
+    module: AuditModule.with(repo, feed, new PrincipalResolver(config.auth), trail),
     logger,
     host: config.host,
     port: config.port,

@@ -1,5 +1,5 @@
 import { topicName } from '@estate/events';
-import { openDatabase, PrincipalResolver, startHttpApp, type EventBus, type Logger } from '@estate/platform';
+import { DeadLetterOffice, openDatabase, PrincipalResolver, startHttpApp, type EventBus, type Logger } from '@estate/platform';
 import { CatalogProjector } from './catalog.projector';
 import type { DiscoveryConfig } from './config';
 import { DiscoveryModule } from './discovery.module';
@@ -12,7 +12,9 @@ export async function startDiscovery(config: DiscoveryConfig & { databaseUrl: st
   const repo = new CatalogRepository(db);
   const topics = { events: topicName(config.topicPrefix, 'registryEvents'), catalog: topicName(config.topicPrefix, 'catalog') };
   await bus.ensureTopics([{ name: topics.events }, { name: topics.catalog, compacted: true }]);
-  const projector = new CatalogProjector(repo, bus, topics, config.groupId, logger.child({ component: 'projector' }));
+  const deadLetters = new DeadLetterOffice(bus, topicName(config.topicPrefix, 'deadLetter'), 'discovery', logger.child({ component: 'dead-letters' }));
+  await deadLetters.prepare();
+  const projector = new CatalogProjector(repo, bus, topics, config.groupId, logger.child({ component: 'projector' }), deadLetters);
   await projector.start();
   const { app, url } = await startHttpApp({
     module: DiscoveryModule.with(repo, projector, new PrincipalResolver(config.auth)),

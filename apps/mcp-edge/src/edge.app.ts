@@ -11,7 +11,7 @@ import { refuseUnknownRoutes } from './http/unknown-route.handler';
 
 /** The edge's composition root: the core (edge.core.ts) behind the /mcp endpoint. */
 export async function startEdge(config: EdgeConfig, bus: EventBus, logger: Logger) {
-  const { replica, sessions, stop } = await startEdgeCore(config, bus, logger);
+  const { replica, sessions, deadLetters, stop } = await startEdgeCore(config, bus, logger);
   const resolver = new PrincipalResolver(config.auth);
   const allowedHosts = config.allowedHosts.length > 0 ? config.allowedHosts : isLoopback(config.host) ? ['127.0.0.1', 'localhost', '[::1]'] : [];
   let base = config.publicUrl ?? '';
@@ -31,6 +31,7 @@ export async function startEdge(config: EdgeConfig, bus: EventBus, logger: Logge
       authorizationServers: config.auth.mode === 'jwt' && config.auth.issuer ? [config.auth.issuer] : [],
       sessions: () => sessions.size,
       tools: () => replica.size,
+      deadLetters: () => deadLetters.count,
     }),
     logger,
     host: config.host,

@@ -22,3 +22,8 @@ export { startEmbeddedPostgres, freePort } from './embedded-postgres';
 export type { EmbeddedDatabase } from './embedded-postgres';
 export { kafkaBusFrom, stopOnSignals, failBoot, runService } from './service.runtime';
 export type { ServiceEntry } from './service.runtime';
+export { PoisonMessage, poisonReason } from './consumer/poison.classifier';
+export { DeadLetterOffice } from './consumer/dead-letter.office';
+export type { DeadLetterRecord } from './consumer/dead-letter.office';
+export { boundText } from './bounded-text';
+export type { BoundedText } from './bounded-text';

@@ -12,6 +12,8 @@ export interface EdgeMetadata {
   authorizationServers: string[];
   sessions(): number;
   tools(): number;
+  /** Catalog records this edge could not apply since it started: the dead-letter metric. */
+  deadLetters(): number;
 }
 
 @Controller()
@@ -34,6 +36,6 @@ export class EdgeController {
 
   @Get('healthz')
   health() {
-    return { status: 'ok', sessions: this.meta.sessions(), tools: this.meta.tools() };
+    return { status: 'ok', sessions: this.meta.sessions(), tools: this.meta.tools(), deadLetters: this.meta.deadLetters() };
   }
 }

@@ -3,6 +3,7 @@ import type { INestApplication, LoggerService } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Logger } from 'pino';
 import { ProblemFilter } from './problem.filter';
+import { guardRequestUrl } from './request-url.guard';
 
 /** Nest's own log lines, routed to pino on stderr. */
 export class PinoNestLogger implements LoggerService {
@@ -32,6 +33,7 @@ export async function startHttpApp(options: HttpAppOptions): Promise<{ app: INes
     abortOnError: false,
   });
   options.configure?.(app);
+  app.use(guardRequestUrl);
   app.useBodyParser('json', { limit: options.bodyLimit ?? '1mb' });
   app.disable('x-powered-by');
   app.useGlobalFilters(new ProblemFilter(options.logger));
