@@ -131,12 +131,19 @@ describe('hostile agents and hostile input (issue 8)', () => {
       });
       // Storable once escaped: recorded, with the payload kept exactly.
       const hostileText = envelope({ name: 'bank.x\ud800y', version: '1.0.0', reason: 'nul \u0000 here' });
+      // The audit records it under a bounded key; discovery's primary key index cannot hold the name (54000).
+      const longName = `bank.${randomName(3200, 9)}`;
+      const longPublished = envelope(
+        { spec: { ...bankSpecs('bank')[0], name: longName }, bump: 'initial', changes: [] },
+        { type: 'ToolVersionPublished', stream: `tool:${longName}`, position: 1 },
+      );
       // Neither consumer can take these: dead letters.
       const yearZero = envelope({ name: 'bank.lookup', version: '9.9.9', reason: 'r' }, { occurredAt: '0000-01-01T00:00:00.000Z' });
       const before = await verify();
       await estate.bus.publish(topic, [
         { key: 'raw', value: '{"not":"an envelope"' },
         { key: 'raw', value: JSON.stringify(hostileText) },
+        { key: 'raw', value: JSON.stringify(longPublished) },
         { key: 'raw', value: JSON.stringify(yearZero) },
       ]);
       // A normal publish behind them must still reach the trail and the catalog.
@@ -146,12 +153,16 @@ describe('hostile agents and hostile input (issue 8)', () => {
       await waitFor(async () => {
         const catalog = await http('GET', `${estate.discoveryUrl}/v1/catalog`, admin);
         const tool = (catalog.body.tools as Array<{ name: string; versions: Array<{ version: string }> }>).find((t) => t.name === 'bank.lookup');
-        return tool?.versions.some((v) => v.version === '1.1.0') && (catalog.body.deadLetters as number) >= 2 ? true : undefined;
+        return tool?.versions.some((v) => v.version === '1.1.0') && (catalog.body.deadLetters as number) >= 4 ? true : undefined;
       }, 'discovery to apply the next publish and count its dead letters');
 
       const recorded = await auditEntries('principal=intruder');
-      expect(recorded).toHaveLength(1);
-      expect(recorded[0].data).toEqual(hostileText.data);
+      expect(recorded.map((e) => e.type)).toEqual(['ToolVersionPublished', 'ToolVersionDeprecated']);
+      expect(recorded[1].data).toEqual(hostileText.data);
+      expect(recorded[0].tool).toMatch(/…#[0-9a-f]{16}$/);
+      expect((recorded[0].data as { spec: { name: string } }).spec.name).toBe(longName);
+      const catalog = await http('GET', `${estate.discoveryUrl}/v1/catalog`, admin);
+      expect((catalog.body.tools as Array<{ name: string }>).map((t) => t.name)).toEqual(['bank.lookup']);
 
       const after = await waitFor(async () => {
         const v = await verify();
@@ -172,7 +183,9 @@ describe('hostile agents and hostile input (issue 8)', () => {
       ['registry versions %00', () => `${estate.registryUrl}/v1/tools/%00/versions/1.0.0`],
       ['registry version %00', () => `${estate.registryUrl}/v1/tools/bank.lookup/versions/%00`],
       ['registry servers %00', () => `${estate.registryUrl}/v1/servers/%00`],
-      ['registry oversized name', () => `${estate.registryUrl}/v1/tools/${longName}`],
+      ['registry oversized URL', () => `${estate.registryUrl}/v1/tools/${longName}`],
+      ['registry oversized name', () => `${estate.registryUrl}/v1/tools/${'n'.repeat(300)}/versions/1.0.0`],
+      ['registry oversized server name', () => `${estate.registryUrl}/v1/servers/${'s'.repeat(300)}`],
       ['registry bad percent-encoding', () => `${estate.registryUrl}/v1/tools/%E0%A4%A`],
       ['audit tool=%00', () => `${auditUrl()}/v1/audit?tool=%00`],
       ['audit principal=%00', () => `${auditUrl()}/v1/audit?principal=%00`],

@@ -4,6 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Logger } from 'pino';
 import { ProblemFilter } from './problem.filter';
 import { guardRequestUrl } from './request-url.guard';
+import { BoundedParamsPipe } from './bounded-params.pipe';
 
 /** Nest's own log lines, routed to pino on stderr. */
 export class PinoNestLogger implements LoggerService {
@@ -37,6 +38,7 @@ export async function startHttpApp(options: HttpAppOptions): Promise<{ app: INes
   app.useBodyParser('json', { limit: options.bodyLimit ?? '1mb' });
   app.disable('x-powered-by');
   app.useGlobalFilters(new ProblemFilter(options.logger));
+  app.useGlobalPipes(new BoundedParamsPipe());
   await app.listen(options.port, options.host);
   const address = app.getHttpServer().address() as { port: number };
   return { app, url: `http://${options.host}:${address.port}` };
