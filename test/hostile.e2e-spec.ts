@@ -1,8 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { topicName, type EventEnvelope } from '@estate/events';
 import { startBankServer } from '../examples/bank/bank.server';
 import { bankSpecs } from '../examples/bank/bank.specs';
-import { ADMIN, connect, http, token, waitFor } from './support/estate.harness';
+import { ADMIN, connect, http, spawnService, TEST_SECRET, token, waitFor, type ChildService } from './support/estate.harness';
+import { freePort } from './support/infra';
 import { startEstateServices, type EstateServices } from './support/estate.stack';
 
 /** Issue 8, "Hostile agents and hostile upstreams": findings 1 and 4, each shown fixed. */
@@ -40,6 +44,45 @@ async function rpcError(run: () => Promise<unknown>): Promise<{ code: number; me
   throw new Error('the call succeeded but was expected to fail');
 }
 
+/**
+ * Finding 1 as the attacker ran it: two hostile names from one principal over the official SDK
+ * client, then another principal's normal call, which must reach the trail like the probes.
+ */
+async function hostileNamesKeepTheTrail(mcpUrl: string, auditUrl: string, admin: string): Promise<void> {
+  const entries = async (query: string): Promise<Array<Record<string, unknown>>> =>
+    ((await http('GET', `${auditUrl}/v1/audit?${query}`, admin)).body.entries as Array<Record<string, unknown>> | undefined) ?? [];
+  const mallory = await connect(mcpUrl, await token(MALLORY));
+  const alice = await connect(mcpUrl, await token(ALICE));
+  try {
+    await waitFor(async () => ((await alice.client.listTools()).tools.length === 1 ? true : undefined), 'alice to see bank.lookup');
+    for (const name of [randomName(3200, 8), 'bank.x\ud800y']) {
+      const error = await rpcError(() => mallory.client.callTool({ name, arguments: {} }));
+      expect(error.code).toBe(-32601);
+      expect(error.message).toContain('Unknown tool');
+    }
+    const result = await alice.client.callTool({ name: 'bank.lookup', arguments: { reference: 'PMT-771' } });
+    expect(result.isError).toBeFalsy();
+  } finally {
+    await mallory.close();
+    await alice.close();
+  }
+  const calls = await waitFor(async () => {
+    const found = await entries('principal=alice&type=ToolCallCompleted');
+    return found.length === 1 ? found : undefined;
+  }, 'alice\'s call in the audit trail');
+  expect(calls[0]).toMatchObject({ tool: 'bank.lookup', outcome: 'ok' });
+  const probes = await waitFor(async () => {
+    const found = await entries('principal=mallory&type=ToolCallRefused');
+    return found.length === 2 ? found : undefined;
+  }, 'both of mallory\'s probes in the audit trail');
+  const tools = probes.map((e) => e.tool as string);
+  expect(tools).toContain('bank.x\\ud800y');
+  const cut = tools.find((t) => t !== 'bank.x\\ud800y') as string;
+  expect(cut.length).toBeLessThan(300);
+  expect(cut).toMatch(/…#[0-9a-f]{16}$/);
+  expect((await http('GET', `${auditUrl}/v1/audit/verify`, admin)).body).toMatchObject({ ok: true, chainOk: true, complete: true });
+}
+
 describe('hostile agents and hostile input (issue 8)', () => {
   let estate: EstateServices;
   let mcpUrl: string;
@@ -68,40 +111,7 @@ describe('hostile agents and hostile input (issue 8)', () => {
 
   describe('finding 1: one request stops the audit trail', () => {
     it('records a 3,200-character name and bank.x\\ud800y, answers -32601, and keeps recording every principal', async () => {
-      const mallory = await connect(mcpUrl, await token(MALLORY));
-      const alice = await connect(mcpUrl, await token(ALICE));
-      try {
-        await waitFor(async () => ((await alice.client.listTools()).tools.length === 1 ? true : undefined), 'alice to see bank.lookup');
-        const long = randomName(3200, 8);
-        const lone = 'bank.x\ud800y';
-        for (const name of [long, lone]) {
-          const error = await rpcError(() => mallory.client.callTool({ name, arguments: {} }));
-          expect(error.code).toBe(-32601);
-          expect(error.message).toContain('Unknown tool');
-        }
-        const result = await alice.client.callTool({ name: 'bank.lookup', arguments: { reference: 'PMT-771' } });
-        expect(result.isError).toBeFalsy();
-      } finally {
-        await mallory.close();
-        await alice.close();
-      }
-
-      const calls = await waitFor(async () => {
-        const entries = await auditEntries('principal=alice&type=ToolCallCompleted');
-        return entries.length === 1 ? entries : undefined;
-      }, 'alice\'s call in the audit trail');
-      expect(calls[0]).toMatchObject({ tool: 'bank.lookup', outcome: 'ok' });
-
-      const probes = await waitFor(async () => {
-        const entries = await auditEntries('principal=mallory&type=ToolCallRefused');
-        return entries.length === 2 ? entries : undefined;
-      }, 'both of mallory\'s probes in the audit trail');
-      const tools = probes.map((e) => e.tool as string);
-      expect(tools).toContain('bank.x\\ud800y');
-      const cut = tools.find((t) => t !== 'bank.x\\ud800y') as string;
-      expect(cut.length).toBeLessThan(300);
-      expect(cut).toMatch(/…#[0-9a-f]{16}$/);
-      expect(await verify()).toMatchObject({ ok: true, chainOk: true, complete: true });
+      await hostileNamesKeepTheTrail(mcpUrl, auditUrl(), admin);
     });
 
     it('refuses specs holding \\ud800 or \\u0000 at publish with 422 and the path', async () => {
@@ -213,5 +223,40 @@ describe('hostile agents and hostile input (issue 8)', () => {
       const r = await http('GET', `${auditUrl()}/v1/audit?from=2024-02-30`, admin);
       expect(r).toMatchObject({ status: 400, body: { error: 'INVALID_QUERY', details: { parameter: 'from' } } });
     });
+  });
+});
+
+describe('finding 1 against the embedded default (npm start)', () => {
+  let child: ChildService;
+  let dataDir: string;
+  const ports = { registry: 0, discovery: 0, audit: 0, edge: 0 };
+  let bankClose: () => Promise<void>;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'estate-hostile-'));
+    const bank = await startBankServer({ port: 0 });
+    bankClose = bank.close;
+    for (const key of Object.keys(ports) as Array<keyof typeof ports>) ports[key] = await freePort();
+    child = spawnService('apps/estate/src/main.js', {
+      ESTATE_DATA_DIR: dataDir, ESTATE_DEMO: '0', ESTATE_JWT_SECRET: TEST_SECRET,
+      ESTATE_REGISTRY_PORT: String(ports.registry), ESTATE_DISCOVERY_PORT: String(ports.discovery),
+      ESTATE_AUDIT_PORT: String(ports.audit), ESTATE_EDGE_PORT: String(ports.edge),
+      DATABASE_URL: '', KAFKA_BROKERS: '', LOG_LEVEL: 'warn',
+    });
+    await waitFor(async () => (child.output().includes('Estate is running') ? true : undefined), 'npm start to print its banner', 90000);
+    const admin = await token(ADMIN);
+    const registry = `http://127.0.0.1:${ports.registry}`;
+    expect((await http('POST', `${registry}/v1/servers`, admin, { name: 'bank', url: bank.url, owner: 'payments-team' })).status).toBe(201);
+    expect((await http('POST', `${registry}/v1/tools`, admin, bankSpecs('bank')[0])).status).toBe(201);
+  }, 120000);
+
+  afterAll(async () => {
+    await child?.stop('SIGINT');
+    await bankClose?.();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('keeps recording every principal after the two hostile names, on the in-process bus', async () => {
+    await hostileNamesKeepTheTrail(`http://127.0.0.1:${ports.edge}/mcp`, `http://127.0.0.1:${ports.audit}`, await token(ADMIN));
   });
 });
