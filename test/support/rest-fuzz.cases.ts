@@ -37,7 +37,9 @@ export const ROUTES: Record<'registry' | 'discovery' | 'audit' | 'edge', readonl
     '/v1/tools/{}/versions/{}/retire', '/v1/tools/{}/versions/{}/quarantine', '/v1/servers', '/v1/servers/{}',
     '/v1/tools/check', '/openapi.json', '/healthz', '/{}',
   ],
-  discovery: ['/v1/discover', '/v1/catalog', '/v1/rebuild', '/{}', '/v1/{}'],
+  // No /v1/rebuild: each one reads the whole log with a fresh consumer group (seconds on Kafka),
+  // and an admin queueing hundreds of them measures the rebuild, not input handling.
+  discovery: ['/v1/discover', '/v1/catalog', '/{}', '/v1/{}', '/v1/discover/{}'],
   audit: ['/v1/audit', '/v1/audit/verify', '/v1/audit/dead-letters', '/v1/tools/{}/callers', '/v1/events/stream', '/healthz', '/{}'],
   edge: ['/healthz', '/.well-known/oauth-protected-resource', '/{}', '/mcp/{}'],
 };
@@ -128,17 +130,35 @@ const BODIES: Array<(random: Random) => string> = [
   () => '{"__proto__":{"admin":true},"constructor":{"prototype":{}}}',
 ];
 
+const ODD_TEXT = ['', ' ', '\u0000', '\ud800', '\udc00x', 'é', '😀', '\u202e', 'x'.repeat(3000), '{}', '<script>'];
+
+/** A write the registry may accept, with one field (sometimes) replaced by odd text: accepted writes become events to audit. */
+function plausibleWrite(random: Random, template: string): string {
+  const id = Math.floor(random() * 1e9);
+  const odd = random() < 0.3 ? pick(random, ODD_TEXT) : undefined;
+  if (template === '/v1/servers') {
+    return JSON.stringify({ name: `fz${id}`, url: 'http://127.0.0.1:1/', owner: odd ?? 'fuzz-team' });
+  }
+  return JSON.stringify({
+    name: `fz.t${id}`, version: '1.0.0', title: odd ?? 'Fuzz', description: 'Answers a fuzzing request.',
+    inputSchema: { type: 'object', properties: { q: { type: 'string', description: odd ?? 'a query' } } },
+    sideEffect: 'read', requiredScopes: [], dataClassification: 'public', tenants: [], owner: 'o', upstream: { server: 'fz', tool: 't' },
+  });
+}
+
 /** One hostile request for one of the services. */
 export function nextRequest(random: Random, service: keyof typeof ROUTES): FuzzRequest {
   const template = pick(random, ROUTES[service]);
   const path = template.replace(/\{\}/g, () => segment(random)) + query(random);
-  const method = pick(random, METHODS);
+  const writes = template === '/v1/servers' || template === '/v1/tools';
+  const method = writes && random() < 0.7 ? 'POST' : pick(random, METHODS);
   const withBody = method !== 'GET' && method !== 'HEAD' && random() < 0.9;
+  const body = writes && method === 'POST' && random() < 0.6 ? plausibleWrite(random, template) : pick(random, BODIES)(random);
   return {
     method,
     path: path.startsWith('/') ? path : `/${path}`,
-    body: withBody ? pick(random, BODIES)(random) : undefined,
-    contentType: pick(random, ['application/json', 'application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1']),
+    body: withBody ? body : undefined,
+    contentType: pick(random, ['application/json', 'application/json', 'application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1']),
     authorized: random() < 0.85,
   };
 }
