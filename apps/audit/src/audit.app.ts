@@ -1,11 +1,12 @@
 import { topicName } from '@estate/events';
-import { ConsumerMonitor, openDatabase, PrincipalResolver, serviceHealth, startHttpApp, type EventBus, type Logger } from '@estate/platform';
+import { ConsumerMonitor, DeadLetterOffice, openDatabase, PrincipalResolver, serviceHealth, startHttpApp, type EventBus, type Logger } from '@estate/platform';
 import { AuditConsumer } from './audit.consumer';
 import type { AuditConfig } from './config';
 import { AuditModule } from './audit.module';
 import { AuditRepository } from './store/audit.repository';
 import { AUDIT_MIGRATIONS } from './store/migrations';
 import { ToolChangeFeed } from './stream/tool-change.feed';
+import { TrailCompleteness } from './trail.completeness';
 
 export interface RunningAudit {
   url: string;
@@ -37,11 +38,14 @@ export async function startAudit(
   const monitor = new ConsumerMonitor(bus, config.health);
   // The consumer's groups are `${groupId}.<topic key>` (audit.consumer.ts).
   const names = new Map([[`${config.groupId}.registryEvents`, 'registry-events'], [`${config.groupId}.calls`, 'calls']]);
-  const consumer = new AuditConsumer(repo, monitor.watch(bus, (o) => names.get(o.groupId)), topics, config.groupId, logger.child({ component: 'recorder' }));
+  const deadLetters = new DeadLetterOffice(bus, topicName(config.topicPrefix, 'deadLetter'), 'audit', logger.child({ component: 'dead-letters' }));
+  await deadLetters.prepare();
+  const consumer = new AuditConsumer(repo, monitor.watch(bus, (o) => names.get(o.groupId)), topics, config.groupId, logger.child({ component: 'recorder' }), deadLetters);
   await consumer.start();
+  const trail = new TrailCompleteness(repo, bus, [topics.registryEvents, topics.calls]);
   const resolver = new PrincipalResolver(config.auth);
   const { app, url } = await startHttpApp({
-    module: AuditModule.with(repo, feed, resolver),
+    module: AuditModule.with(repo, feed, resolver, trail),
     health: { report: serviceHealth(config.health, { db, monitor, consumers: [...names.values()] }), resolver },
     logger,
     host: config.host,

@@ -1,6 +1,9 @@
-import { SerialQueue, type BusMessage, type EventBus, type Logger, type Subscription } from '@estate/platform';
+import {
+  poisonReason, SerialQueue, type BusMessage, type DeadLetterOffice, type EventBus, type Logger, type Subscription,
+} from '@estate/platform';
 import { parseEnvelope, toAuditEntry, type AuditSource } from './domain/audit-entry.mapper';
 import type { AuditRepository } from './store/audit.repository';
+import { storableEntry } from './store/storable-entry';
 
 export interface AuditTopics {
   registryEvents: string;
@@ -26,6 +29,7 @@ export class AuditConsumer {
     private readonly topics: AuditTopics,
     private readonly groupId: string,
     private readonly logger: Logger,
+    private readonly deadLetters: DeadLetterOffice,
   ) {}
 
   async start(): Promise<void> {
@@ -44,18 +48,31 @@ export class AuditConsumer {
     await Promise.all(this.subscriptions.splice(0).map((s) => s.stop()));
   }
 
+  /**
+   * A message that can never be recorded (not an envelope, a value PostgreSQL refuses) goes to the
+   * dead letters with its reason and the recorder moves on; an outage is thrown and retried.
+   */
   private async record(source: AuditSource, message: BusMessage): Promise<void> {
-    const parsed = parseEnvelope(message.value);
-    if (!parsed.ok) {
-      // Retrying cannot fix a malformed message; skipping it must leave a trace in the logs.
-      this.logger.error(
-        { topic: message.topic, partition: message.partition, offset: message.offset, reason: parsed.reason },
-        'skipping a message that is not an event envelope',
-      );
-      return;
+    const position = { topic: message.topic, partition: message.partition, offset: message.offset };
+    try {
+      const parsed = parseEnvelope(message.value);
+      if (!parsed.ok) return await this.deadLetter(message, parsed.reason);
+      const entry = storableEntry(toAuditEntry(source, message.topic, parsed.envelope));
+      const seq = await this.repo.append(entry, { notify: source === 'registry', source: position });
+      if (seq === undefined) this.logger.debug({ eventId: entry.eventId }, 'duplicate event ignored');
+    } catch (error) {
+      const reason = poisonReason(error, [EVENT_ID_CONSTRAINT]);
+      if (reason === undefined) throw error;
+      await this.deadLetter(message, reason);
     }
-    const entry = toAuditEntry(source, message.topic, parsed.envelope);
-    const seq = await this.repo.append(entry, { notify: source === 'registry' });
-    if (seq === undefined) this.logger.debug({ eventId: entry.eventId }, 'duplicate event ignored');
+  }
+
+  private async deadLetter(message: BusMessage, reason: string): Promise<void> {
+    const record = this.deadLetters.record('audit-recorder', message, reason);
+    await this.repo.deadLetter({ ...record, offset: message.offset });
+    await this.deadLetters.send(record);
   }
 }
+
+/** The unique constraint that dedupes redelivered events: its conflict is "already recorded", not poison. */
+const EVENT_ID_CONSTRAINT = 'entries_event_id_unique';

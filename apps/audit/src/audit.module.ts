@@ -4,16 +4,18 @@ import { AuditController } from './http/audit.controller';
 import { EventStreamController } from './http/event-stream.controller';
 import { AuditRepository } from './store/audit.repository';
 import { ToolChangeFeed } from './stream/tool-change.feed';
+import { TrailCompleteness } from './trail.completeness';
 
 @Module({})
 export class AuditModule {
-  static with(repo: AuditRepository, feed: ToolChangeFeed, resolver: PrincipalResolver): DynamicModule {
+  static with(repo: AuditRepository, feed: ToolChangeFeed, resolver: PrincipalResolver, trail: TrailCompleteness): DynamicModule {
     return {
       module: AuditModule,
       controllers: [AuditController, EventStreamController],
       providers: [
         { provide: AuditRepository, useValue: repo },
         { provide: ToolChangeFeed, useValue: feed },
+        { provide: TrailCompleteness, useValue: trail },
         { provide: PRINCIPAL_RESOLVER, useValue: resolver },
         BearerGuard,
       ],

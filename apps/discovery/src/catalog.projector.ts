@@ -1,6 +1,8 @@
 import type { QueryRunner } from 'typeorm';
-import { inTransaction, SerialQueue, type BusMessage, type EventBus, type Logger, type Subscription } from '@estate/platform';
-import { applyEnvelope, MemoryProjection, type ProjectionTarget } from './catalog.apply';
+import {
+  inTransaction, poisonReason, SerialQueue, type BusMessage, type DeadLetterOffice, type EventBus, type Logger, type Subscription,
+} from '@estate/platform';
+import { applyEnvelope, MemoryProjection, type ApplyOutcome, type ProjectionTarget } from './catalog.apply';
 import type { CatalogRepository } from './store/catalog.repository';
 
 /**
@@ -18,6 +20,7 @@ export class CatalogProjector {
     private readonly topics: { events: string; catalog: string },
     private readonly groupId: string,
     private readonly logger: Logger,
+    private readonly deadLetters: DeadLetterOffice,
   ) {}
 
   async start(): Promise<void> {
@@ -38,13 +41,26 @@ export class CatalogProjector {
   private async handle(message: BusMessage): Promise<void> {
     const next = await this.repo.checkpoint(message.topic, message.partition);
     if (next !== undefined && BigInt(message.offset) < BigInt(next)) return;
-    const outcome = await this.inTransaction(async (runner) => {
-      const applied = await applyEnvelope(this.dbTarget(runner), parseJson(message.value));
-      // A skipped message still moves the checkpoint: it can never apply, so it is passed for good.
-      await this.repo.setCheckpoint(runner, message.topic, message.partition, String(BigInt(message.offset) + 1n));
-      return applied;
-    });
-    if (outcome.skipped !== undefined) this.logSkipped(message, outcome.skipped);
+    let outcome: ApplyOutcome;
+    try {
+      outcome = await this.inTransaction(async (runner) => {
+        const applied = await applyEnvelope(this.dbTarget(runner), parseJson(message.value));
+        // A skipped message still moves the checkpoint: it can never apply, so it is dead-lettered for good.
+        if (applied.skipped !== undefined) await this.repo.storeDeadLetter(runner, this.deadLetters.record('discovery-projector', message, applied.skipped));
+        await this.repo.setCheckpoint(runner, message.topic, message.partition, String(BigInt(message.offset) + 1n));
+        return applied;
+      });
+    } catch (error) {
+      // A value PostgreSQL refuses fails the same way every time; an outage is thrown and retried.
+      const reason = poisonReason(error);
+      if (reason === undefined) throw error;
+      outcome = { touched: [], skipped: reason };
+      await this.inTransaction(async (runner) => {
+        await this.repo.storeDeadLetter(runner, this.deadLetters.record('discovery-projector', message, reason));
+        await this.repo.setCheckpoint(runner, message.topic, message.partition, String(BigInt(message.offset) + 1n));
+      });
+    }
+    if (outcome.skipped !== undefined) await this.deadLetters.send(this.deadLetters.record('discovery-projector', message, outcome.skipped));
     await this.publish(outcome.touched);
   }
 

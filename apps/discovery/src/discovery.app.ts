@@ -1,5 +1,5 @@
 import { topicName } from '@estate/events';
-import { ConsumerMonitor, openDatabase, PrincipalResolver, serviceHealth, startHttpApp, type EventBus, type Logger } from '@estate/platform';
+import { ConsumerMonitor, DeadLetterOffice, openDatabase, PrincipalResolver, serviceHealth, startHttpApp, type EventBus, type Logger } from '@estate/platform';
 import { CatalogProjector } from './catalog.projector';
 import type { DiscoveryConfig } from './config';
 import { DiscoveryModule } from './discovery.module';
@@ -15,7 +15,9 @@ export async function startDiscovery(config: DiscoveryConfig & { databaseUrl: st
   // The monitor watches the live consumer only; a rebuild reads the topic under a throwaway group.
   const monitor = new ConsumerMonitor(bus, config.health);
   const watched = monitor.watch(bus, (o) => (o.groupId === config.groupId ? 'projector' : undefined));
-  const projector = new CatalogProjector(repo, watched, topics, config.groupId, logger.child({ component: 'projector' }));
+  const deadLetters = new DeadLetterOffice(bus, topicName(config.topicPrefix, 'deadLetter'), 'discovery', logger.child({ component: 'dead-letters' }));
+  await deadLetters.prepare();
+  const projector = new CatalogProjector(repo, watched, topics, config.groupId, logger.child({ component: 'projector' }), deadLetters);
   await projector.start();
   const resolver = new PrincipalResolver(config.auth);
   const { app, url } = await startHttpApp({

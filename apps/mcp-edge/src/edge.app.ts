@@ -14,7 +14,7 @@ import { refuseUnknownRoutes } from './http/unknown-route.handler';
 export async function startEdge(config: EdgeConfig, bus: EventBus, logger: Logger) {
   const monitor = new ConsumerMonitor(bus, config.health);
   const catalogTopic = topicName(config.topicPrefix, 'catalog');
-  const { replica, sessions, stop } = await startEdgeCore(config, monitor.watch(bus, (o) => (o.topic === catalogTopic ? 'catalog' : undefined)), logger);
+  const { replica, sessions, deadLetters, stop } = await startEdgeCore(config, monitor.watch(bus, (o) => (o.topic === catalogTopic ? 'catalog' : undefined)), logger);
   const resolver = new PrincipalResolver(config.auth);
   const allowedHosts = config.allowedHosts.length > 0 ? config.allowedHosts : isLoopback(config.host) ? ['127.0.0.1', 'localhost', '[::1]'] : [];
   let base = config.publicUrl ?? '';
@@ -35,7 +35,7 @@ export async function startEdge(config: EdgeConfig, bus: EventBus, logger: Logge
     }),
     // No database: the edge serves from its replica; counts are for administrators only.
     health: {
-      report: serviceHealth(config.health, { monitor, consumers: ['catalog'], facts: async () => ({ sessions: sessions.size, tools: replica.size }) }),
+      report: serviceHealth(config.health, { monitor, consumers: ['catalog'], facts: async () => ({ sessions: sessions.size, tools: replica.size, deadLetters: deadLetters.count }) }),
       resolver,
     },
     logger,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { topicName } from '@estate/events';
-import type { EventBus, Logger } from '@estate/platform';
+import { DeadLetterOffice, type EventBus, type Logger } from '@estate/platform';
 import { CatalogReplica } from './catalog/catalog.replica';
 import { CallRecorder } from './calls/call.recorder';
 import { DriftWatcher } from './catalog/drift.watcher';
@@ -21,7 +21,9 @@ export async function startEdgeCore(config: EdgeConfig, bus: EventBus, logger: L
   const topics = { catalog: topicName(config.topicPrefix, 'catalog'), calls: topicName(config.topicPrefix, 'calls') };
   await bus.ensureTopics([{ name: topics.catalog, compacted: true }, { name: topics.calls }]);
   const replica = new CatalogReplica(logger.child({ component: 'catalog' }));
-  await replica.start(bus, topics.catalog, `${config.groupPrefix}-${randomUUID()}`);
+  const deadLetters = new DeadLetterOffice(bus, topicName(config.topicPrefix, 'deadLetter'), 'mcp-edge', logger.child({ component: 'dead-letters' }));
+  await deadLetters.prepare();
+  await replica.start(bus, topics.catalog, `${config.groupPrefix}-${randomUUID()}`, deadLetters);
   const recorder = new CallRecorder(bus, topics.calls, logger.child({ component: 'calls' }));
   const upstreams = new UpstreamPool(logger.child({ component: 'upstream' }));
   const drift = new DriftWatcher(replica, quarantineReporter(config), logger.child({ component: 'drift' }));
@@ -36,6 +38,7 @@ export async function startEdgeCore(config: EdgeConfig, bus: EventBus, logger: L
   return {
     replica,
     sessions,
+    deadLetters,
     stop: async () => {
       await sessions.closeAll();
       await recorder.flush();

@@ -1,4 +1,4 @@
-import type { Principal } from '@estate/contracts';
+import { hasUnstorableText, type Principal } from '@estate/contracts';
 import type { EventEnvelope, RegistryEvent, ServerRegistered, ServerRegisteredData } from '@estate/events';
 import { upcast } from '@estate/events';
 import {
@@ -161,10 +161,11 @@ function requireScope(actor: Principal, scope: string): { ok: false; error: Regi
 
 function nameOf(spec: unknown): string | undefined {
   const name = (spec as { name?: unknown } | null)?.name;
-  return typeof name === 'string' && name.length > 0 && name.length <= 128 ? name : undefined;
+  // A name PostgreSQL cannot store names no stream: the decider reports it with its path.
+  return typeof name === 'string' && name.length > 0 && name.length <= 128 && !hasUnstorableText(name) ? name : undefined;
 }
 
 function upstreamServerOf(spec: unknown): string | undefined {
   const server = (spec as { upstream?: { server?: unknown } } | null)?.upstream?.server;
-  return typeof server === 'string' ? server : undefined;
+  return typeof server === 'string' && server.length <= 128 && !hasUnstorableText(server) ? server : undefined;
 }

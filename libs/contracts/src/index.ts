@@ -17,6 +17,7 @@ export {
 export type { DataClassification, JsonSchema, McpTool, McpToolAnnotations, SideEffect, ToolSpec } from './tool-spec';
 export { parseToolSpec, sortIssues } from './tool-spec.parser';
 export { TOOL_NAME_PATTERN, lintToolSpec } from './tool-spec.lint';
+export { escapeUnstorable, hasUnstorableText, storableTextIssues, unstorableTextPath } from './storable-text';
 export type { LintOptions } from './tool-spec.lint';
 
 // The prompt-text filter: the rules publishing applies to every text a model reads, exported

@@ -26,11 +26,26 @@ export interface ToolCallRefusedData {
   principal: string;
   tenant?: string;
   sessionId?: string;
-  /** The name as the caller sent it: a refused probe is evidence too. */
+  /**
+   * The name as the caller sent it: a refused probe is evidence too. A name PostgreSQL cannot
+   * store is escaped (`\u0000`, `\ud800`) and one longer than 256 characters is cut, with
+   * `toolAsSent` saying so.
+   */
   tool: string;
+  toolAsSent?: ToolNameAsSent;
   version?: string;
   reason: RefusalReason;
   detail: string;
+}
+
+/** How a recorded tool name differs from the one sent, and a digest to match the original by. */
+export interface ToolNameAsSent {
+  /** Length of the name as sent, in UTF-16 code units. */
+  length: number;
+  escaped: boolean;
+  truncated: boolean;
+  /** sha256 hex of the escaped name, whole. */
+  sha256: string;
 }
 
 /** The two requests an upstream server may send back through the edge to a client. */

@@ -37,7 +37,7 @@ const KEYS: Record<EventSchemaKey, Record<string, true>> = {
     durationMs: true, attempts: true, repaired: true,
   } satisfies Record<keyof ToolCallCompletedData, true>,
   'ToolCallRefused@1': {
-    principal: true, tenant: true, sessionId: true, tool: true, version: true, reason: true, detail: true,
+    principal: true, tenant: true, sessionId: true, tool: true, toolAsSent: true, version: true, reason: true, detail: true,
   } satisfies Record<keyof ToolCallRefusedData, true>,
   'UpstreamRequestRelayed@1': {
     principal: true, tenant: true, sessionId: true, server: true, method: true, tool: true, outcome: true,

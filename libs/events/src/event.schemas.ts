@@ -122,6 +122,12 @@ export const EVENT_DATA_SCHEMAS = {
       tenant: str,
       sessionId: str,
       tool: str,
+      toolAsSent: {
+        type: 'object',
+        required: ['length', 'escaped', 'truncated', 'sha256'],
+        properties: { length: { type: 'integer', minimum: 0 }, escaped: { type: 'boolean' }, truncated: { type: 'boolean' }, sha256: str },
+        additionalProperties: false,
+      },
       version: str,
       reason: {
         enum: [

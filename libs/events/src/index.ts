@@ -26,6 +26,7 @@ export type {
   RefusalReason,
   ToolCallCompletedData,
   ToolCallRefusedData,
+  ToolNameAsSent,
   ToolCallCompleted,
   ToolCallRefused,
   UpstreamRequestMethod,

@@ -6,6 +6,8 @@ export const TOPICS = {
   catalog: 'estate.catalog',
   /** Every call, refusal and probe seen by the edge, keyed by principal. */
   calls: 'estate.calls',
+  /** Messages a consumer could not store or apply, with the reason; keyed by the service that gave up on them. */
+  deadLetter: 'estate.deadletter',
 } as const;
 
 export type TopicKey = keyof typeof TOPICS;

@@ -92,6 +92,15 @@ describe('PrincipalResolver', () => {
     expect(await resolver.resolve(`Bearer ${anonymous}`)).toEqual({ ok: false, reason: 'invalid' });
   });
 
+  it('refuses a subject or tenant no store could keep: NUL, a lone surrogate, over 256 characters', async () => {
+    const { resolver } = resolverAt();
+    const key = new TextEncoder().encode(SECRET);
+    for (const [sub, tenant] of [['a\u0000b', undefined], ['b\ud800', undefined], ['s'.repeat(257), undefined], ['ok', 't\u0000']]) {
+      const jwt = await new SignJWT(tenant === undefined ? {} : { tenant }).setProtectedHeader({ alg: 'HS256' }).setSubject(sub as string).sign(key);
+      expect(await resolver.resolve(`Bearer ${jwt}`)).toEqual({ ok: false, reason: 'invalid' });
+    }
+  });
+
   it('accepts the development tokens the CLI issues', async () => {
     const resolver = new PrincipalResolver({ mode: 'jwt', secret: SECRET });
     const dev = await issueDevToken(SECRET, { sub: 'dev', scope: 'a', clearance: 'restricted' });

@@ -1,6 +1,6 @@
 import { createHash, createSecretKey, type KeyObject } from 'node:crypto';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
-import type { DataClassification, Principal } from '@estate/contracts';
+import { hasUnstorableText, type DataClassification, type Principal } from '@estate/contracts';
 
 export type AuthConfig =
   | ({ mode: 'jwt'; secret?: string; jwksUrl?: string; issuer?: string; audience?: string } & Partial<TokenTimeLimits>)
@@ -127,14 +127,21 @@ export function withinTimeLimits(payload: JWTPayload, nowMs: number, limits: Tok
   return payload.exp - issued <= limits.maxLifetimeSeconds;
 }
 
+/** Longest subject or tenant a token may carry: they are stored with every fact and call a principal makes. */
+const MAX_CLAIM_ID = 256;
+
+const usableId = (value: unknown): boolean =>
+  typeof value === 'string' && value.length > 0 && value.length <= MAX_CLAIM_ID && !hasUnstorableText(value);
+
 export function principalFromClaims(payload: JWTPayload): Principal | undefined {
-  if (typeof payload.sub !== 'string' || payload.sub.length === 0) return undefined;
+  if (!usableId(payload.sub)) return undefined;
+  if (payload.tenant !== undefined && typeof payload.tenant === 'string' && !usableId(payload.tenant)) return undefined;
   const scope = typeof payload.scope === 'string' ? payload.scope : '';
   const clearance = CLEARANCES.includes(payload.clearance as DataClassification)
     ? (payload.clearance as DataClassification)
     : 'public';
   return {
-    id: payload.sub,
+    id: payload.sub as string,
     tenant: typeof payload.tenant === 'string' ? payload.tenant : undefined,
     scopes: scope.split(' ').filter((s) => s.length > 0),
     clearance,

@@ -1,4 +1,5 @@
 import type { EventEnvelope } from '@estate/events';
+import { storableEntry } from '../store/storable-entry';
 import { parseEnvelope, toAuditEntry } from './audit-entry.mapper';
 
 const envelope = (type: string, data: Record<string, unknown>, extra: Partial<EventEnvelope> = {}): EventEnvelope => ({
@@ -78,6 +79,22 @@ describe('parseEnvelope', () => {
     expect(parseEnvelope(JSON.stringify(value))).toEqual({ ok: true, envelope: value });
   });
 
+  it('accepts U+0000 and lone surrogates: the payload keeps them, the columns hold escaped keys', () => {
+    const raw = JSON.stringify(envelope('ToolCallRefused', { principal: 'p\u0000', tool: 'bank.x\ud800y', reason: 'unknown_tool', detail: '' }));
+    const parsed = parseEnvelope(raw);
+    if (!parsed.ok) throw new Error(parsed.reason);
+    const entry = storableEntry(toAuditEntry('calls', 'estate.calls', parsed.envelope));
+    expect(entry).toMatchObject({ tool: 'bank.x\\ud800y', principal: 'p\\u0000' });
+    expect((entry.payload.data as { tool: string }).tool).toBe('bank.x\ud800y');
+  });
+
+  it('bounds a long name in its column with a digest, so two long names stay apart', () => {
+    const long = (tail: string) => envelope('ToolCallRefused', { principal: 'p', tool: `${'x'.repeat(3200)}${tail}`, reason: 'unknown_tool', detail: '' });
+    const [a, b] = [storableEntry(toAuditEntry('calls', 'c', long('a'))), storableEntry(toAuditEntry('calls', 'c', long('b')))];
+    expect(a.tool).toMatch(/^x{256}…#[0-9a-f]{16}$/);
+    expect(a.tool).not.toBe(b.tool);
+  });
+
   it('keeps a literal backslash-u0000 text, which is not a NUL', () => {
     expect(parseEnvelope(JSON.stringify(envelope('T', { text: '\\u0000' }))).ok).toBe(true);
   });
@@ -88,8 +105,9 @@ describe('parseEnvelope', () => {
     ['an array', '[]', 'not a JSON object'],
     ['no id', JSON.stringify({ ...envelope('T', {}), id: '' }), 'missing or empty "id"'],
     ['no data', JSON.stringify({ ...envelope('T', {}), data: 'x' }), 'missing object "data"'],
-    ['a bad date', JSON.stringify({ ...envelope('T', {}), occurredAt: 'yesterday' }), '"occurredAt" is not a date'],
-    ['a NUL character', JSON.stringify(envelope('T', { text: 'a\u0000b' })), 'contains \\u0000, which jsonb cannot store'],
+    ['a bad date', JSON.stringify({ ...envelope('T', {}), occurredAt: 'yesterday' }), '"occurredAt" is not a date from year 1 to 9999'],
+    ['year 0', JSON.stringify({ ...envelope('T', {}), occurredAt: '0000-01-01T00:00:00Z' }), '"occurredAt" is not a date from year 1 to 9999'],
+    ['year 10000', JSON.stringify({ ...envelope('T', {}), occurredAt: '+010000-01-01T00:00:00Z' }), '"occurredAt" is not a date from year 1 to 9999'],
     ['a float version', JSON.stringify({ ...envelope('T', {}), version: 1.5 }), 'missing integer "version"'],
   ])('refuses %s', (_, raw, reason) => {
     expect(parseEnvelope(raw)).toEqual({ ok: false, reason });

@@ -31,6 +31,14 @@ describe('parseAuditQuery', () => {
     [{ cursor: '%%%' }, 'cursor'],
     [{ cursor: Buffer.from('seq:-1').toString('base64url') }, 'cursor'],
     [{ tool: ['a', 'b'] }, 'tool'],
+    [{ from: '0000-01-01' }, 'from'],
+    [{ to: '10000-01-01' }, 'to'],
+    [{ from: '2024-02-30' }, 'from'],
+    [{ from: '2023-02-29T00:00:00Z' }, 'from'],
+    [{ from: '0001-01-01T00:00:00+01:00' }, 'from'],
+    [{ tool: 'a\u0000b' }, 'tool'],
+    [{ principal: 'p\ud800' }, 'principal'],
+    [{ version: 'v'.repeat(257) }, 'version'],
   ])('refuses %j naming %s', (raw, parameter) => {
     const parsed = parseAuditQuery(raw);
     expect(parsed).toMatchObject({ ok: false, parameter });

@@ -1,3 +1,5 @@
+import { hasUnstorableText } from '@estate/contracts';
+
 /** A validated trail query: newest first, strictly below `beforeSeq` when paging. */
 export interface AuditQuery {
   tool?: string;
@@ -38,22 +40,49 @@ const fail = (parameter: string, message: string): { ok: false; parameter: strin
   message,
 });
 
+/** Longest identifier (tool, version, principal, type) a filter may name; the trail's keys are bounded alike. */
+export const MAX_IDENTIFIER_LENGTH = 256;
+
 /** A query parameter given once as text; repeated or structured parameters are refused. */
 function single(raw: Record<string, unknown>, name: string): Parsed<string | undefined> {
-  const value = raw[name];
+  return parseIdentifier(raw[name], name);
+}
+
+/**
+ * One identifier given once as text, at most MAX_IDENTIFIER_LENGTH characters, holding nothing
+ * PostgreSQL refuses to compare (U+0000, a lone surrogate). Empty means absent.
+ */
+export function parseIdentifier(value: unknown, name: string): Parsed<string | undefined> {
   if (value === undefined || value === '') return { ok: true, value: undefined };
   if (typeof value !== 'string') return fail(name, `"${name}" must be given once, as text`);
+  if (value.length > MAX_IDENTIFIER_LENGTH) return fail(name, `"${name}" must be at most ${MAX_IDENTIFIER_LENGTH} characters`);
+  if (hasUnstorableText(value)) return fail(name, `"${name}" holds U+0000 or a lone surrogate`);
   return { ok: true, value };
 }
+
+const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+/** The years PostgreSQL's timestamptz and ISO 8601's four-digit form share. */
+const FIRST_INSTANT = Date.parse('0001-01-01T00:00:00Z');
+const LAST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
 
 function parseDate(raw: Record<string, unknown>, name: string): Parsed<Date | undefined> {
   const text = single(raw, name);
   if (!text.ok || text.value === undefined) return text as Parsed<undefined>;
-  // Date.parse accepts loose forms ("1", "May 5"); a trail query wants an ISO 8601 date or date-time.
-  const iso = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+  // Date.parse accepts loose forms ("1", "May 5") and rolls 2024-02-30 over into March; a trail
+  // query wants an ISO 8601 date or date-time that names a real day in years 1 to 9999.
+  const match = ISO_DATE_TIME.exec(text.value);
   const time = Date.parse(text.value);
-  if (!iso.test(text.value) || Number.isNaN(time)) return fail(name, `"${name}" must be an ISO 8601 date-time`);
+  if (!match || Number.isNaN(time)) return fail(name, `"${name}" must be an ISO 8601 date-time`);
+  if (!isCalendarDay(Number(match[1]), Number(match[2]), Number(match[3])) || time < FIRST_INSTANT || time > LAST_INSTANT) {
+    return fail(name, `"${name}" must name a real day from year 1 to 9999`);
+  }
   return { ok: true, value: new Date(time) };
+}
+
+function isCalendarDay(year: number, month: number, day: number): boolean {
+  const probe = new Date(0);
+  probe.setUTCFullYear(year, month - 1, day);
+  return probe.getUTCFullYear() === year && probe.getUTCMonth() === month - 1 && probe.getUTCDate() === day;
 }
 
 function parseLimit(raw: Record<string, unknown>): Parsed<number> {

@@ -4,6 +4,10 @@ import { inTransaction } from '@estate/platform';
 import type { AuditEntryContent } from '../domain/audit-entry.mapper';
 import type { AuditQuery } from '../domain/audit-query.parser';
 import { ChainVerifier, entryHash, type ChainHead, type VerifyResult } from '../domain/hash-chain';
+import {
+  countDeadLetters, listDeadLetters, markHandled, readLedger, storeDeadLetter,
+  type DeadLetterRow, type DeadLetterView, type LedgerRow, type SourcePosition,
+} from './consumption.ledger';
 
 /** Signalled at commit when a registry event joins the trail; wakes the event streams. */
 export const AUDIT_APPENDED_CHANNEL = 'estate_audit_appended';
@@ -22,7 +26,8 @@ interface EntryRow {
   principal: string;
   outcome: string | null;
   occurred_at: Date;
-  payload: EventEnvelope;
+  /** JSON text: holds U+0000 and lone surrogates as escapes, which jsonb refuses. */
+  payload: string;
   prev_hash: string;
   hash: string;
 }
@@ -54,7 +59,7 @@ function toStored(row: EntryRow): StoredEntry {
     principal: row.principal,
     outcome: row.outcome,
     occurredAt: row.occurred_at.toISOString(),
-    payload: row.payload,
+    payload: JSON.parse(row.payload) as EventEnvelope,
     prevHash: row.prev_hash,
     hash: row.hash,
   };
@@ -69,8 +74,9 @@ export class AuditRepository {
    * row lock serializes appends across every audit instance, so seq order is also commit order
    * (readers paging by seq never skip a late commit) and the chain cannot fork.
    */
-  async append(content: AuditEntryContent, options: { notify: boolean }): Promise<number | undefined> {
+  async append(content: AuditEntryContent, options: { notify: boolean; source?: SourcePosition }): Promise<number | undefined> {
     return this.inTransaction(async (runner) => {
+      if (options.source) await markHandled(runner, options.source);
       const [head]: Array<{ hash: string }> = await runner.query(`SELECT hash FROM audit.chain_head WHERE id = 1 FOR UPDATE`);
       const hash = entryHash(head.hash, content);
       const inserted: Array<{ seq: string }> = await runner.query(
@@ -85,6 +91,20 @@ export class AuditRepository {
       if (options.notify) await runner.query(`SELECT pg_notify($1, $2)`, [AUDIT_APPENDED_CHANNEL, inserted[0].seq]);
       return Number(inserted[0].seq);
     });
+  }
+
+  /** Keeps a message that cannot be recorded, with its reason; it counts as handled. */
+  async deadLetter(letter: DeadLetterRow): Promise<void> {
+    await this.inTransaction((runner) => storeDeadLetter(runner, letter));
+  }
+
+  async deadLetters(limit: number): Promise<DeadLetterView[]> {
+    return listDeadLetters(this.db, limit);
+  }
+
+  /** The ledger and the dead-letter count, read in one snapshot. */
+  async consumption(topics: string[]): Promise<{ ledger: LedgerRow[]; deadLetters: number }> {
+    return this.inTransaction(async (runner) => ({ ledger: await readLedger(runner, topics), deadLetters: await countDeadLetters(runner) }), 'REPEATABLE READ');
   }
 
   /** Newest first; one row more than asked tells whether another page exists. */

@@ -57,4 +57,45 @@ export class CreateAuditTrail1732900000002 implements MigrationInterface {
   }
 }
 
-export const AUDIT_MIGRATIONS = [CreateAuditTrail1732900000002];
+/**
+ * No message may stop the recorder: payloads are kept as JSON text (jsonb refuses U+0000 and lone
+ * surrogate escapes, text written by JSON.stringify holds both losslessly), what cannot be stored
+ * goes to a dead-letter table, and a ledger per partition shows that nothing was skipped.
+ */
+export class RecordEveryMessage1764500000100 implements MigrationInterface {
+  name = 'RecordEveryMessage1764500000100';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`ALTER TABLE audit.entries ALTER COLUMN payload TYPE text USING payload::text`);
+    await runner.query(`
+      CREATE TABLE audit.dead_letters (
+        id bigserial PRIMARY KEY,
+        topic text NOT NULL,
+        partition integer NOT NULL,
+        "offset" bigint NOT NULL,
+        -- Bytes as received: a key or value may hold what text cannot.
+        key bytea,
+        value bytea,
+        reason text NOT NULL,
+        failed_at timestamptz NOT NULL DEFAULT now(),
+        CONSTRAINT dead_letters_position_unique UNIQUE (topic, partition, "offset")
+      )`);
+    // Per partition: the first offset handled, the next one expected, and how many distinct offsets were handled.
+    await runner.query(`
+      CREATE TABLE audit.consumed (
+        topic text NOT NULL,
+        partition integer NOT NULL,
+        first_offset bigint NOT NULL,
+        next_offset bigint NOT NULL,
+        handled bigint NOT NULL,
+        PRIMARY KEY (topic, partition)
+      )`);
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`DROP TABLE audit.consumed, audit.dead_letters`);
+    await runner.query(`ALTER TABLE audit.entries ALTER COLUMN payload TYPE jsonb USING payload::jsonb`);
+  }
+}
+
+export const AUDIT_MIGRATIONS = [CreateAuditTrail1732900000002, RecordEveryMessage1764500000100];

@@ -35,7 +35,7 @@ export class DiscoveryController {
   @Get('v1/catalog')
   async catalog(@CurrentPrincipal() caller: Principal) {
     if (!isAdmin(caller) && !caller.scopes.includes('estate:publish')) throw httpError(403, 'FORBIDDEN', 'the full catalog needs estate:admin or estate:publish');
-    return { servers: await this.repo.allServers(), tools: await this.repo.allTools() };
+    return { servers: await this.repo.allServers(), tools: await this.repo.allTools(), deadLetters: await this.repo.deadLetterCount() };
   }
 
   @Post('v1/rebuild')

@@ -1,4 +1,5 @@
 import type { DataSource, QueryRunner } from 'typeorm';
+import { escapeUnstorable } from '@estate/contracts';
 import type { CatalogEntry, ServerRegisteredData } from '@estate/events';
 
 type Runner = Pick<QueryRunner, 'query'>;
@@ -85,6 +86,21 @@ export class CatalogRepository {
   async allServers(): Promise<ServerRegisteredData[]> {
     const rows: Array<{ data: ServerRegisteredData }> = await this.db.query(`SELECT data FROM discovery.servers ORDER BY name`);
     return rows.map((r) => r.data);
+  }
+
+  /** Keeps a message the projection cannot apply, once per position; bytes as received. */
+  async storeDeadLetter(runner: Runner, letter: { topic: string; partition: number; offset: string; key: string | null; value: string | null; reason: string }): Promise<void> {
+    const bytes = (text: string | null): Buffer | null => (text === null ? null : Buffer.from(text, 'utf8'));
+    await runner.query(
+      `INSERT INTO discovery.dead_letters (topic, partition, "offset", key, value, reason) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT ON CONSTRAINT dead_letters_position_unique DO NOTHING`,
+      [letter.topic, letter.partition, letter.offset, bytes(letter.key), bytes(letter.value), escapeUnstorable(letter.reason)],
+    );
+  }
+
+  async deadLetterCount(): Promise<number> {
+    const [row]: Array<{ count: string }> = await this.db.query(`SELECT count(*) AS count FROM discovery.dead_letters`);
+    return Number(row.count);
   }
 
   /** Replace the whole projection in one transaction (the swap step of a rebuild). */

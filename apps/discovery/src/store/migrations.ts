@@ -37,4 +37,28 @@ export class KeepCatalogText1732900000003 implements MigrationInterface {
   }
 }
 
-export const DISCOVERY_MIGRATIONS = [CreateCatalogProjection1732900000001, KeepCatalogText1732900000003];
+/** Registry messages the projection cannot apply, kept with their reason (the checkpoint moves past them). */
+export class CatalogDeadLetters1764500000101 implements MigrationInterface {
+  name = 'CatalogDeadLetters1764500000101';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`
+      CREATE TABLE discovery.dead_letters (
+        id bigserial PRIMARY KEY,
+        topic text NOT NULL,
+        partition integer NOT NULL,
+        "offset" bigint NOT NULL,
+        key bytea,
+        value bytea,
+        reason text NOT NULL,
+        failed_at timestamptz NOT NULL DEFAULT now(),
+        CONSTRAINT dead_letters_position_unique UNIQUE (topic, partition, "offset")
+      )`);
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`DROP TABLE discovery.dead_letters`);
+  }
+}
+
+export const DISCOVERY_MIGRATIONS = [CreateCatalogProjection1732900000001, KeepCatalogText1732900000003, CatalogDeadLetters1764500000101];

@@ -1,7 +1,8 @@
 import { VisibleListCache, type Pins, type VisibleCatalog, type VisibleTool } from '@estate/catalog';
 import type { Principal } from '@estate/contracts';
 import type { CatalogEntry } from '@estate/events';
-import type { BusMessage, EventBus, Logger, Subscription } from '@estate/platform';
+import type { BusMessage, DeadLetterOffice, EventBus, Logger, Subscription } from '@estate/platform';
+import { readCatalogRecord } from './catalog-entry.check';
 
 export interface CatalogChange {
   name: string;
@@ -20,6 +21,7 @@ export class CatalogReplica {
   /** `name@version` this edge quarantined itself, kept hidden until the catalog says so too. */
   private readonly localQuarantine = new Set<string>();
   private subscription?: Subscription;
+  private deadLetters?: DeadLetterOffice;
   private pending: CatalogChange[] = [];
   private flushTimer?: NodeJS.Timeout;
   /** Bumped on every change applied; the visible-list cache is only good for one generation. */
@@ -56,7 +58,9 @@ export class CatalogReplica {
     this.listeners.push(listener);
   }
 
-  async start(bus: EventBus, topic: string, groupId: string): Promise<void> {
+  /** `deadLetters` receives the records this replica cannot apply (the edge keeps no table of its own). */
+  async start(bus: EventBus, topic: string, groupId: string, deadLetters?: DeadLetterOffice): Promise<void> {
+    this.deadLetters = deadLetters;
     this.subscription = await bus.subscribe({ topic, groupId, fromBeginning: true, handle: async (m) => this.receive(m) });
   }
 
@@ -114,12 +118,20 @@ export class CatalogReplica {
     for (const listener of this.listeners) listener(changes);
   }
 
-  private receive(message: BusMessage): void {
-    if (!message.key) return;
-    try {
-      this.apply(message.key, message.value === null ? undefined : (JSON.parse(message.value) as CatalogEntry));
-    } catch (error) {
-      this.logger.error({ err: error, offset: message.offset }, 'skipping an unreadable catalog record');
+  private async receive(message: BusMessage): Promise<void> {
+    if (!message.key) return this.reject(message, 'a catalog record without a key');
+    if (message.value === null) return this.apply(message.key, undefined);
+    const read = readCatalogRecord(message.key, message.value);
+    if (!read.ok) return this.reject(message, read.reason);
+    this.apply(message.key, read.entry);
+  }
+
+  /** The replica keeps what it held and moves on; a failed dead-letter publish is retried like any outage. */
+  private async reject(message: BusMessage, reason: string): Promise<void> {
+    if (!this.deadLetters) {
+      this.logger.error({ topic: message.topic, offset: message.offset, reason }, 'skipping a catalog record that cannot apply');
+      return;
     }
+    await this.deadLetters.send(this.deadLetters.record('edge-catalog-replica', message, reason));
   }
 }

@@ -1,18 +1,33 @@
-import type { RefusalReason } from '@estate/events';
+import { createHash } from 'node:crypto';
+import type { RefusalReason, ToolNameAsSent } from '@estate/events';
+import { boundText } from '@estate/platform';
 import type { CallRecorder } from '../calls/call.recorder';
 import type { EdgeSession } from '../sessions/edge-session';
 
 export type CompletedOutcome = 'ok' | 'tool_error' | 'upstream_error';
 
+/** Longest tool name recorded as sent; no published name is longer (the registry allows 128). */
+const MAX_RECORDED_NAME = 256;
+/** A refusal's detail may quote the name; it is bounded alike. */
+const MAX_DETAIL = 1024;
+
 /** Builds the estate.calls events for one session's calls. */
 export class CallRecords {
   constructor(private readonly recorder: CallRecorder) {}
 
+  /** Any name an agent can send is recorded: escaped and bounded, with a note of how it was sent. */
   refuse(session: EdgeSession, tool: string, version: string | undefined, reason: RefusalReason, detail: string): void {
+    const name = boundText(tool, MAX_RECORDED_NAME);
+    const asSent: ToolNameAsSent | undefined = name.escaped || name.truncated
+      ? { length: tool.length, escaped: name.escaped, truncated: name.truncated, sha256: createHash('sha256').update(boundText(tool, Infinity).text).digest('hex') }
+      : undefined;
     this.recorder.record({
       type: 'ToolCallRefused',
       version: 1,
-      data: { principal: session.principal.id, tenant: session.principal.tenant, sessionId: session.id, tool, version, reason, detail },
+      data: {
+        principal: session.principal.id, tenant: session.principal.tenant, sessionId: session.id,
+        tool: name.text, ...(asSent ? { toolAsSent: asSent } : {}), version, reason, detail: boundText(detail, MAX_DETAIL).text,
+      },
     }, session.id);
   }
 

@@ -32,6 +32,8 @@ export interface CallContext {
 
 /** Sessions on these revisions get argument errors as JSON-RPC -32602; newer ones as tool errors (SEP-1303). */
 const PROTOCOL_ERROR_VERSIONS = new Set(['2024-11-05', '2025-03-26', '2025-06-18']);
+/** No published tool name is longer (the registry stops at 128); a longer one is bounded at the door. */
+const MAX_TOOL_NAME = 256;
 /** Stands in for a missing tool so that "missing" and "not yours" run the same checks. */
 const NO_ENTRY: CatalogEntry = { name: '', upstream: { server: '', transport: 'streamable-http', allowSampling: false, allowElicitation: false }, versions: [], position: 0 };
 
@@ -86,6 +88,11 @@ export class ToolCallPipeline {
     if (malformed) {
       this.records.refuse(session, named, undefined, 'invalid_params', malformed.message);
       throw malformed;
+    }
+    if (params.name.length > MAX_TOOL_NAME) {
+      // Longer than any name the registry accepts: unknown, with the same answer as any other unknown name.
+      this.records.refuse(session, params.name, undefined, 'unknown_tool', `Unknown tool: ${params.name}`);
+      throw unknownTool(params.name);
     }
     const entry = this.replica.get(params.name) ?? NO_ENTRY;
     const pin = pinsFromMeta(params._meta)[params.name] ?? session.pins[params.name];

@@ -77,6 +77,15 @@ describe('publishing a tool version', () => {
     expect(error.details).toEqual({ issues: [expect.objectContaining({ path: '$.inputSchema.type', code: 'root_not_object' })] });
   });
 
+  it.each([
+    ['a NUL in the description', spec({ description: 'a\u0000b' }), '$.description'],
+    ['a lone surrogate in a schema key', spec({ inputSchema: { type: 'object', properties: { 'x\udc00': { type: 'string' } } } }), '$.inputSchema.properties["x\\udc00"]'],
+  ])('refuses %s, which no store can keep, with its path', (_, input, path) => {
+    const error = refusal(given().when(publish(input)));
+    expect(error.code).toBe('CONTRACT_REJECTED');
+    expect(error.details).toEqual({ issues: [expect.objectContaining({ path, code: 'unstorable_text' })] });
+  });
+
   it('refuses a name outside the server namespace and an upstream that is not the owning server', () => {
     const error = refusal(given().when(publish(spec({ name: 'crm.transfer', upstream: { server: 'crm', tool: 'transfer' } }))));
     expect(error.code).toBe('CONTRACT_REJECTED');

@@ -1,6 +1,6 @@
 import { gt, rcompare } from 'semver';
 import {
-  bumpBetween, bumpRank, classifyToolChange, lintToolSpec, parseToolSpec, parseVersion,
+  bumpBetween, bumpRank, classifyToolChange, lintToolSpec, parseToolSpec, parseVersion, storableTextIssues,
   type ToolSpec, type VersionStatus,
 } from '@estate/contracts';
 import type {
@@ -56,6 +56,8 @@ export function decideTool(command: ToolCommand, state: ToolState): Decision<Too
 }
 
 function decidePublish(input: unknown, server: ServerRegisteredData | undefined, state: ToolState): Decision<ToolEvent> {
+  const unstorable = storableTextIssues(input);
+  if (unstorable.length > 0) return { ok: false, error: registryError('CONTRACT_REJECTED', 'the tool spec holds text that cannot be stored', { issues: unstorable }) };
   const parsed = parseToolSpec(input);
   if (!parsed.ok) return { ok: false, error: registryError('INVALID_SPEC', 'the tool spec is malformed', { issues: parsed.error }) };
   const spec = parsed.value;

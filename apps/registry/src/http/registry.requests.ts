@@ -1,3 +1,4 @@
+import { unstorableTextPath } from '@estate/contracts';
 import type { ServerRegisteredData } from '@estate/events';
 
 export interface RequestIssue {
@@ -12,6 +13,12 @@ const SERVER_FIELDS = ['name', 'namespace', 'transport', 'url', 'command', 'args
 const DEPRECATION_FIELDS = ['reason', 'sunsetAt', 'replacement'];
 const RETIREMENT_FIELDS = ['reason'];
 
+/** Text PostgreSQL cannot store never becomes a fact: refused with the path of the first one. */
+function unstorableText(body: Record<string, unknown>): RequestIssue[] {
+  const path = unstorableTextPath(body);
+  return path === undefined ? [] : [{ path, message: 'contains U+0000 or a lone UTF-16 surrogate, which cannot be stored' }];
+}
+
 /** A misspelt field (`replacment`) must not be silently dropped: the caller would believe it was applied. */
 function unknownFields(body: Record<string, unknown>, known: readonly string[]): RequestIssue[] {
   return Object.keys(body)
@@ -25,7 +32,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /** `POST /v1/servers` body: every problem reported with its path. */
 export function parseRegisterServer(body: unknown): Parsed<ServerRegisteredData> {
   if (!isObject(body)) return { ok: false, issues: [{ path: '$', message: 'body must be a JSON object' }] };
-  const issues = unknownFields(body, SERVER_FIELDS);
+  const issues = [...unknownFields(body, SERVER_FIELDS), ...unstorableText(body)];
   const { name, namespace, transport = 'streamable-http', url, command, args, owner, allowSampling = false, allowElicitation = false, sessionAffinity = false } = body;
   if (typeof name !== 'string' || !NAME.test(name)) issues.push({ path: '$.name', message: 'name must match [A-Za-z0-9_-]{1,64}' });
   if (namespace !== undefined && typeof namespace !== 'string') issues.push({ path: '$.namespace', message: 'namespace must be a string' });
@@ -63,7 +70,7 @@ export interface LifecycleBody {
 
 export function parseLifecycleBody(body: unknown, allowSunset: boolean): Parsed<LifecycleBody> {
   if (!isObject(body)) return { ok: false, issues: [{ path: '$', message: 'body must be a JSON object' }] };
-  const issues = unknownFields(body, allowSunset ? DEPRECATION_FIELDS : RETIREMENT_FIELDS);
+  const issues = [...unknownFields(body, allowSunset ? DEPRECATION_FIELDS : RETIREMENT_FIELDS), ...unstorableText(body)];
   if (typeof body.reason !== 'string' || body.reason.trim().length === 0) issues.push({ path: '$.reason', message: 'reason is required' });
   if (allowSunset && body.sunsetAt !== undefined && (typeof body.sunsetAt !== 'string' || Number.isNaN(Date.parse(body.sunsetAt)))) {
     issues.push({ path: '$.sunsetAt', message: 'sunsetAt must be an ISO 8601 date-time' });

@@ -5,6 +5,8 @@ import type { Logger } from 'pino';
 import { HealthModule, type ServiceHealth } from '../health/health.controller';
 import type { PrincipalResolver } from '../principal.auth';
 import { ProblemFilter } from './problem.filter';
+import { guardRequestUrl } from './request-url.guard';
+import { BoundedParamsPipe } from './bounded-params.pipe';
 
 /** Nest's own log lines, routed to pino on stderr. */
 export class PinoNestLogger implements LoggerService {
@@ -49,9 +51,11 @@ export async function startHttpApp(options: HttpAppOptions): Promise<{ app: INes
     abortOnError: false,
   });
   options.configure?.(app);
+  app.use(guardRequestUrl);
   app.useBodyParser('json', { limit: options.bodyLimit ?? '1mb' });
   app.disable('x-powered-by');
   app.useGlobalFilters(new ProblemFilter(options.logger));
+  app.useGlobalPipes(new BoundedParamsPipe());
   await app.listen(options.port, options.host);
   const address = app.getHttpServer().address() as { port: number };
   return { app, url: `http://${options.host}:${address.port}` };

@@ -1,0 +1,91 @@
+import { escapeUnstorable } from '@estate/contracts';
+
+/** A query runner in a transaction, or the data source for a plain read. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- rows are typed where they are read
+type Runner = { query(sql: string, params?: unknown[]): Promise<any> };
+
+/** Where a message sat in its log. */
+export interface SourcePosition {
+  topic: string;
+  partition: number;
+  offset: string;
+}
+
+/** One partition as the ledger knows it. */
+export interface LedgerRow {
+  topic: string;
+  partition: number;
+  firstOffset: string;
+  nextOffset: string;
+  handled: number;
+}
+
+/**
+ * Counts a message as handled (recorded, already recorded, or dead-lettered) in the transaction
+ * that handled it. A redelivery below the next expected offset is not counted again, so
+ * `nextOffset - firstOffset - handled` is the number of messages passed over without a trace.
+ */
+export async function markHandled(runner: Runner, source: SourcePosition): Promise<void> {
+  await runner.query(
+    `INSERT INTO audit.consumed AS c (topic, partition, first_offset, next_offset, handled)
+     VALUES ($1, $2, $3::bigint, $3::bigint + 1, 1)
+     ON CONFLICT (topic, partition) DO UPDATE SET
+       handled = c.handled + CASE WHEN $3::bigint >= c.next_offset OR $3::bigint < c.first_offset THEN 1 ELSE 0 END,
+       next_offset = GREATEST(c.next_offset, $3::bigint + 1),
+       first_offset = LEAST(c.first_offset, $3::bigint)`,
+    [source.topic, source.partition, source.offset],
+  );
+}
+
+export async function readLedger(runner: Runner, topics: string[]): Promise<LedgerRow[]> {
+  const rows: Array<{ topic: string; partition: number; first_offset: string; next_offset: string; handled: string }> = await runner.query(
+    `SELECT topic, partition, first_offset, next_offset, handled FROM audit.consumed WHERE topic = ANY($1) ORDER BY topic, partition`,
+    [topics],
+  );
+  return rows.map((r) => ({ topic: r.topic, partition: r.partition, firstOffset: String(r.first_offset), nextOffset: String(r.next_offset), handled: Number(r.handled) }));
+}
+
+/** A message that could not be recorded, kept as received with its reason. */
+export interface DeadLetterRow extends SourcePosition {
+  key: string | null;
+  value: string | null;
+  reason: string;
+}
+
+/** Stores the dead letter (once per position) and counts it as handled, in one transaction. */
+export async function storeDeadLetter(runner: Runner, letter: DeadLetterRow): Promise<void> {
+  await runner.query(
+    `INSERT INTO audit.dead_letters (topic, partition, "offset", key, value, reason) VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT ON CONSTRAINT dead_letters_position_unique DO NOTHING`,
+    [letter.topic, letter.partition, letter.offset, bytes(letter.key), bytes(letter.value), escapeUnstorable(letter.reason)],
+  );
+  await markHandled(runner, letter);
+}
+
+const bytes = (text: string | null): Buffer | null => (text === null ? null : Buffer.from(text, 'utf8'));
+
+export interface DeadLetterView extends SourcePosition {
+  key: string | null;
+  value: string | null;
+  reason: string;
+  failedAt: string;
+}
+
+export async function listDeadLetters(runner: Runner, limit: number): Promise<DeadLetterView[]> {
+  const rows: Array<{ topic: string; partition: number; offset: string; key: Buffer | null; value: Buffer | null; reason: string; failed_at: Date }> =
+    await runner.query(`SELECT topic, partition, "offset", key, value, reason, failed_at FROM audit.dead_letters ORDER BY id DESC LIMIT $1`, [limit]);
+  return rows.map((r) => ({
+    topic: r.topic,
+    partition: r.partition,
+    offset: String(r.offset),
+    key: r.key?.toString('utf8') ?? null,
+    value: r.value?.toString('utf8') ?? null,
+    reason: r.reason,
+    failedAt: r.failed_at.toISOString(),
+  }));
+}
+
+export async function countDeadLetters(runner: Runner): Promise<number> {
+  const [row]: Array<{ count: string }> = await runner.query(`SELECT count(*) AS count FROM audit.dead_letters`);
+  return Number(row.count);
+}

@@ -1,0 +1,31 @@
+import { boundText } from '@estate/platform';
+import type { AuditEntryContent } from '../domain/audit-entry.mapper';
+
+/**
+ * Longest value kept in a searchable column. The payload keeps every value exactly (as JSON
+ * text); the columns hold a storable, bounded search key, so no value can break an index or the
+ * insert.
+ */
+export const MAX_KEY_LENGTH = 256;
+
+/** The column form of a value: U+0000 and lone surrogates escaped, cut at MAX_KEY_LENGTH with a digest. */
+export function searchKey(value: string): string {
+  return boundText(value, MAX_KEY_LENGTH).text;
+}
+
+const optionalKey = (value: string | null): string | null => (value === null ? null : searchKey(value));
+
+/** The entry as the trail stores, hashes and searches it. */
+export function storableEntry(content: AuditEntryContent): AuditEntryContent {
+  return {
+    ...content,
+    eventId: searchKey(content.eventId),
+    topic: searchKey(content.topic),
+    type: searchKey(content.type),
+    stream: searchKey(content.stream),
+    tool: optionalKey(content.tool),
+    version: optionalKey(content.version),
+    principal: searchKey(content.principal),
+    outcome: optionalKey(content.outcome),
+  };
+}
