@@ -17,6 +17,7 @@ export {
 export type { DataClassification, JsonSchema, McpTool, McpToolAnnotations, SideEffect, ToolSpec } from './tool-spec';
 export { parseToolSpec, sortIssues } from './tool-spec.parser';
 export { TOOL_NAME_PATTERN, lintToolSpec } from './tool-spec.lint';
+export { inspectPromptText } from './prompt-text.rules';
 export type { LintOptions } from './tool-spec.lint';
 
 export { DRAFT_07_URI, DRAFT_2020_12_URI, checkSchemaDialect, schemaDialectOf } from './schema-dialect.policy';

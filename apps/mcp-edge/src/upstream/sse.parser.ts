@@ -8,7 +8,12 @@ export interface SseEvent {
 export interface SseHandlers {
   onEvent(event: SseEvent): void;
   onRetry?(ms: number): void;
+  /** Called once when one event grows past the limit; the parser then ignores the rest of the stream. */
+  onOverflow?(chars: number): void;
 }
+
+/** An event is refused once its text (incomplete line plus data lines) passes this many characters. */
+export const DEFAULT_MAX_EVENT_CHARS = 4 * 1024 * 1024;
 
 /**
  * An incremental parser for the text/event-stream format (WHATWG HTML §9.2): feed it decoded text
@@ -22,10 +27,18 @@ export class SseParser {
   private event = '';
   private lastId?: string;
   private sawId = false;
+  /** Characters held for the event being read: its data lines so far. */
+  private held = 0;
+  private overflowed = false;
 
-  constructor(private readonly handlers: SseHandlers) {}
+  constructor(private readonly handlers: SseHandlers, private readonly maxEventChars = DEFAULT_MAX_EVENT_CHARS) {}
 
+  /**
+   * Bounded while streaming: an upstream that never ends an event (or a line) cannot make the
+   * edge hold more than the limit plus one chunk, since what is pending is checked after each.
+   */
   push(text: string): void {
+    if (this.overflowed) return;
     this.buffer += text;
     let start = 0;
     for (;;) {
@@ -35,6 +48,8 @@ export class SseParser {
       start = end + (this.buffer[end] === '\r' && this.buffer[end + 1] === '\n' ? 2 : 1);
     }
     this.buffer = this.buffer.slice(start);
+    const pending = this.held + this.buffer.length;
+    if (pending > this.maxEventChars) this.overflow(pending);
   }
 
   /** The index of the next line break from `start`; a lone trailing \r waits for more text (it may be \r\n). */
@@ -52,7 +67,10 @@ export class SseParser {
     const field = colon < 0 ? line : line.slice(0, colon);
     let value = colon < 0 ? '' : line.slice(colon + 1);
     if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'data') this.data.push(value);
+    if (field === 'data') {
+      this.data.push(value);
+      this.held += value.length + 1;
+    }
     else if (field === 'event') this.event = value;
     else if (field === 'id' && !value.includes('\0')) {
       this.lastId = value;
@@ -65,7 +83,16 @@ export class SseParser {
       this.handlers.onEvent({ event: this.event || 'message', data: this.data.join('\n'), id: this.lastId });
     }
     this.data = [];
+    this.held = 0;
     this.event = '';
     this.sawId = false;
+  }
+
+  private overflow(chars: number): void {
+    this.overflowed = true;
+    this.buffer = '';
+    this.data = [];
+    this.held = 0;
+    this.handlers.onOverflow?.(chars);
   }
 }

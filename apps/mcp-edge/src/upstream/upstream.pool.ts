@@ -4,9 +4,13 @@ import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolRe
 import type { CatalogUpstream } from '@estate/events';
 import type { Logger } from '@estate/platform';
 import type { FailureKind } from '../policy/retry.policy';
-import { HttpClientTransport } from './http-client.transport';
+import { DEFAULT_READ_LIMITS, HttpClientTransport, UpstreamHttpError, type UpstreamReadLimits } from './http-client.transport';
 
-/** Why an upstream call did not produce a result; becomes an `isError` tool result, never a protocol error. */
+/**
+ * Why an upstream call did not produce a result; becomes an `isError` tool result, never a
+ * protocol error. Its message is for the log and the audit trail only: it can carry the
+ * upstream's own words (a traceback, an address), which never reach the model.
+ */
 export class UpstreamFailure extends Error {
   constructor(readonly kind: FailureKind, message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -29,7 +33,17 @@ export type UpstreamToolsListener = (server: string, tools: Tool[]) => void;
 interface Connection {
   client: Client;
   closed: boolean;
+  relist?: NodeJS.Timeout;
 }
+
+/** Bounds on what the edge accepts from upstreams. */
+export interface UpstreamPoolOptions {
+  read: UpstreamReadLimits;
+  /** How often an open connection's tools are listed again, to catch a change the upstream did not announce. */
+  relistMs: number;
+}
+
+export const DEFAULT_POOL_OPTIONS: UpstreamPoolOptions = { read: DEFAULT_READ_LIMITS, relistMs: 60_000 };
 
 const RECONNECT_BACKOFF_MS = [0, 100, 500, 2000, 5000];
 /** Codes with which an upstream says the request itself was wrong: sending it again cannot help. */
@@ -42,6 +56,8 @@ export function classifyUpstreamError(error: unknown, timeoutMs: number): Upstre
     const kind = REJECTION_CODES.has(error.code) ? 'rejected' : 'upstream_error';
     return new UpstreamFailure(kind, `the upstream answered with error ${error.code}: ${error.message.replace(/^MCP error -?\d+: /, '')}`, { cause: error });
   }
+  // A response the edge would not read (too large, not JSON-RPC): the upstream misbehaved, the connection is fine.
+  if (error instanceof UpstreamHttpError && error.status === -1) return new UpstreamFailure('upstream_error', error.message, { cause: error });
   const reason = error instanceof Error ? error.message : String(error);
   return new UpstreamFailure('unreachable', `the upstream could not be reached (${reason})`, { cause: error });
 }
@@ -61,7 +77,7 @@ export class UpstreamPool {
   private readonly listeners: UpstreamToolsListener[] = [];
   private readonly setups: UpstreamClientSetup[] = [];
 
-  constructor(private readonly logger: Logger, private readonly clock: () => number = Date.now) {}
+  constructor(private readonly logger: Logger, private readonly clock: () => number = Date.now, private readonly options: UpstreamPoolOptions = DEFAULT_POOL_OPTIONS) {}
 
   /** Register a setup for every client opened from now on (the proxy's relays). */
   onClient(setup: UpstreamClientSetup): void {
@@ -100,7 +116,11 @@ export class UpstreamPool {
   async close(): Promise<void> {
     const all = [...this.connections.values()];
     this.connections.clear();
-    await Promise.allSettled(all.map(async (c) => (await c).client.close()));
+    await Promise.allSettled(all.map(async (pending) => {
+      const c = await pending;
+      clearInterval(c.relist);
+      await c.client.close();
+    }));
   }
 
   /** Closes the upstream sessions opened for one downstream session (session affinity). */
@@ -146,6 +166,10 @@ export class UpstreamPool {
     }
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.inspect(upstream.server, client));
     await this.inspect(upstream.server, client);
+    // An upstream may change a tool without announcing it: list again now and then, so drift is
+    // caught on a live connection and not only when it reopens.
+    connection.relist = setInterval(() => void this.inspect(upstream.server, client), this.options.relistMs);
+    connection.relist.unref();
     return connection;
   }
 
@@ -174,12 +198,13 @@ export class UpstreamPool {
       return transport;
     }
     if (!upstream.url) throw new UpstreamFailure('unreachable', 'the upstream has no url registered');
-    return new HttpClientTransport(new URL(upstream.url));
+    return new HttpClientTransport(new URL(upstream.url), this.options.read);
   }
 
   private drop(key: string, connection: Connection): void {
     if (connection.closed) return;
     connection.closed = true;
+    clearInterval(connection.relist);
     void this.connections.get(key)?.then((current) => {
       if (current === connection) this.connections.delete(key);
     }, () => undefined);
