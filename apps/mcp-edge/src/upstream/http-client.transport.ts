@@ -9,7 +9,8 @@ const RECONNECT = { initialMs: 1000, grow: 1.5, maxMs: 30000, tries: 2 };
 
 /** A refusal by the upstream's HTTP layer, with its status (the SDK's StreamableHTTPError carries the same). */
 export class UpstreamHttpError extends Error {
-  constructor(readonly status: number, message: string) {
+  /** `body`: the start of an error body, for the log only (it can hold a traceback with secrets). */
+  constructor(readonly status: number, message: string, readonly body?: string) {
     super(message);
   }
 }
@@ -125,7 +126,7 @@ export class HttpClientTransport implements Transport {
     if (status < 200 || status > 299) {
       // The body may be a stack trace with secrets: it is read only far enough for the log.
       const text = await readText(res, this.limits.maxErrorBodyBytes, true).catch(() => '');
-      throw new UpstreamHttpError(status, `HTTP ${status} from the upstream: ${text}`);
+      throw new UpstreamHttpError(status, `HTTP ${status} from the upstream`, text);
     }
     const type = (res.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
     const hasRequests = Array.isArray(message) ? message.some(isRequest) : isRequest(message);

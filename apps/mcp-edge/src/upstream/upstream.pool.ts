@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult, type Progress, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult, type Progress, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogUpstream } from '@estate/events';
 import type { Logger } from '@estate/platform';
 import type { FailureKind } from '../policy/retry.policy';
@@ -105,7 +105,9 @@ export class UpstreamPool {
     const connection = await this.connection(upstream, key);
     try {
       const requestOptions = { timeout: timeoutMs, signal, onprogress: options.onprogress };
-      return (await connection.client.callTool({ name: tool, arguments: args }, undefined, requestOptions)) as CallToolResult;
+      // request(), not callTool(): the SDK would check the result against the schema the upstream
+      // advertises; the edge checks it against the one published (upstream.step.ts).
+      return await connection.client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, CallToolResultSchema, requestOptions);
     } catch (error) {
       const failure = classifyUpstreamError(error, timeoutMs);
       if (failure.kind === 'unreachable') this.drop(key, connection);
