@@ -49,8 +49,10 @@ const FAILURE_TEXT: Record<FailureKind, string> = {
   upstream_error: 'the upstream server failed',
 };
 
-export function upstreamFailureResult(tool: string, kind: FailureKind, ref: string, attempts: number): CallToolResult {
-  return toolError(`${tool} failed: ${FAILURE_TEXT[kind]} (ref ${ref}). Attempts: ${attempts}. The estate is up; you may retry later or tell the user.`, { 'io.estate/ref': ref });
+/** `timeoutMs` is the edge's own limit, safe to say: a caller may ask for less work next time. */
+export function upstreamFailureResult(tool: string, kind: FailureKind, ref: string, attempts: number, timeoutMs?: number): CallToolResult {
+  const what = kind === 'timeout' && timeoutMs !== undefined ? `the upstream server did not answer within ${timeoutMs} ms` : FAILURE_TEXT[kind];
+  return toolError(`${tool} failed: ${what} (ref ${ref}). Attempts: ${attempts}. The estate is up; you may retry later or tell the user.`, { 'io.estate/ref': ref });
 }
 
 export function brokenContractResult(tool: string, ref: string): CallToolResult {

@@ -77,7 +77,7 @@ export class UpstreamStep {
           continue;
         }
         const ref = this.failed(attempt, error.message, { kind: error.kind, err: error.cause ?? error });
-        return upstreamFailureResult(spec.name, error.kind, ref, attempt.attempts);
+        return upstreamFailureResult(spec.name, error.kind, ref, attempt.attempts, this.timeoutMs);
       }
     }
   }
