@@ -17,6 +17,15 @@ export function unknownResource(uri: string): WireError {
 }
 
 /**
+ * The host of a URI's authority, lower-cased: where a URI names its server. (Not the scheme:
+ * servers share schemes such as file:, https: or an application's own.)
+ */
+function namespaceIn(uri: string): string | undefined {
+  const host = /^[a-z][a-z0-9+.-]*:\/\/(?:[^/?#@]*@)?([^/?#:]+)/i.exec(uri)?.[1];
+  return host?.toLowerCase();
+}
+
+/**
  * resources/list, resources/templates/list and resources/read across the upstreams a session
  * may reach. URIs pass through unchanged; each is attributed to the server that listed it
  * (or whose template matches it) in the session's own map.
@@ -32,8 +41,9 @@ export class ResourceProxy {
           const page = await client.listResources(cursor ? { cursor } : undefined, { timeout: this.gateway.timeoutMs });
           return { items: page.resources, nextCursor: page.nextCursor };
         });
-        for (const resource of listed) state.rememberResource(resource.uri, target.server);
-        resources.push(...this.owned(state, target.server, listed));
+        const claimable = listed.filter((r) => this.mayClaim(state, target.server, r.uri));
+        for (const resource of claimable) state.rememberResource(resource.uri, target.server);
+        resources.push(...this.owned(state, target.server, claimable));
       } catch (error) {
         this.logger.warn({ server: target.server, err: error }, 'could not list upstream resources');
       }
@@ -88,6 +98,21 @@ export class ResourceProxy {
       ...answer,
       contents: contents.map((c, i) => ('text' in c && typeof c.text === 'string' ? { ...c, text: withheld(hide, `$.contents[${i}].text`, c.text) } : c)),
     };
+  }
+
+  /**
+   * A URI whose authority is another reachable server's namespace (`notes://alpha/doc`) belongs
+   * to that server, whoever lists it first; any other URI goes to the first server (by name)
+   * that lists it.
+   */
+  private mayClaim(state: ProxySessionState, server: string, uri: string): boolean {
+    const named = namespaceIn(uri);
+    const owner = named === undefined ? undefined : this.gateway.reachable(state).find((s) => s.namespace !== '' && s.namespace === named);
+    if (owner && owner.server !== server) {
+      this.logger.warn({ server, uri, owner: owner.server }, 'an upstream listed a URI in another server\'s namespace');
+      return false;
+    }
+    return true;
   }
 
   /** The listed resources this server owns in the session's map (the first server to list a URI owns it), with their texts checked. */

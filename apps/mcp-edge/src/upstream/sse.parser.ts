@@ -39,10 +39,13 @@ export class SseParser {
    */
   push(text: string): void {
     if (this.overflowed) return;
+    // What is already held has no line break (bar a trailing \r): search only the new text, so a
+    // long unterminated line costs linear time, not quadratic.
+    const from = Math.max(0, this.buffer.length - 1);
     this.buffer += text;
     let start = 0;
     for (;;) {
-      const end = this.lineEnd(start);
+      const end = this.lineEnd(Math.max(start, from));
       if (end < 0) break;
       this.line(this.buffer.slice(start, end));
       start = end + (this.buffer[end] === '\r' && this.buffer[end + 1] === '\n' ? 2 : 1);
