@@ -46,6 +46,7 @@ export interface UpstreamPoolOptions {
 export const DEFAULT_POOL_OPTIONS: UpstreamPoolOptions = { read: DEFAULT_READ_LIMITS, relistMs: 60_000 };
 
 const RECONNECT_BACKOFF_MS = [0, 100, 500, 2000, 5000];
+const MAX_TOOL_PAGES = 50;
 /** Codes with which an upstream says the request itself was wrong: sending it again cannot help. */
 const REJECTION_CODES = new Set<number>([ErrorCode.InvalidRequest, ErrorCode.MethodNotFound, ErrorCode.InvalidParams, ErrorCode.ParseError]);
 
@@ -180,7 +181,10 @@ export class UpstreamPool {
     try {
       const tools: Tool[] = [];
       let cursor: string | undefined;
+      let pages = 0;
       do {
+        // An upstream that hands out cursors forever is misbehaving: stop (the partial list is not judged).
+        if ((pages += 1) > MAX_TOOL_PAGES) throw new Error(`the upstream's tools/list ran past ${MAX_TOOL_PAGES} pages`);
         const page = await client.listTools(cursor === undefined ? undefined : { cursor });
         tools.push(...page.tools);
         cursor = page.nextCursor;
