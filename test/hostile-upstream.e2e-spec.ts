@@ -174,7 +174,8 @@ describe('a hostile upstream behind the edge (real Kafka, PostgreSQL, SDK client
     expect(answer.isError).toBe(true);
     expect(textOf(answer)).toMatch(/the upstream server failed \(ref [0-9a-f]+\)/);
     expect(zeta.flooded).toBeLessThan(40 * MiB);
-    expect(grown).toBeLessThan(150 * MiB);
+    // Without the cap the edge holds the whole 150 MiB event (and copies of it); with it, about 30 MiB here.
+    expect(grown).toBeLessThan(100 * MiB);
     expect(Date.now() - started).toBeLessThan(20000);
     expect(textOf(await agent.client.callTool({ name: 'alpha.ping', arguments: {} }))).toBe('ran ping');
   });

@@ -22,7 +22,11 @@ export const DEFAULT_MAX_EVENT_CHARS = 4 * 1024 * 1024;
  * event) still reports its id.
  */
 export class SseParser {
-  private buffer = '';
+  /** The unterminated line so far, as the chunks it came in: joined once, when the line ends. */
+  private partial: string[] = [];
+  private partialChars = 0;
+  /** The last chunk ended in \r: a \n opening the next one belongs to the same line break. */
+  private skipLf = false;
   private data: string[] = [];
   private event = '';
   private lastId?: string;
@@ -36,31 +40,34 @@ export class SseParser {
   /**
    * Bounded while streaming: an upstream that never ends an event (or a line) cannot make the
    * edge hold more than the limit plus one chunk, since what is pending is checked after each.
+   * Only the new chunk is searched and nothing is concatenated until a line ends, so a long line
+   * costs linear time and no copies.
    */
   push(text: string): void {
     if (this.overflowed) return;
-    // What is already held has no line break (bar a trailing \r): search only the new text, so a
-    // long unterminated line costs linear time, not quadratic.
-    const from = Math.max(0, this.buffer.length - 1);
-    this.buffer += text;
-    let start = 0;
+    let start = this.skipLf && text.startsWith('\n') ? 1 : 0;
+    this.skipLf = false;
+    // The next \r is looked up again only once passed: a chunk without one is scanned for it once.
+    let cr = text.indexOf('\r', start);
     for (;;) {
-      const end = this.lineEnd(Math.max(start, from));
+      if (cr >= 0 && cr < start) cr = text.indexOf('\r', start);
+      const lf = text.indexOf('\n', start);
+      const end = cr < 0 || (lf >= 0 && lf < cr) ? lf : cr;
       if (end < 0) break;
-      this.line(this.buffer.slice(start, end));
-      start = end + (this.buffer[end] === '\r' && this.buffer[end + 1] === '\n' ? 2 : 1);
+      const tail = text.slice(start, end);
+      const line = this.partial.length > 0 ? this.partial.join('') + tail : tail;
+      this.partial = [];
+      this.partialChars = 0;
+      this.line(line);
+      if (text[end] === '\r' && end === text.length - 1) this.skipLf = true;
+      start = end + (text[end] === '\r' && text[end + 1] === '\n' ? 2 : 1);
     }
-    this.buffer = this.buffer.slice(start);
-    const pending = this.held + this.buffer.length;
+    if (start < text.length) {
+      this.partial.push(text.slice(start));
+      this.partialChars += text.length - start;
+    }
+    const pending = this.held + this.partialChars;
     if (pending > this.maxEventChars) this.overflow(pending);
-  }
-
-  /** The index of the next line break from `start`; a lone trailing \r waits for more text (it may be \r\n). */
-  private lineEnd(start: number): number {
-    const lf = this.buffer.indexOf('\n', start);
-    const cr = this.buffer.indexOf('\r', start);
-    if (cr < 0 || (lf >= 0 && lf < cr)) return lf;
-    return cr === this.buffer.length - 1 ? -1 : cr;
   }
 
   private line(line: string): void {
@@ -93,9 +100,10 @@ export class SseParser {
 
   private overflow(chars: number): void {
     this.overflowed = true;
-    this.buffer = '';
+    this.partial = [];
     this.data = [];
     this.held = 0;
     this.handlers.onOverflow?.(chars);
   }
 }
+
