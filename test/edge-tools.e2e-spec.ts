@@ -146,7 +146,9 @@ describe('edge tools: listing, the call pipeline and upstream behaviour (real Ka
     stack.faults.failAfterForward('transfer', 1, -32603, 'ledger offline');
     const failed = await teller.client.callTool({ name: 'bank.transfer', arguments: args });
     expect(failed.isError).toBe(true);
-    expect((failed.content as Array<{ text: string }>)[0].text).toContain('ledger offline');
+    // The upstream's own error text stays in the call record; the model gets the estate's words and a reference.
+    expect((failed.content as Array<{ text: string }>)[0].text).toMatch(/the upstream server failed \(ref [0-9a-f]{12}\)/);
+    expect((failed.content as Array<{ text: string }>)[0].text).not.toContain('ledger offline');
 
     const port = await freePort();
     await stack.register({ name: 'closed', url: `http://127.0.0.1:${port}/mcp` });

@@ -18,4 +18,13 @@ describe('loadEdgeConfig', () => {
       /ESTATE_SESSION_IDLE_SECONDS must be a positive number[\s\S]*ESTATE_MAX_BODY_BYTES must be a positive number/,
     );
   });
+
+  it('reads the upstream limits: a message cap that follows the result limit, re-listing, and a text action it knows', () => {
+    expect(loadEdgeConfig(SECRET).upstream).toMatchObject({ pool: { read: { maxMessageBytes: 4 * 1024 * 1024 + 65536 }, relistMs: 60000 }, textAction: 'refuse' });
+    const custom = loadEdgeConfig({ ...SECRET, ESTATE_MAX_RESULT_BYTES: '1000', ESTATE_UPSTREAM_RELIST_SECONDS: '5', ESTATE_UPSTREAM_TEXT_ACTION: 'strip' });
+    expect(custom.upstream).toMatchObject({ pool: { read: { maxMessageBytes: 1000 + 65536 }, relistMs: 5000 }, textAction: 'strip' });
+    expect(() => loadEdgeConfig({ ...SECRET, ESTATE_UPSTREAM_TEXT_ACTION: 'ignore', ESTATE_MAX_UPSTREAM_MESSAGE_BYTES: '-1' })).toThrow(
+      /ESTATE_MAX_UPSTREAM_MESSAGE_BYTES must be a positive number[\s\S]*ESTATE_UPSTREAM_TEXT_ACTION/,
+    );
+  });
 });

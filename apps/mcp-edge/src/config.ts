@@ -1,5 +1,6 @@
 import { EnvReader, readAuth, readCommon, type AuthConfig, type CommonConfig, type Env } from '@estate/platform';
 import { readEdgeToolConfig, type EdgeToolConfig } from './policy/policy.config';
+import { readUpstreamConfig, type UpstreamConfig } from './upstream/upstream.config';
 
 export interface EdgeConfig extends CommonConfig, EdgeToolConfig {
   host: string;
@@ -14,6 +15,8 @@ export interface EdgeConfig extends CommonConfig, EdgeToolConfig {
   maxSessionsPerPrincipal: number;
   maxBodyBytes: number;
   upstreamTimeoutMs: number;
+  /** Read limits, re-listing and the text rule for what upstreams send (upstream/upstream.config.ts). */
+  upstream: UpstreamConfig;
   groupPrefix: string;
 }
 
@@ -26,7 +29,8 @@ export function isLoopback(host: string): boolean {
 /**
  * Reads ESTATE_EDGE_HOST (127.0.0.1), ESTATE_EDGE_PORT (8000), ESTATE_EDGE_PUBLIC_URL,
  * ESTATE_ALLOWED_ORIGINS, ESTATE_ALLOWED_HOSTS, ESTATE_SESSION_IDLE_SECONDS,
- * ESTATE_MAX_SESSIONS_PER_PRINCIPAL (32), ESTATE_MAX_BODY_BYTES, ESTATE_UPSTREAM_TIMEOUT_MS, ESTATE_EDGE_GROUP, the tool-call settings
+ * ESTATE_MAX_SESSIONS_PER_PRINCIPAL (32), ESTATE_MAX_BODY_BYTES, ESTATE_UPSTREAM_TIMEOUT_MS, ESTATE_EDGE_GROUP, the upstream settings
+ * (upstream/upstream.config.ts), the tool-call settings
  * (policy/policy.config.ts: rate limits, size limits, registry for quarantines) and the shared settings.
  * ESTATE_AUTH=none is refused unless the edge listens on loopback only.
  */
@@ -43,9 +47,11 @@ export function loadEdgeConfig(env: Env): EdgeConfig {
   if (!(seconds > 0)) reader.problems.push('ESTATE_SESSION_IDLE_SECONDS must be a positive number');
   if (!(maxBody > 0)) reader.problems.push('ESTATE_MAX_BODY_BYTES must be a positive number');
   if (!(timeout > 0)) reader.problems.push('ESTATE_UPSTREAM_TIMEOUT_MS must be a positive number');
+  const tools = readEdgeToolConfig(reader);
   return reader.finish({
     ...readCommon(reader),
-    ...readEdgeToolConfig(reader),
+    ...tools,
+    upstream: readUpstreamConfig(reader, tools.policy.maxResultBytes),
     host,
     port: reader.port('ESTATE_EDGE_PORT', 8000),
     publicUrl: reader.optional('ESTATE_EDGE_PUBLIC_URL'),

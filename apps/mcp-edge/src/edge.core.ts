@@ -25,11 +25,14 @@ export async function startEdgeCore(config: EdgeConfig, bus: EventBus, logger: L
   await deadLetters.prepare();
   await replica.start(bus, topics.catalog, `${config.groupPrefix}-${randomUUID()}`, deadLetters);
   const recorder = new CallRecorder(bus, topics.calls, logger.child({ component: 'calls' }));
-  const upstreams = new UpstreamPool(logger.child({ component: 'upstream' }));
+  const upstreams = new UpstreamPool(logger.child({ component: 'upstream' }), Date.now, config.upstream.pool);
   const drift = new DriftWatcher(replica, quarantineReporter(config), logger.child({ component: 'drift' }));
   upstreams.onTools((server, tools) => drift.observe(server, tools));
   const pipeline = new ToolCallPipeline(replica, upstreams, recorder, new CallPolicy(config.policy), { timeoutMs: config.upstreamTimeoutMs, logger: logger.child({ component: 'calls' }) });
-  const proxy = new PrimitiveProxyExtension({ replica, upstreams, pipeline, recorder, logger: logger.child({ component: 'proxy' }), timeoutMs: config.upstreamTimeoutMs });
+  pipeline.onOutputDrift((name, version, problems) => drift.outputBroken(name, version, problems));
+  const proxy = new PrimitiveProxyExtension({
+    replica, upstreams, pipeline, recorder, logger: logger.child({ component: 'proxy' }), timeoutMs: config.upstreamTimeoutMs, textAction: config.upstream.textAction,
+  });
   const sessions = new SessionManager(
     replica, pipeline, logger.child({ component: 'sessions' }), { idleMs: config.sessionIdleMs, maxPerPrincipal: config.maxSessionsPerPrincipal }, Date.now, [proxy],
   );

@@ -1,5 +1,6 @@
 import { PathSegment, compareSegments, compareText, formatPath, isRecord } from './json-path.util';
 import { JsonSchema, schemaDialectOf } from './schema-dialect.policy';
+import { cachedLinearRegExp } from './pattern.engine';
 import { resolveLocalSchema } from './schema-ref.util';
 import { coerceScalar, declaredTypes } from './value-coercion';
 
@@ -120,7 +121,7 @@ function matchesPatternProperty(patterns: unknown, key: string): boolean {
   if (!isRecord(patterns)) return false;
   return Object.keys(patterns).some((pattern) => {
     try {
-      return new RegExp(pattern, 'u').test(key);
+      return cachedLinearRegExp(pattern).test(key);
     } catch {
       return true; // an unreadable pattern might match: keep the property rather than guess
     }

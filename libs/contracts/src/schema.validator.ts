@@ -2,6 +2,8 @@ import Ajv, { ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { ContractIssue } from './contract.types';
+import { formatPath, isRecord, type PathSegment } from './json-path.util';
+import { linearPatternProblem, linearRegExpEngine } from './pattern.engine';
 import { JsonSchema, SchemaDialect, checkSchemaDialect, schemaDialectOf } from './schema-dialect.policy';
 import { RememberedTranslator, ValidationError } from './schema-error.translator';
 import { hashText, stableStringify } from './schema-hash.util';
@@ -28,8 +30,9 @@ let lastValidator: CompiledValidator = () => VALID;
 
 function engineFor(dialect: SchemaDialect): Ajv {
   if (!engines) {
-    // logger: false keeps this library silent (ajv would warn on unknown formats).
-    const options = { allErrors: true, strict: false, logger: false } as const;
+    // logger: false keeps this library silent (ajv would warn on unknown formats); patterns run
+    // on a linear-time engine, since callers choose the text they are tested against.
+    const options = { allErrors: true, strict: false, logger: false, code: { regExp: linearRegExpEngine } } as const;
     engines = { '2020-12': new Ajv2020(options), 'draft-07': new Ajv(options) };
     addFormats(engines['2020-12']);
     addFormats(engines['draft-07']);
@@ -94,6 +97,8 @@ function build(schema: Record<string, unknown>): CompiledEntry {
     const issue = checkSchemaDialect(schema) as ContractIssue;
     return refusing(issue, '$schema');
   }
+  const patternIssue = unsupportedPattern(schema, []);
+  if (patternIssue) return refusing(patternIssue, 'pattern');
   const engine = engineFor(dialect);
   let compiled: ValidateFunction;
   try {
@@ -107,6 +112,33 @@ function build(schema: Record<string, unknown>): CompiledEntry {
     engine.removeSchema(schema);
   }
   return { validator: wrap(compiled), issue: null };
+}
+
+/** Values under these keywords are data, not schemas: a "pattern" key there is not a pattern. */
+const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples']);
+
+/** The first `pattern` or `patternProperties` key the linear-time engine cannot run, with its path. */
+function unsupportedPattern(node: unknown, path: PathSegment[]): ContractIssue | null {
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i += 1) {
+      const issue = unsupportedPattern(node[i], [...path, i]);
+      if (issue) return issue;
+    }
+    return null;
+  }
+  if (!isRecord(node)) return null;
+  for (const [key, value] of Object.entries(node)) {
+    if (DATA_KEYWORDS.has(key)) continue;
+    const problem = key === 'pattern' && typeof value === 'string' ? linearPatternProblem(value) : undefined;
+    if (problem) return { path: formatPath([...path, key]), code: 'unsupported_pattern', message: problem };
+    if (key === 'patternProperties' && isRecord(value)) {
+      const bad = Object.keys(value).find((p) => linearPatternProblem(p) !== undefined);
+      if (bad !== undefined) return { path: formatPath([...path, key, bad]), code: 'unsupported_pattern', message: linearPatternProblem(bad) as string };
+    }
+    const issue = unsupportedPattern(value, [...path, key]);
+    if (issue) return issue;
+  }
+  return null;
 }
 
 function wrap(compiled: ValidateFunction): CompiledValidator {

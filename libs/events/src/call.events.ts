@@ -20,6 +20,9 @@ export interface ToolCallCompletedData {
   durationMs: number;
   attempts: number;
   repaired: number;
+  /** For an upstream_error: the reference the caller was given, and what the upstream actually said or did. */
+  ref?: string;
+  detail?: string;
 }
 
 export interface ToolCallRefusedData {

@@ -34,7 +34,7 @@ const KEYS: Record<EventSchemaKey, Record<string, true>> = {
   'ToolVersionSunsetReached@1': { name: true, version: true, sunsetAt: true } satisfies Record<keyof ToolVersionSunsetReachedData, true>,
   'ToolCallCompleted@1': {
     principal: true, tenant: true, sessionId: true, tool: true, version: true, outcome: true,
-    durationMs: true, attempts: true, repaired: true,
+    durationMs: true, attempts: true, repaired: true, ref: true, detail: true,
   } satisfies Record<keyof ToolCallCompletedData, true>,
   'ToolCallRefused@1': {
     principal: true, tenant: true, sessionId: true, tool: true, toolAsSent: true, version: true, reason: true, detail: true,

@@ -111,6 +111,8 @@ export const EVENT_DATA_SCHEMAS = {
       durationMs: { type: 'number', minimum: 0 },
       attempts: { type: 'integer', minimum: 1 },
       repaired: { type: 'integer', minimum: 0 },
+      ref: str,
+      detail: str,
     },
     additionalProperties: false,
   },

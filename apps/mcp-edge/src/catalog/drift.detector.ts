@@ -12,8 +12,8 @@ export interface DriftFinding {
   name: string;
   version: string;
   upstreamTool: string;
-  /** What differs: the description, the input schema, or the tool is gone. */
-  fields: Array<'description' | 'inputSchema' | 'missing'>;
+  /** What differs: the description, the input schema, the tool is gone, or (seen in a call) its output broke the schema. */
+  fields: Array<'description' | 'inputSchema' | 'missing' | 'outputSchema'>;
 }
 
 export interface DriftVerdict {

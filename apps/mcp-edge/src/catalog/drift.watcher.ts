@@ -34,6 +34,17 @@ export class DriftWatcher {
     this.check(server, tools);
   }
 
+  /**
+   * An upstream answered a call with structured content its published outputSchema forbids: it
+   * serves a different contract than the one published, which is drift like a changed schema.
+   */
+  outputBroken(name: string, version: string, problems: string[]): void {
+    if (this.replica.isQuarantined(name, version)) return;
+    const tool = this.replica.get(name)?.versions.find((v) => v.version === version)?.spec.upstream.tool ?? name;
+    this.quarantine({ name, version, upstreamTool: tool, fields: ['outputSchema'] }, problems);
+    this.replica.flush();
+  }
+
   private check(server: string, tools: Tool[]): void {
     const verdict = detectDrift(server, this.replica.all(), tools, this.agreed);
     for (const key of verdict.agreeing) this.agreed.add(key);
@@ -42,9 +53,11 @@ export class DriftWatcher {
     if (verdict.drifted.length > 0) this.replica.flush();
   }
 
-  private quarantine(finding: DriftFinding): void {
-    const reason = `upstream drift: ${finding.upstreamTool} changed ${finding.fields.join(' and ')} without a new published version`;
-    this.logger.warn({ tool: finding.name, version: finding.version, fields: finding.fields }, 'quarantining a drifted tool version');
+  private quarantine(finding: DriftFinding, problems?: string[]): void {
+    const reason = finding.fields[0] === 'outputSchema'
+      ? `upstream drift: ${finding.upstreamTool} returned structured content that breaks the published outputSchema`
+      : `upstream drift: ${finding.upstreamTool} changed ${finding.fields.join(' and ')} without a new published version`;
+    this.logger.warn({ tool: finding.name, version: finding.version, fields: finding.fields, problems }, 'quarantining a drifted tool version');
     this.replica.quarantineLocally(finding.name, finding.version);
     if (!this.reporter) return;
     this.reporter.quarantine(finding.name, finding.version, reason).catch((error: unknown) => {

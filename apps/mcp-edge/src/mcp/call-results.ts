@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ValidationError } from '@estate/contracts';
+import type { FailureKind } from '../policy/retry.policy';
 
 /** A tool execution error: the model reads the text and may act on it; it is not a protocol error. */
 export function toolError(text: string, meta?: Record<string, unknown>): CallToolResult {
@@ -40,6 +41,20 @@ export function declinedResult(tool: string, action: string): CallToolResult {
   return toolError(`The user did not confirm ${tool} (${action}); it was not called.`);
 }
 
-export function upstreamFailureResult(tool: string, reason: string, attempts: number): CallToolResult {
-  return toolError(`${tool} failed upstream: ${reason}. Attempts: ${attempts}. The estate is up; you may retry later or tell the user.`);
+/** The estate's own words for each failure kind: never the upstream's (its message stays in the audit trail). */
+const FAILURE_TEXT: Record<FailureKind, string> = {
+  timeout: 'the upstream server did not answer in time',
+  unreachable: 'the upstream server could not be reached',
+  rejected: 'the upstream server refused the request',
+  upstream_error: 'the upstream server failed',
+};
+
+/** `timeoutMs` is the edge's own limit, safe to say: a caller may ask for less work next time. */
+export function upstreamFailureResult(tool: string, kind: FailureKind, ref: string, attempts: number, timeoutMs?: number): CallToolResult {
+  const what = kind === 'timeout' && timeoutMs !== undefined ? `the upstream server did not answer within ${timeoutMs} ms` : FAILURE_TEXT[kind];
+  return toolError(`${tool} failed: ${what} (ref ${ref}). Attempts: ${attempts}. The estate is up; you may retry later or tell the user.`, { 'io.estate/ref': ref });
+}
+
+export function brokenContractResult(tool: string, ref: string): CallToolResult {
+  return toolError(`${tool} failed: the upstream server's answer did not match the tool's published output schema, so it was withheld (ref ${ref}).`, { 'io.estate/ref': ref });
 }

@@ -31,13 +31,17 @@ export class CallRecords {
     }, session.id);
   }
 
-  complete(session: EdgeSession, tool: string, version: string, outcome: CompletedOutcome, durationMs: number, attempts: number, repaired: number): void {
+  /** `failure`: for an upstream_error, the reference given to the caller and the upstream's own account. */
+  complete(
+    session: EdgeSession, tool: string, version: string, outcome: CompletedOutcome, durationMs: number, attempts: number, repaired: number,
+    failure?: { ref: string; detail: string },
+  ): void {
     this.recorder.record({
       type: 'ToolCallCompleted',
       version: 1,
       data: {
         principal: session.principal.id, tenant: session.principal.tenant, sessionId: session.id,
-        tool, version, outcome, durationMs: Math.max(0, durationMs), attempts, repaired,
+        tool, version, outcome, durationMs: Math.max(0, durationMs), attempts, repaired, ...failure,
       },
     }, session.id);
   }

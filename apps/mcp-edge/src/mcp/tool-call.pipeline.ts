@@ -12,7 +12,7 @@ import { rightsOf } from '../sessions/request-rights';
 import { validationLines, toolError } from './call-results';
 import { CallRecords } from './call.records';
 import { PolicyStep } from './policy.step';
-import { UpstreamStep } from './upstream.step';
+import { UpstreamStep, type OutputDriftListener } from './upstream.step';
 import { unknownTool, WireError } from './wire-error';
 import type { UpstreamCallOptions, UpstreamPool } from '../upstream/upstream.pool';
 
@@ -63,7 +63,12 @@ export class ToolCallPipeline {
     const clock = options.clock ?? Date.now;
     this.records = new CallRecords(recorder);
     this.policyStep = new PolicyStep(policy, this.records, clock);
-    this.upstreamStep = new UpstreamStep(replica, upstreams, policy, this.records, options.timeoutMs);
+    this.upstreamStep = new UpstreamStep(replica, upstreams, policy, this.records, options.timeoutMs, options.logger);
+  }
+
+  /** Told when an upstream answer breaks its published output schema (a drift signal). */
+  onOutputDrift(listener: OutputDriftListener): void {
+    this.upstreamStep.onOutputDrift(listener);
   }
 
   /** `context` may be the SDK handler's extra, or just its abort signal. */

@@ -1,11 +1,13 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogEntry, CatalogVersion } from '@estate/events';
+import type { Logger } from '@estate/platform';
 import type { CatalogReplica } from '../catalog/catalog.replica';
 import type { CallPolicy } from '../policy/call.policy';
 import { nextRetryDelay } from '../policy/retry.policy';
 import type { EdgeSession } from '../sessions/edge-session';
+import { failureRef, outputSchemaProblems, stripEstateMeta } from '../upstream/upstream-answer.guard';
 import { UpstreamFailure, type UpstreamCallOptions, type UpstreamPool } from '../upstream/upstream.pool';
-import { tooLargeResult, upstreamFailureResult } from './call-results';
+import { brokenContractResult, tooLargeResult, upstreamFailureResult } from './call-results';
 import type { CallRecords } from './call.records';
 import { unknownTool } from './wire-error';
 
@@ -15,24 +17,49 @@ export interface ForwardOptions {
   options?: UpstreamCallOptions;
 }
 
-/** The last step: the upstream call, its retries, and the result-size limit. */
+/** Told when an upstream's answer breaks the published output schema: the contract drifted. */
+export type OutputDriftListener = (name: string, version: string, problems: string[]) => void;
+
+/** What the audit detail keeps of an upstream's own words: enough to diagnose, bounded. */
+const DETAIL_CHARS = 1000;
+
+interface Attempt {
+  session: EdgeSession;
+  version: CatalogVersion;
+  started: number;
+  attempts: number;
+  repaired: number;
+}
+
+/**
+ * The last step: the upstream call, its retries, and what comes back checked as untrusted input —
+ * the result-size limit, the estate's `_meta` namespace removed, structured content against the
+ * published outputSchema. Upstream failures reach the caller as the estate's own short text with a
+ * reference; what the upstream said goes to the audit trail and the log under that reference.
+ */
 export class UpstreamStep {
+  private readonly driftListeners: OutputDriftListener[] = [];
+
   constructor(
     private readonly replica: CatalogReplica,
     private readonly upstreams: UpstreamPool,
     private readonly policy: CallPolicy,
     private readonly records: CallRecords,
     private readonly timeoutMs: number,
+    private readonly logger: Logger,
     private readonly now: () => number = () => performance.now(),
   ) {}
 
+  onOutputDrift(listener: OutputDriftListener): void {
+    this.driftListeners.push(listener);
+  }
+
   async forward(session: EdgeSession, entry: CatalogEntry, version: CatalogVersion, args: Record<string, unknown>, call: ForwardOptions): Promise<CallToolResult> {
     const { repaired, signal } = call;
-    const started = this.now();
+    const attempt: Attempt = { session, version, started: this.now(), attempts: 0, repaired };
     const { spec } = version;
-    let attempts = 0;
     for (;;) {
-      attempts += 1;
+      attempt.attempts += 1;
       try {
         await this.upstreams.ready(entry.upstream);
         // Opening the connection runs drift detection: the version may have just been quarantined.
@@ -41,28 +68,46 @@ export class UpstreamStep {
           throw unknownTool(spec.name);
         }
         const result = await this.upstreams.call(entry.upstream, spec.upstream.tool, args, this.timeoutMs, signal, { ...call.options, sessionId: session.id });
-        return this.finish(session, version, result, started, attempts, repaired);
+        return this.finish(attempt, result);
       } catch (error) {
         if (!(error instanceof UpstreamFailure)) throw error;
-        const delay = nextRetryDelay(spec.sideEffect, error.kind, attempts);
+        const delay = nextRetryDelay(spec.sideEffect, error.kind, attempt.attempts);
         if (delay !== undefined && !signal?.aborted) {
           await new Promise((resolve) => setTimeout(resolve, delay));
           continue;
         }
-        this.records.complete(session, spec.name, version.version, 'upstream_error', this.now() - started, attempts, repaired);
-        return upstreamFailureResult(spec.name, error.message, attempts);
+        const ref = this.failed(attempt, error.message, { kind: error.kind, err: error.cause ?? error });
+        return upstreamFailureResult(spec.name, error.kind, ref, attempt.attempts, this.timeoutMs);
       }
     }
   }
 
-  private finish(session: EdgeSession, version: CatalogVersion, result: CallToolResult, started: number, attempts: number, repaired: number): CallToolResult {
+  private finish(attempt: Attempt, raw: CallToolResult): CallToolResult {
+    const { session, version } = attempt;
     const { spec } = version;
-    const oversized = this.policy.resultTooLarge(result);
+    const oversized = this.policy.resultTooLarge(raw);
     if (oversized) {
       this.records.refuse(session, spec.name, version.version, 'too_large', `result was ${oversized.bytes} bytes (limit ${oversized.limit})`);
       return tooLargeResult('result', spec.name, oversized.bytes, oversized.limit);
     }
-    this.records.complete(session, spec.name, version.version, result.isError ? 'tool_error' : 'ok', this.now() - started, attempts, repaired);
+    const result = stripEstateMeta(raw);
+    const problems = outputSchemaProblems(spec, result);
+    if (problems.length > 0) {
+      const ref = this.failed(attempt, `structuredContent breaks the published outputSchema: ${problems.join('; ')}`, { problems });
+      for (const listener of this.driftListeners) listener(spec.name, version.version, problems);
+      return brokenContractResult(spec.name, ref);
+    }
+    this.records.complete(session, spec.name, version.version, result.isError ? 'tool_error' : 'ok', this.now() - attempt.started, attempt.attempts, attempt.repaired);
     return result;
+  }
+
+  /** Records and logs an upstream failure under a fresh reference, which the caller is given. */
+  private failed(attempt: Attempt, detail: string, log: Record<string, unknown>): string {
+    const { session, version } = attempt;
+    const ref = failureRef();
+    const bounded = detail.length > DETAIL_CHARS ? `${detail.slice(0, DETAIL_CHARS)}…` : detail;
+    this.logger.warn({ ...log, ref, tool: version.spec.name, version: version.version, detail: bounded }, 'upstream call failed');
+    this.records.complete(session, version.spec.name, version.version, 'upstream_error', this.now() - attempt.started, attempt.attempts, attempt.repaired, { ref, detail: bounded });
+    return ref;
   }
 }

@@ -12,6 +12,7 @@ import { WireError } from '../mcp/wire-error';
 import type { EdgeSession } from '../sessions/edge-session';
 import { rightsOf } from '../sessions/request-rights';
 import type { ServerExtension } from '../sessions/session.manager';
+import type { UpstreamTextAction } from '../upstream/upstream.config';
 import type { UpstreamCallOptions, UpstreamPool } from '../upstream/upstream.pool';
 import { PromptProxy } from './prompt.proxy';
 import { InFlightRegistry, ProxySessionState, severity, type HandlerExtra } from './proxy-session.state';
@@ -28,6 +29,8 @@ export interface PrimitiveProxyDeps {
   recorder: CallRecorder;
   logger: Logger;
   timeoutMs: number;
+  /** What to do with upstream prompt and resource text that breaks the prompt-text rules. */
+  textAction?: UpstreamTextAction;
 }
 
 /** Lists come back whole; a cursor can only be one we never issued. */
@@ -51,7 +54,7 @@ export class PrimitiveProxyExtension implements ServerExtension {
   private readonly subscriptions: ResourceSubscriptions;
 
   constructor(private readonly deps: PrimitiveProxyDeps) {
-    this.gateway = new UpstreamGateway(deps.replica, deps.upstreams, this.inFlight, deps.logger, deps.timeoutMs);
+    this.gateway = new UpstreamGateway(deps.replica, deps.upstreams, this.inFlight, deps.logger, deps.timeoutMs, deps.textAction);
     this.subscriptions = new ResourceSubscriptions(deps.logger);
     this.resources = new ResourceProxy(this.gateway, this.subscriptions, deps.logger);
     this.prompts = new PromptProxy(this.gateway, deps.logger);

@@ -3,7 +3,8 @@ import type { CompleteRequest, CompleteResult, GetPromptResult, ListPromptsResul
 import type { Logger } from '@estate/platform';
 import { WireError } from '../mcp/wire-error';
 import { candidatesFor, qualify, type ReachableServer } from './upstream-access';
-import { toWireError, type UpstreamGateway } from './upstream.gateway';
+import { stripEstateMeta } from '../upstream/upstream-answer.guard';
+import { withheld, type UpstreamGateway } from './upstream.gateway';
 import type { HandlerExtra, ProxySessionState } from './proxy-session.state';
 import { unknownResource } from './resource.proxy';
 
@@ -35,7 +36,8 @@ export class PromptProxy {
           const name = qualify(target.namespace, prompt.name);
           if (seen.has(name)) continue;
           seen.add(name);
-          prompts.push({ ...prompt, name });
+          const clean = this.checkedPrompt(target.server, prompt);
+          if (clean) prompts.push({ ...clean, name });
         }
       } catch (error) {
         this.logger.warn({ server: target.server, err: error }, 'could not list upstream prompts');
@@ -47,12 +49,53 @@ export class PromptProxy {
   async get(state: ProxySessionState, params: { name: string; arguments?: Record<string, string> }, extra: HandlerExtra): Promise<GetPromptResult> {
     const found = await this.resolve(state, params.name);
     if (!found) throw unknownPrompt(params.name);
+    let answer: GetPromptResult;
     try {
-      return await this.gateway.run(state, found.target.server, extra, () =>
+      answer = await this.gateway.run(state, found.target.server, extra, () =>
         found.client.getPrompt({ name: found.local, arguments: params.arguments }, { timeout: this.gateway.timeoutMs, signal: extra.signal }));
     } catch (error) {
-      throw toWireError(error, found.target.server);
+      throw this.gateway.failure(error, found.target.server, 'prompts/get');
     }
+    return this.checkedMessages(found.target.server, stripEstateMeta(answer));
+  }
+
+  /** A listed prompt with its texts checked; undefined when the text action refuses it. */
+  private checkedPrompt(server: string, prompt: Prompt): Prompt | undefined {
+    const texts = [
+      { path: '$.description', text: prompt.description ?? '' }, { path: '$.title', text: prompt.title ?? '' },
+      ...(prompt.arguments ?? []).map((a, i) => ({ path: `$.arguments[${i}].description`, text: a.description ?? '' })),
+    ];
+    const hide = this.gateway.checkListed(server, 'prompts/list', texts);
+    if (hide === 'drop') return undefined;
+    const clean = stripEstateMeta(prompt);
+    if (clean.description !== undefined) clean.description = withheld(hide, '$.description', clean.description);
+    if (clean.title !== undefined) clean.title = withheld(hide, '$.title', clean.title);
+    if (clean.arguments) clean.arguments = clean.arguments.map((a, i) => (a.description === undefined ? a : { ...a, description: withheld(hide, `$.arguments[${i}].description`, a.description) }));
+    return clean;
+  }
+
+  /** A prompt's messages are text a model reads as its own: the same rules as descriptions. */
+  private checkedMessages(server: string, answer: GetPromptResult): GetPromptResult {
+    const textOf = (content: GetPromptResult['messages'][number]['content']): string | undefined => {
+      if (content.type === 'text') return content.text;
+      if (content.type === 'resource' && 'text' in content.resource && typeof content.resource.text === 'string') return content.resource.text;
+      return undefined;
+    };
+    const texts = [{ path: '$.description', text: answer.description ?? '' }, ...answer.messages.flatMap((m, i) => {
+      const text = textOf(m.content);
+      return text === undefined ? [] : [{ path: `$.messages[${i}].content`, text }];
+    })];
+    const hide = this.gateway.checkTexts(server, 'prompts/get', texts);
+    if (hide.size === 0) return answer;
+    return {
+      ...answer,
+      ...(answer.description !== undefined ? { description: withheld(hide, '$.description', answer.description) } : {}),
+      messages: answer.messages.map((m, i) => {
+        if (!hide.has(`$.messages[${i}].content`)) return m;
+        if (m.content.type === 'text') return { ...m, content: { ...m.content, text: withheld(hide, `$.messages[${i}].content`, m.content.text) } };
+        return { ...m, content: { type: 'text' as const, text: withheld(hide, `$.messages[${i}].content`, '') } };
+      }),
+    };
   }
 
   async complete(state: ProxySessionState, params: CompleteRequest['params'], extra: HandlerExtra): Promise<CompleteResult> {
@@ -78,7 +121,7 @@ export class PromptProxy {
       return await this.gateway.run(state, server, extra, () =>
         client.complete({ ...params, ref: upstreamRef }, { timeout: this.gateway.timeoutMs, signal: extra.signal }));
     } catch (error) {
-      throw toWireError(error, server);
+      throw this.gateway.failure(error, server, 'completion/complete');
     }
   }
 

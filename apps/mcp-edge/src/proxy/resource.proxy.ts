@@ -4,7 +4,8 @@ import type {
 import type { Logger } from '@estate/platform';
 import { WireError } from '../mcp/wire-error';
 import type { ResourceSubscriptions } from './resource.subscriptions';
-import { toWireError, type UpstreamGateway } from './upstream.gateway';
+import { stripEstateMeta } from '../upstream/upstream-answer.guard';
+import { withheld, type UpstreamGateway } from './upstream.gateway';
 import type { HandlerExtra, ProxySessionState } from './proxy-session.state';
 
 /** Upstream "resource not found" (the older spec's code) becomes ours, so it reads like any other unknown URI. */
@@ -13,6 +14,15 @@ const UPSTREAM_NOT_FOUND = -32002;
 /** The one answer for a URI that does not exist and one the caller may not reach. */
 export function unknownResource(uri: string): WireError {
   return new WireError(-32602, `Resource not found: ${uri}`, { uri });
+}
+
+/**
+ * The host of a URI's authority, lower-cased: where a URI names its server. (Not the scheme:
+ * servers share schemes such as file:, https: or an application's own.)
+ */
+function namespaceIn(uri: string): string | undefined {
+  const host = /^[a-z][a-z0-9+.-]*:\/\/(?:[^/?#@]*@)?([^/?#:]+)/i.exec(uri)?.[1];
+  return host?.toLowerCase();
 }
 
 /**
@@ -31,8 +41,9 @@ export class ResourceProxy {
           const page = await client.listResources(cursor ? { cursor } : undefined, { timeout: this.gateway.timeoutMs });
           return { items: page.resources, nextCursor: page.nextCursor };
         });
-        for (const resource of listed) state.rememberResource(resource.uri, target.server);
-        resources.push(...listed);
+        const claimable = listed.filter((r) => this.mayClaim(state, target.server, r.uri));
+        for (const resource of claimable) state.rememberResource(resource.uri, target.server);
+        resources.push(...this.owned(state, target.server, claimable));
       } catch (error) {
         this.logger.warn({ server: target.server, err: error }, 'could not list upstream resources');
       }
@@ -49,7 +60,8 @@ export class ResourceProxy {
           return { items: page.resourceTemplates, nextCursor: page.nextCursor };
         });
         for (const template of listed) state.rememberTemplate(template.uriTemplate, target.server);
-        resourceTemplates.push(...listed);
+        // A template another server listed first stays that server's.
+        resourceTemplates.push(...listed.filter((t) => state.templates.get(t.uriTemplate)?.server === target.server));
       } catch (error) {
         this.logger.warn({ server: target.server, err: error }, 'could not list upstream resource templates');
       }
@@ -59,13 +71,62 @@ export class ResourceProxy {
 
   async read(state: ProxySessionState, uri: string, extra: HandlerExtra): Promise<ReadResourceResult> {
     const { target, client } = await this.owner(state, uri);
+    let answer: ReadResourceResult;
     try {
-      return await this.gateway.run(state, target.server, extra, () =>
+      answer = await this.gateway.run(state, target.server, extra, () =>
         client.readResource({ uri }, { timeout: this.gateway.timeoutMs, signal: extra.signal }));
     } catch (error) {
       if ((error as { code?: unknown }).code === UPSTREAM_NOT_FOUND) throw unknownResource(uri);
-      throw toWireError(error, target.server);
+      throw this.gateway.failure(error, target.server, 'resources/read');
     }
+    return this.checked(state, target.server, uri, stripEstateMeta(answer));
+  }
+
+  /**
+   * Contents are bound to their server: an entry for a URI another server owns (or nobody listed,
+   * other than the one asked for) is dropped, so one upstream cannot answer for another. Text then
+   * passes the prompt-text rules.
+   */
+  private checked(state: ProxySessionState, server: string, uri: string, answer: ReadResourceResult): ReadResourceResult {
+    const contents = answer.contents.filter((c) => c.uri === uri || state.serverOf(c.uri) === server);
+    if (contents.length < answer.contents.length) {
+      this.logger.warn({ server, uri, dropped: answer.contents.filter((c) => !contents.includes(c)).map((c) => c.uri) }, 'an upstream answered for URIs it does not own');
+    }
+    const texts = contents.flatMap((c, i) => ('text' in c && typeof c.text === 'string' ? [{ path: `$.contents[${i}].text`, text: c.text }] : []));
+    const hide = this.gateway.checkTexts(server, 'resources/read', texts);
+    return {
+      ...answer,
+      contents: contents.map((c, i) => ('text' in c && typeof c.text === 'string' ? { ...c, text: withheld(hide, `$.contents[${i}].text`, c.text) } : c)),
+    };
+  }
+
+  /**
+   * A URI whose authority is another reachable server's namespace (`notes://alpha/doc`) belongs
+   * to that server, whoever lists it first; any other URI goes to the first server (by name)
+   * that lists it.
+   */
+  private mayClaim(state: ProxySessionState, server: string, uri: string): boolean {
+    const named = namespaceIn(uri);
+    const owner = named === undefined ? undefined : this.gateway.reachable(state).find((s) => s.namespace !== '' && s.namespace === named);
+    if (owner && owner.server !== server) {
+      this.logger.warn({ server, uri, owner: owner.server }, 'an upstream listed a URI in another server\'s namespace');
+      return false;
+    }
+    return true;
+  }
+
+  /** The listed resources this server owns in the session's map (the first server to list a URI owns it), with their texts checked. */
+  private owned(state: ProxySessionState, server: string, listed: Resource[]): Resource[] {
+    return listed.flatMap((resource) => {
+      if (state.resources.get(resource.uri) !== server) return [];
+      const texts = [{ path: '$.description', text: resource.description ?? '' }, { path: '$.title', text: resource.title ?? '' }];
+      const hide = this.gateway.checkListed(server, 'resources/list', texts);
+      if (hide === 'drop') return [];
+      const clean = stripEstateMeta(resource);
+      if (clean.description !== undefined) clean.description = withheld(hide, '$.description', clean.description);
+      if (clean.title !== undefined) clean.title = withheld(hide, '$.title', clean.title);
+      return [clean];
+    });
   }
 
   async subscribe(state: ProxySessionState, uri: string): Promise<Record<string, never>> {
@@ -74,7 +135,7 @@ export class ResourceProxy {
     try {
       await this.subscriptions.subscribe(state, target.server, client, uri, this.gateway.timeoutMs);
     } catch (error) {
-      throw toWireError(error, target.server);
+      throw this.gateway.failure(error, target.server, 'resources/subscribe');
     }
     return {};
   }

@@ -3,6 +3,8 @@ import type { ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '@estate/platform';
 import type { CatalogReplica } from '../catalog/catalog.replica';
 import { WireError } from '../mcp/wire-error';
+import { failureRef, judgeUpstreamText, WITHHELD_TEXT, type UpstreamText } from '../upstream/upstream-answer.guard';
+import type { UpstreamTextAction } from '../upstream/upstream.config';
 import type { UpstreamPool } from '../upstream/upstream.pool';
 import type { InFlightRegistry, ProxySessionState, HandlerExtra } from './proxy-session.state';
 import { reachableServers, type ReachableServer } from './upstream-access';
@@ -18,7 +20,43 @@ export class UpstreamGateway {
     readonly inFlight: InFlightRegistry,
     private readonly logger: Logger,
     readonly timeoutMs: number,
+    private readonly textAction: UpstreamTextAction = 'refuse',
   ) {}
+
+  /**
+   * An upstream's failure as the caller sees it: the estate's own short text and a reference; the
+   * upstream's code and message (which may carry a traceback or an address) go to the log only.
+   * "Invalid params" keeps its code, so a client can still tell its own mistake from an outage.
+   */
+  failure(error: unknown, server: string, method: string): WireError {
+    const ref = failureRef();
+    const code = (error as { code?: unknown }).code;
+    this.logger.warn({ server, method, ref, upstreamCode: code, err: error }, 'proxied upstream request failed');
+    if (code === -32602) return new WireError(-32602, `Invalid params: the upstream server refused the request (ref ${ref})`);
+    return new WireError(-32603, `The upstream server failed (ref ${ref})`);
+  }
+
+  /**
+   * Applies the prompt-text rules to upstream text a model will read. Returns the paths to withhold
+   * (under `strip`); throws under `refuse` when anything breaks a rule; only logs under `flag`.
+   */
+  checkTexts(server: string, method: string, texts: UpstreamText[]): Set<string> {
+    const verdict = judgeUpstreamText(texts.filter((t) => t.text.length > 0), this.textAction);
+    if (verdict.issues.length === 0) return verdict.withheld;
+    const ref = failureRef();
+    this.logger.warn({ server, method, ref, action: this.textAction, issues: verdict.issues }, 'upstream text breaks the prompt-text rules');
+    if (verdict.refused) throw new WireError(-32603, `The upstream server's answer was withheld: it contained text aimed at the model (ref ${ref})`);
+    return verdict.withheld;
+  }
+
+  /** For one listed item (a prompt, a resource): the paths to withhold, or 'drop' when it is refused; one bad item does not fail the list. */
+  checkListed(server: string, method: string, texts: UpstreamText[]): Set<string> | 'drop' {
+    try {
+      return this.checkTexts(server, method, texts);
+    } catch {
+      return 'drop';
+    }
+  }
 
   reachable(state: ProxySessionState): ReachableServer[] {
     return reachableServers(this.replica.all(), state.session.principal);
@@ -65,11 +103,7 @@ export class UpstreamGateway {
   }
 }
 
-/** An upstream's protocol error, passed on without the SDK's "MCP error <code>:" prefix; anything else is our failure. */
-export function toWireError(error: unknown, server: string): WireError {
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'number' && error instanceof Error) {
-    return new WireError(code, error.message.replace(/^MCP error -?\d+: /, ''), (error as { data?: unknown }).data);
-  }
-  return new WireError(-32603, `Internal error: the upstream ${server} is unavailable`);
+/** The text at `path`, or the placeholder when that path is withheld. */
+export function withheld(paths: Set<string>, path: string, text: string): string {
+  return paths.has(path) ? WITHHELD_TEXT : text;
 }

@@ -9,25 +9,61 @@ const RECONNECT = { initialMs: 1000, grow: 1.5, maxMs: 30000, tries: 2 };
 
 /** A refusal by the upstream's HTTP layer, with its status (the SDK's StreamableHTTPError carries the same). */
 export class UpstreamHttpError extends Error {
-  constructor(readonly status: number, message: string) {
+  /** `body`: the start of an error body, for the log only (it can hold a traceback with secrets). */
+  constructor(readonly status: number, message: string, readonly body?: string) {
     super(message);
   }
 }
 
+/** How much the edge reads from an upstream before it gives up on a response. */
+export interface UpstreamReadLimits {
+  /** One JSON body or one SSE event (characters); the result limit plus room for the envelope. */
+  maxMessageBytes: number;
+  /** The part of an error body kept for the log; the rest is discarded unread. */
+  maxErrorBodyBytes: number;
+  /** All response headers together (node's own parser enforces it). */
+  maxHeaderBytes: number;
+}
+
+export const DEFAULT_READ_LIMITS: UpstreamReadLimits = { maxMessageBytes: 4 * 1024 * 1024 + 64 * 1024, maxErrorBodyBytes: 1024, maxHeaderBytes: 16 * 1024 };
+
+/** The JSON-RPC code of the answer the edge makes up for a request whose response it would not read. */
+export const RESPONSE_TOO_LARGE_CODE = -32603;
+
 function isRequest(message: JSONRPCMessage): boolean {
   return 'method' in message && 'id' in message;
+}
+
+function requestIdOf(message: JSONRPCMessage): RequestId | undefined {
+  return isRequest(message) ? (message as { id: RequestId }).id : undefined;
 }
 
 function isResponse(message: unknown): boolean {
   return typeof message === 'object' && message !== null && 'id' in message && ('result' in message || 'error' in message);
 }
 
-function readText(res: IncomingMessage): Promise<string> {
+/**
+ * Reads a body up to `limit` bytes. Past it: `truncate` keeps what came and drops the connection
+ * (an error body, only logged); otherwise the read fails. Nothing past the limit is buffered.
+ */
+function readText(res: IncomingMessage, limit: number, truncate = false): Promise<string> {
   return new Promise((resolve, reject) => {
-    let text = '';
-    res.setEncoding('utf8');
-    res.on('data', (chunk: string) => (text += chunk));
-    res.once('end', () => resolve(text));
+    const declared = Number(res.headers['content-length']);
+    if (!truncate && declared > limit) {
+      res.destroy();
+      reject(new UpstreamHttpError(-1, `the upstream's response of ${declared} bytes exceeds the edge's limit of ${limit} bytes`));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    res.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      res.destroy();
+      if (truncate) resolve(Buffer.concat(chunks).toString('utf8'));
+      else reject(new UpstreamHttpError(-1, `the upstream's response exceeded the edge's limit of ${limit} bytes`));
+    });
+    res.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     res.once('error', reject);
   });
 }
@@ -54,7 +90,7 @@ export class HttpClientTransport implements Transport {
   private started = false;
   private closed = false;
 
-  constructor(private readonly url: URL) {
+  constructor(private readonly url: URL, private readonly limits: UpstreamReadLimits = DEFAULT_READ_LIMITS) {
     const secure = url.protocol === 'https:';
     this.agent = secure ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
   }
@@ -88,8 +124,9 @@ export class HttpClientTransport implements Transport {
     if (typeof session === 'string') this.sessionId = session;
     const status = res.statusCode ?? 0;
     if (status < 200 || status > 299) {
-      const text = await readText(res).catch(() => '');
-      throw new UpstreamHttpError(status, `Error POSTing to endpoint (HTTP ${status}): ${text.slice(0, 500)}`);
+      // The body may be a stack trace with secrets: it is read only far enough for the log.
+      const text = await readText(res, this.limits.maxErrorBodyBytes, true).catch(() => '');
+      throw new UpstreamHttpError(status, `HTTP ${status} from the upstream`, text);
     }
     const type = (res.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
     const hasRequests = Array.isArray(message) ? message.some(isRequest) : isRequest(message);
@@ -100,9 +137,9 @@ export class HttpClientTransport implements Transport {
       }
       return;
     }
-    if (type === 'text/event-stream') return this.readStream(res, false, options?.onresumptiontoken);
+    if (type === 'text/event-stream') return this.readStream(res, false, options?.onresumptiontoken, undefined, requestIdOf(message));
     if (type === 'application/json') {
-      const data: unknown = JSON.parse(await readText(res));
+      const data: unknown = JSON.parse(await readText(res, this.limits.maxMessageBytes));
       for (const entry of Array.isArray(data) ? data : [data]) this.deliver(entry);
       return;
     }
@@ -126,10 +163,22 @@ export class HttpClientTransport implements Transport {
    * upstream restarted, or closed it to make the client poll) is resumed with Last-Event-ID when
    * it gave an id, and the GET stream is always reopened.
    */
-  private readStream(res: IncomingMessage, standalone: boolean, onToken?: (token: string) => void, replayId?: RequestId): void {
+  private readStream(res: IncomingMessage, standalone: boolean, onToken?: (token: string) => void, replayId?: RequestId, requestId?: RequestId): void {
     let lastId: string | undefined;
     let answered = false;
+    let overflowed = false;
     const parser = new SseParser({
+      onOverflow: (chars) => {
+        overflowed = true;
+        res.destroy();
+        this.onerror?.(new Error(`an upstream SSE event passed ${chars} characters (limit ${this.limits.maxMessageBytes}); the stream was dropped`));
+        const id = replayId ?? requestId;
+        // The request this stream answers fails now instead of waiting for its timeout.
+        if (!answered && id !== undefined) {
+          answered = true;
+          this.deliver({ jsonrpc: '2.0', id, error: { code: RESPONSE_TOO_LARGE_CODE, message: `the upstream's response exceeded the edge's limit of ${this.limits.maxMessageBytes} bytes` } });
+        }
+      },
       onRetry: (ms) => (this.retryMs = ms),
       onEvent: (event) => {
         if (event.id !== undefined) {
@@ -145,11 +194,11 @@ export class HttpClientTransport implements Transport {
           this.onerror?.(error as Error);
         }
       },
-    });
+    }, this.limits.maxMessageBytes);
     res.setEncoding('utf8');
     res.on('data', (chunk: string) => parser.push(chunk));
     const finished = (error?: Error) => {
-      if (this.closed) return;
+      if (this.closed || overflowed) return;
       if (error) this.onerror?.(new Error(`SSE stream disconnected: ${error.message}`));
       if (answered || !(standalone || lastId !== undefined)) return;
       this.scheduleReconnect(lastId, replayId, 0);
@@ -202,7 +251,7 @@ export class HttpClientTransport implements Transport {
     if (this.protocolVersion) headers['mcp-protocol-version'] = this.protocolVersion;
     const send = this.url.protocol === 'https:' ? https.request : http.request;
     return new Promise((resolve, reject) => {
-      const req = send(this.url, { method, headers, agent: this.agent });
+      const req = send(this.url, { method, headers, agent: this.agent, maxHeaderSize: this.limits.maxHeaderBytes });
       this.open.add(req);
       req.once('close', () => this.open.delete(req));
       req.once('response', resolve);

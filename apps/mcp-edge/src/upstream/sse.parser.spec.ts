@@ -37,3 +37,24 @@ describe('SseParser', () => {
     ]);
   });
 });
+
+describe('SseParser limits', () => {
+  it('gives up on an event that grows past the limit, without keeping it, and reports it once', () => {
+    const events: SseEvent[] = [];
+    const overflows: number[] = [];
+    const parser = new SseParser({ onEvent: (e) => events.push(e), onOverflow: (n) => overflows.push(n) }, 100);
+    parser.push('data: small\n\n');
+    for (let i = 0; i < 50; i += 1) parser.push(`data: ${'x'.repeat(30)}\n`);
+    parser.push('\n');
+    expect(events).toEqual([{ event: 'message', data: 'small', id: undefined }]);
+    expect(overflows).toHaveLength(1);
+    expect(overflows[0]).toBeGreaterThan(100);
+  });
+
+  it('counts an unterminated line against the limit too', () => {
+    const overflows: number[] = [];
+    const parser = new SseParser({ onEvent: () => undefined, onOverflow: (n) => overflows.push(n) }, 100);
+    for (let i = 0; i < 10; i += 1) parser.push('y'.repeat(20));
+    expect(overflows).toEqual([120]);
+  });
+});

@@ -1,12 +1,16 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult, type Progress, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult, type Progress, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogUpstream } from '@estate/events';
 import type { Logger } from '@estate/platform';
 import type { FailureKind } from '../policy/retry.policy';
-import { HttpClientTransport } from './http-client.transport';
+import { DEFAULT_READ_LIMITS, HttpClientTransport, UpstreamHttpError, type UpstreamReadLimits } from './http-client.transport';
 
-/** Why an upstream call did not produce a result; becomes an `isError` tool result, never a protocol error. */
+/**
+ * Why an upstream call did not produce a result; becomes an `isError` tool result, never a
+ * protocol error. Its message is for the log and the audit trail only: it can carry the
+ * upstream's own words (a traceback, an address), which never reach the model.
+ */
 export class UpstreamFailure extends Error {
   constructor(readonly kind: FailureKind, message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -29,9 +33,20 @@ export type UpstreamToolsListener = (server: string, tools: Tool[]) => void;
 interface Connection {
   client: Client;
   closed: boolean;
+  relist?: NodeJS.Timeout;
 }
 
+/** Bounds on what the edge accepts from upstreams. */
+export interface UpstreamPoolOptions {
+  read: UpstreamReadLimits;
+  /** How often an open connection's tools are listed again, to catch a change the upstream did not announce. */
+  relistMs: number;
+}
+
+export const DEFAULT_POOL_OPTIONS: UpstreamPoolOptions = { read: DEFAULT_READ_LIMITS, relistMs: 60_000 };
+
 const RECONNECT_BACKOFF_MS = [0, 100, 500, 2000, 5000];
+const MAX_TOOL_PAGES = 50;
 /** Codes with which an upstream says the request itself was wrong: sending it again cannot help. */
 const REJECTION_CODES = new Set<number>([ErrorCode.InvalidRequest, ErrorCode.MethodNotFound, ErrorCode.InvalidParams, ErrorCode.ParseError]);
 
@@ -42,6 +57,8 @@ export function classifyUpstreamError(error: unknown, timeoutMs: number): Upstre
     const kind = REJECTION_CODES.has(error.code) ? 'rejected' : 'upstream_error';
     return new UpstreamFailure(kind, `the upstream answered with error ${error.code}: ${error.message.replace(/^MCP error -?\d+: /, '')}`, { cause: error });
   }
+  // A response the edge would not read (too large, not JSON-RPC): the upstream misbehaved, the connection is fine.
+  if (error instanceof UpstreamHttpError && error.status === -1) return new UpstreamFailure('upstream_error', error.message, { cause: error });
   const reason = error instanceof Error ? error.message : String(error);
   return new UpstreamFailure('unreachable', `the upstream could not be reached (${reason})`, { cause: error });
 }
@@ -61,7 +78,7 @@ export class UpstreamPool {
   private readonly listeners: UpstreamToolsListener[] = [];
   private readonly setups: UpstreamClientSetup[] = [];
 
-  constructor(private readonly logger: Logger, private readonly clock: () => number = Date.now) {}
+  constructor(private readonly logger: Logger, private readonly clock: () => number = Date.now, private readonly options: UpstreamPoolOptions = DEFAULT_POOL_OPTIONS) {}
 
   /** Register a setup for every client opened from now on (the proxy's relays). */
   onClient(setup: UpstreamClientSetup): void {
@@ -89,7 +106,9 @@ export class UpstreamPool {
     const connection = await this.connection(upstream, key);
     try {
       const requestOptions = { timeout: timeoutMs, signal, onprogress: options.onprogress };
-      return (await connection.client.callTool({ name: tool, arguments: args }, undefined, requestOptions)) as CallToolResult;
+      // request(), not callTool(): the SDK would check the result against the schema the upstream
+      // advertises; the edge checks it against the one published (upstream.step.ts).
+      return await connection.client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, CallToolResultSchema, requestOptions);
     } catch (error) {
       const failure = classifyUpstreamError(error, timeoutMs);
       if (failure.kind === 'unreachable') this.drop(key, connection);
@@ -100,7 +119,11 @@ export class UpstreamPool {
   async close(): Promise<void> {
     const all = [...this.connections.values()];
     this.connections.clear();
-    await Promise.allSettled(all.map(async (c) => (await c).client.close()));
+    await Promise.allSettled(all.map(async (pending) => {
+      const c = await pending;
+      clearInterval(c.relist);
+      await c.client.close();
+    }));
   }
 
   /** Closes the upstream sessions opened for one downstream session (session affinity). */
@@ -146,6 +169,10 @@ export class UpstreamPool {
     }
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => void this.inspect(upstream.server, client));
     await this.inspect(upstream.server, client);
+    // An upstream may change a tool without announcing it: list again now and then, so drift is
+    // caught on a live connection and not only when it reopens.
+    connection.relist = setInterval(() => void this.inspect(upstream.server, client), this.options.relistMs);
+    connection.relist.unref();
     return connection;
   }
 
@@ -154,7 +181,10 @@ export class UpstreamPool {
     try {
       const tools: Tool[] = [];
       let cursor: string | undefined;
+      let pages = 0;
       do {
+        // An upstream that hands out cursors forever is misbehaving: stop (the partial list is not judged).
+        if ((pages += 1) > MAX_TOOL_PAGES) throw new Error(`the upstream's tools/list ran past ${MAX_TOOL_PAGES} pages`);
         const page = await client.listTools(cursor === undefined ? undefined : { cursor });
         tools.push(...page.tools);
         cursor = page.nextCursor;
@@ -174,12 +204,13 @@ export class UpstreamPool {
       return transport;
     }
     if (!upstream.url) throw new UpstreamFailure('unreachable', 'the upstream has no url registered');
-    return new HttpClientTransport(new URL(upstream.url));
+    return new HttpClientTransport(new URL(upstream.url), this.options.read);
   }
 
   private drop(key: string, connection: Connection): void {
     if (connection.closed) return;
     connection.closed = true;
+    clearInterval(connection.relist);
     void this.connections.get(key)?.then((current) => {
       if (current === connection) this.connections.delete(key);
     }, () => undefined);

@@ -1,4 +1,5 @@
 import { isRecord } from '../json-path.util';
+import { cachedLinearRegExp } from '../pattern.engine';
 import { stableStringify } from '../schema-hash.util';
 import type { Effect } from './classifier.types';
 
@@ -125,7 +126,7 @@ export function undeclaredPropertySchema(node: SchemaRecord, name: string): unkn
 /** `undefined` when the pattern cannot be compiled here. */
 export function matchesPattern(pattern: string, text: string): boolean | undefined {
   try {
-    return new RegExp(pattern, 'u').test(text);
+    return cachedLinearRegExp(pattern).test(text);
   } catch {
     return undefined;
   }
