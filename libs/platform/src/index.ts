@@ -2,6 +2,8 @@ export { EVENT_BUS } from './event-bus.port';
 export type { EventBus, BusMessage, OutgoingMessage, PartitionOffsets, SubscribeOptions, Subscription, TopicSpec } from './event-bus.port';
 export { InMemoryEventBus } from './in-memory-event-bus';
 export { KafkaEventBus } from './kafka-event-bus';
+export { PostgresEventBus } from './postgres-bus/postgres-event-bus';
+export type { PostgresBusOptions } from './postgres-bus/postgres-event-bus';
 export type { KafkaBusOptions } from './kafka-event-bus';
 export { createLogger } from './logger';
 export type { Logger } from './logger';
