@@ -22,5 +22,7 @@ export type { HttpAppOptions } from './http/http-app';
 export { httpError } from './http/http-errors';
 export { startEmbeddedPostgres, freePort } from './embedded-postgres';
 export type { EmbeddedDatabase } from './embedded-postgres';
-export { kafkaBusFrom, stopOnSignals, failBoot, runService } from './service.runtime';
+export { busFrom, joinEstateOrKafka, stopOnSignals, failBoot, runService } from './service.runtime';
+export { joinEmbeddedEstate, writeEstateRecord, removeEstateRecord, readEstateRecord, estateRecordPath, processAlive } from './estate.record';
+export type { EstateRecord, JoinedEnv } from './estate.record';
 export type { ServiceEntry } from './service.runtime';
