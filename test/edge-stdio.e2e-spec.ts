@@ -3,6 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createLogger, KafkaEventBus } from '@estate/platform';
 import { loadDiscoveryConfig } from '../apps/discovery/src/config';
 import { startDiscovery } from '../apps/discovery/src/discovery.app';
@@ -10,6 +13,7 @@ import { loadRegistryConfig } from '../apps/registry/src/config';
 import { startRegistry } from '../apps/registry/src/registry.app';
 import { startBankServer, type BankServerHandle } from '../examples/bank/bank.server';
 import { bankSpecs } from '../examples/bank/bank.specs';
+import { EmbeddedEstateRunner } from './support/embedded.runner';
 import { ADMIN, http, TEST_SECRET, token, waitFor } from './support/estate.harness';
 import { createTestDatabase, kafkaBrokers, randomTopicPrefix, REPO_ROOT } from './support/infra';
 
@@ -163,4 +167,70 @@ describe('the stdio edge (npm run edge:stdio)', () => {
     expect(peer.stdoutLines.join('')).not.toContain('stray');
     expect(peer.stderr).toContain('ESTATE_STDIO_TOKEN is not a valid token for this estate');
   });
+});
+
+/** The `mcpServers` entry npm start prints for desktop clients that spawn a stdio server. */
+function printedStdioConfig(banner: string): { command: string; args: string[]; env: Record<string, string> } {
+  const start = banner.indexOf('{', banner.indexOf('Desktop client (stdio) configuration'));
+  const end = banner.indexOf('\n}', start) + 2;
+  return (JSON.parse(banner.slice(start, end)) as { mcpServers: Record<string, { command: string; args: string[]; env: Record<string, string> }> }).mcpServers['estate-stdio'];
+}
+
+describe('estate stdio beside npm start, without Kafka (the durable log)', () => {
+  let dataDir: string;
+  let estate: EmbeddedEstateRunner;
+  let bank: BankServerHandle;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'estate-stdio-embedded-'));
+    estate = new EmbeddedEstateRunner(dataDir);
+    bank = await startBankServer({ port: 0 });
+    await estate.start();
+  }, 120000);
+
+  afterAll(async () => {
+    await estate?.dispose();
+    await bank?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('joins through the printed desktop configuration: lists, hears list_changed, and its calls reach the audit trail', async () => {
+    const admin = await estate.token(ADMIN);
+    expect((await http('POST', `${estate.urls.registry}/v1/servers`, admin, { name: 'bank', url: bank.url, owner: 'payments-team' })).status).toBe(201);
+    const lookup = bankSpecs('bank')[0];
+    expect((await http('POST', `${estate.urls.registry}/v1/tools`, admin, lookup)).status).toBe(201);
+
+    const printed = printedStdioConfig(estate.child?.output() ?? '');
+    expect(printed.env.ESTATE_DATA_DIR).toBe(path.resolve(dataDir));
+    // Exactly what a desktop client runs: the printed command, arguments and environment, from another directory.
+    const transport = new StdioClientTransport({ command: printed.command, args: printed.args, env: { ...printed.env, ESTATE_STDIO_TOKEN: await estate.token(ALICE) }, cwd: os.tmpdir(), stderr: 'pipe' });
+    let stderr = '';
+    transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const client = new Client({ name: 'desktop', version: '1.0.0' });
+    const listChanged: number[] = [];
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      listChanged.push(Date.now());
+    });
+    await client.connect(transport);
+    try {
+      await waitFor(async () => ((await client.listTools()).tools.some((t) => t.name === 'bank.lookup') ? true : undefined), 'bank.lookup over stdio', 30000);
+      expect(stderr).toContain('joining the embedded estate');
+
+      const next = { ...lookup, version: '1.1.0', description: `${lookup.description} Now with memo.` };
+      expect((await http('POST', `${estate.urls.registry}/v1/tools`, admin, next)).status).toBe(201);
+      await waitFor(async () => (listChanged.length > 0 ? true : undefined), 'list_changed over stdio', 30000);
+      expect((await client.listTools()).tools.find((t) => t.name === 'bank.lookup')?.description).toBe(next.description);
+
+      const result = await client.callTool({ name: 'bank.lookup', arguments: { reference: 'PMT-771' } });
+      expect(result.structuredContent).toMatchObject({ reference: 'PMT-771' });
+    } finally {
+      await client.close();
+    }
+    const calls = await waitFor(async () => {
+      const r = await http('GET', `${estate.urls.audit}/v1/audit?principal=alice&type=ToolCallCompleted`, admin);
+      const entries = (r.body.entries ?? []) as Array<Record<string, unknown>>;
+      return entries.length > 0 ? entries : undefined;
+    }, 'the stdio call in the embedded audit trail', 30000);
+    expect(calls).toEqual([expect.objectContaining({ principal: 'alice', tool: 'bank.lookup', version: '1.1.0', outcome: 'ok' })]);
+  }, 120000);
 });
