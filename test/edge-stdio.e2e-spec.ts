@@ -194,7 +194,7 @@ describe('estate stdio beside npm start, without Kafka (the durable log)', () =>
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('joins through the printed desktop configuration: lists, hears list_changed, and its calls reach the audit trail', async () => {
+  it('joins through the printed desktop configuration: lists, hears list_changed (also after npm start restarts), and its calls reach the audit trail', async () => {
     const admin = await estate.token(ADMIN);
     expect((await http('POST', `${estate.urls.registry}/v1/servers`, admin, { name: 'bank', url: bank.url, owner: 'payments-team' })).status).toBe(201);
     const lookup = bankSpecs('bank')[0];
@@ -223,6 +223,15 @@ describe('estate stdio beside npm start, without Kafka (the durable log)', () =>
 
       const result = await client.callTool({ name: 'bank.lookup', arguments: { reference: 'PMT-771' } });
       expect(result.structuredContent).toMatchObject({ reference: 'PMT-771' });
+
+      // npm start restarted under the running desktop session: the session reconnects to the same log.
+      expect(await estate.interrupt()).toBe(0);
+      await estate.start();
+      const heard = listChanged.length;
+      const third = { ...next, version: '1.2.0', description: `${lookup.description} After a restart.` };
+      expect((await http('POST', `${estate.urls.registry}/v1/tools`, admin, third)).status).toBe(201);
+      await waitFor(async () => (listChanged.length > heard ? true : undefined), 'list_changed over stdio after npm start restarted', 30000);
+      expect((await client.listTools()).tools.find((t) => t.name === 'bank.lookup')?.description).toBe(third.description);
     } finally {
       await client.close();
     }

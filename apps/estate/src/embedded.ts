@@ -15,6 +15,7 @@ import { startEdge } from '../../mcp-edge/src/edge.app';
 import { loadRegistryConfig } from '../../registry/src/config';
 import { startRegistry } from '../../registry/src/registry.app';
 import type { EmbeddedConfig } from './config';
+import { rememberedPostgresPort, rememberPostgresPort } from './postgres-port.store';
 
 export interface EmbeddedEstate {
   urls: { edge: string; registry: string; discovery: string; audit: string };
@@ -39,6 +40,14 @@ async function devSecret(dataDir: string): Promise<string> {
   return secret;
 }
 
+/** The embedded PostgreSQL, on ESTATE_PG_PORT or else on the port of its last run when still free. */
+async function ownPostgres(embedded: EmbeddedConfig, logger: Logger): Promise<EmbeddedDatabase> {
+  const port = embedded.postgresPort ?? (await rememberedPostgresPort(embedded.dataDir));
+  const database = await startEmbeddedPostgres(path.join(embedded.dataDir, 'pg'), logger, port);
+  rememberPostgresPort(embedded.dataDir, database.url);
+  return database;
+}
+
 /**
  * All four services in one process: embedded PostgreSQL unless DATABASE_URL is set, a durable
  * event log in that PostgreSQL unless KAFKA_BROKERS is set. Same code and flow as the full stack.
@@ -56,7 +65,7 @@ export async function startEmbedded(env: Env, embedded: EmbeddedConfig, logger: 
     audit: loadAuditConfig(effective),
   };
   let database: EmbeddedDatabase | undefined;
-  const databaseUrl = configs.registry.databaseUrl ?? (database = await startEmbeddedPostgres(path.join(embedded.dataDir, 'pg'), logger, embedded.postgresPort)).url;
+  const databaseUrl = configs.registry.databaseUrl ?? (database = await ownPostgres(embedded, logger)).url;
   const kafka = configs.registry.kafkaBrokers.length > 0;
   const bus: EventBus = kafka
     ? new KafkaEventBus({ brokers: configs.registry.kafkaBrokers, clientId: 'estate', logger })

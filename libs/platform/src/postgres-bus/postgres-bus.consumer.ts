@@ -55,6 +55,7 @@ export class PostgresBusConsumer {
 
   private async run(start: bigint): Promise<void> {
     let next = start;
+    let failing = false;
     while (!this.stopped) {
       this.woken = false;
       let batch;
@@ -62,10 +63,14 @@ export class PostgresBusConsumer {
         batch = await this.log.read(this.options.topic, next, BATCH);
       } catch (error) {
         if (this.stopped) return;
-        this.logger.warn({ err: error, topic: this.options.topic }, 'bus read failed; retrying');
+        // Once per outage (the database restarting, say), not once per attempt.
+        if (!failing) this.logger.warn({ err: error, topic: this.options.topic }, 'bus read failed; retrying until the database answers');
+        failing = true;
+        // Wakeable: the listener wakes every consumer when its session is back.
         await this.sleep(RETRY_MAX_MS);
         continue;
       }
+      failing = false;
       for (const message of batch) {
         if (!(await this.deliver(message))) return;
         next = BigInt(message.offset) + 1n;

@@ -13,6 +13,8 @@ export class PostgresBusListener {
   private client?: Client;
   private timer?: NodeJS.Timeout;
   private closed = false;
+  /** Said once per outage, not once per reconnect attempt. */
+  private down = false;
 
   constructor(
     private readonly url: string,
@@ -57,13 +59,16 @@ export class PostgresBusListener {
       return;
     }
     this.client = client;
+    if (this.down) this.logger.info('bus listener is back');
+    this.down = false;
     // Anything published while no session listened was missed: let every consumer look.
     this.wake(undefined);
   }
 
   private retry(error: unknown): void {
     if (this.closed || this.timer) return;
-    if (error) this.logger.warn({ err: error }, 'bus listener lost its session; consumers poll until it is back');
+    if (!this.down) this.logger.warn({ err: error }, 'bus listener lost its session; consumers poll until it is back');
+    this.down = true;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       if (!this.closed) void this.connect().catch((e: unknown) => this.retry(e));
