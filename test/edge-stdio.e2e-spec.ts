@@ -216,9 +216,12 @@ describe('estate stdio beside npm start, without Kafka (the durable log)', () =>
       await waitFor(async () => ((await client.listTools()).tools.some((t) => t.name === 'bank.lookup') ? true : undefined), 'bank.lookup over stdio', 30000);
       expect(stderr).toContain('joining the embedded estate');
 
+      // The notification for bank.lookup's arrival may still be on its way; count only what follows the publish.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const before = listChanged.length;
       const next = { ...lookup, version: '1.1.0', description: `${lookup.description} Now with memo.` };
       expect((await http('POST', `${estate.urls.registry}/v1/tools`, admin, next)).status).toBe(201);
-      await waitFor(async () => (listChanged.length > 0 ? true : undefined), 'list_changed over stdio', 30000);
+      await waitFor(async () => (listChanged.length > before ? true : undefined), 'list_changed over stdio', 30000);
       expect((await client.listTools()).tools.find((t) => t.name === 'bank.lookup')?.description).toBe(next.description);
 
       const result = await client.callTool({ name: 'bank.lookup', arguments: { reference: 'PMT-771' } });
@@ -227,6 +230,7 @@ describe('estate stdio beside npm start, without Kafka (the durable log)', () =>
       // npm start restarted under the running desktop session: the session reconnects to the same log.
       expect(await estate.interrupt()).toBe(0);
       await estate.start();
+      await new Promise((resolve) => setTimeout(resolve, 500));
       const heard = listChanged.length;
       const third = { ...next, version: '1.2.0', description: `${lookup.description} After a restart.` };
       expect((await http('POST', `${estate.urls.registry}/v1/tools`, admin, third)).status).toBe(201);

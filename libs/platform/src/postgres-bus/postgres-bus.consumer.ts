@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { SubscribeOptions } from '../event-bus.port';
 import type { PostgresBusLog } from './postgres-bus.log';
+import type { PostgresBusMembership } from './postgres-bus.membership';
 
 const BATCH = 200;
 /** The fallback when a NOTIFY is lost (listener reconnecting): how often an idle consumer looks anyway. */
@@ -12,6 +13,7 @@ const RETRY_MAX_MS = 5000;
  * One subscription: reads its topic in offset order and hands each message to the handler, one at
  * a time. A group's position is committed after the handler succeeded; a failing handler is
  * retried after a growing pause and its message is never skipped, as a Kafka consumer would.
+ * Only one member of a group reads a topic at a time (postgres-bus.membership.ts).
  */
 export class PostgresBusConsumer {
   private stopped = false;
@@ -21,14 +23,23 @@ export class PostgresBusConsumer {
 
   constructor(
     private readonly log: PostgresBusLog,
+    private readonly membership: PostgresBusMembership,
     readonly options: SubscribeOptions,
     private readonly logger: Logger,
   ) {}
 
-  /** Finds the start position (own offsets, else the group's, else the log's start or end) and starts reading. */
+  /**
+   * Joins the group: as its member it reads from its start position at once (errors reach the
+   * subscriber); otherwise it stands by until the member leaves.
+   */
   async start(): Promise<void> {
-    const own = this.options.ownOffsets ? await this.options.ownOffsets(0) : undefined;
-    const next = own !== undefined ? BigInt(own) : await this.groupStart();
+    let next: bigint | undefined;
+    try {
+      next = (await this.membership.claim(this, this.options.groupId, this.options.topic)) ? await this.position() : undefined;
+    } catch (error) {
+      await this.membership.release(this, this.options.groupId, this.options.topic);
+      throw error;
+    }
     this.loop = this.run(next);
   }
 
@@ -45,7 +56,10 @@ export class PostgresBusConsumer {
     await this.loop;
   }
 
-  private async groupStart(): Promise<bigint> {
+  /** Own offsets, else the group's committed position, else the log's start or end. Read on every (re)join, as Kafka seeks on a group join. */
+  private async position(): Promise<bigint> {
+    const own = this.options.ownOffsets ? await this.options.ownOffsets(0) : undefined;
+    if (own !== undefined) return BigInt(own);
     const committed = await this.log.committed(this.options.groupId, this.options.topic);
     if (committed !== undefined) return committed;
     if (this.options.fromBeginning) return 0n;
@@ -53,13 +67,25 @@ export class PostgresBusConsumer {
     return BigInt(high);
   }
 
-  private async run(start: bigint): Promise<void> {
+  private async run(start: bigint | undefined): Promise<void> {
+    try {
+      await this.consume(start);
+    } finally {
+      await this.membership.release(this, this.options.groupId, this.options.topic);
+    }
+  }
+
+  private async consume(start: bigint | undefined): Promise<void> {
     let next = start;
     let failing = false;
     while (!this.stopped) {
       this.woken = false;
       let batch;
       try {
+        if (next === undefined || !this.membership.holds(this, this.options.groupId, this.options.topic)) {
+          next = await this.join();
+          if (next === undefined) continue;
+        }
         batch = await this.log.read(this.options.topic, next, BATCH);
       } catch (error) {
         if (this.stopped) return;
@@ -78,6 +104,13 @@ export class PostgresBusConsumer {
       }
       if (batch.length < BATCH && !this.woken) await this.sleep(POLL_MS);
     }
+  }
+
+  /** A standby asks again after a pause; undefined while another member holds the group. */
+  private async join(): Promise<bigint | undefined> {
+    if (await this.membership.claim(this, this.options.groupId, this.options.topic)) return this.position();
+    await this.sleep(POLL_MS, false);
+    return undefined;
   }
 
   /** Runs the handler until it succeeds; false when the consumer stopped first. */

@@ -108,6 +108,29 @@ describe('PostgresEventBus (real PostgreSQL)', () => {
     expect(received.map((m) => m.value)).toEqual(['new']);
   });
 
+  it('gives a topic to one member of a group at a time; a standby takes over from the committed position', async () => {
+    const topic = topicName();
+    const groupId = `g-${randomUUID()}`;
+    const first = newBus();
+    const second = newBus();
+    await first.publish(topic, messages('k', ['1', '2', '3']));
+    const member = await collect(first, { topic, groupId, fromBeginning: true });
+    await until(() => member.received.length === 3, 'the member to read three');
+    const standby = await collect(second, { topic, groupId, fromBeginning: true });
+    const sameBus = await collect(first, { topic, groupId, fromBeginning: true });
+    await first.publish(topic, messages('k', ['4']));
+    await until(() => member.received.length === 4, 'the member to read the fourth');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(standby.received).toEqual([]);
+    expect(sameBus.received).toEqual([]);
+
+    await member.subscription.stop();
+    await sameBus.subscription.stop();
+    await second.publish(topic, messages('k', ['5']));
+    await until(() => standby.received.length === 1, 'the standby to take over', 10000);
+    expect(standby.received.map((m) => [m.offset, m.value])).toEqual([['4', '5']]);
+  });
+
   it('seeks consumers with their own offsets there and commits nothing for them', async () => {
     const bus = newBus();
     const topic = topicName();

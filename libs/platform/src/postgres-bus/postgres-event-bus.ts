@@ -3,6 +3,7 @@ import type { EventBus, OutgoingMessage, PartitionOffsets, SubscribeOptions, Sub
 import { PostgresBusConsumer } from './postgres-bus.consumer';
 import { PostgresBusListener } from './postgres-bus.listener';
 import { PostgresBusLog } from './postgres-bus.log';
+import { PostgresBusMembership } from './postgres-bus.membership';
 
 export interface PostgresBusOptions {
   /** The database that holds the log (schema `bus`); every process on it shares the same topics. */
@@ -20,6 +21,7 @@ export interface PostgresBusOptions {
 export class PostgresEventBus implements EventBus {
   private log?: Promise<PostgresBusLog>;
   private listener?: PostgresBusListener;
+  private membership?: PostgresBusMembership;
   private readonly consumers = new Set<PostgresBusConsumer>();
   private closed = false;
 
@@ -38,7 +40,8 @@ export class PostgresEventBus implements EventBus {
 
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
     const log = await this.open();
-    const consumer = new PostgresBusConsumer(log, options, this.options.logger.child({ component: 'bus', group: options.groupId }));
+    this.membership ??= new PostgresBusMembership(this.options.url, this.options.logger.child({ component: 'bus' }));
+    const consumer = new PostgresBusConsumer(log, this.membership, options, this.options.logger.child({ component: 'bus', group: options.groupId }));
     this.consumers.add(consumer);
     try {
       await consumer.start();
@@ -64,6 +67,7 @@ export class PostgresEventBus implements EventBus {
     this.consumers.clear();
     await Promise.all(consumers.map((c) => c.stop()));
     await this.listener?.close();
+    await this.membership?.close();
     if (this.log) await (await this.log.catch(() => undefined))?.close();
   }
 
