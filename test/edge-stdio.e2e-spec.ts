@@ -14,8 +14,8 @@ import { startRegistry } from '../apps/registry/src/registry.app';
 import { startBankServer, type BankServerHandle } from '../examples/bank/bank.server';
 import { bankSpecs } from '../examples/bank/bank.specs';
 import { EmbeddedEstateRunner } from './support/embedded.runner';
-import { ADMIN, http, TEST_SECRET, token, waitFor } from './support/estate.harness';
-import { createTestDatabase, kafkaBrokers, randomTopicPrefix, REPO_ROOT } from './support/infra';
+import { ADMIN, connect, http, spawnService, TEST_SECRET, token, waitFor } from './support/estate.harness';
+import { createTestDatabase, freePort, kafkaBrokers, randomTopicPrefix, REPO_ROOT } from './support/infra';
 
 const ALICE = { sub: 'alice', scope: 'bank:read', clearance: 'internal' };
 const ENTRY = path.join(REPO_ROOT, 'dist/apps/mcp-edge/src/stdio/main.js');
@@ -176,7 +176,7 @@ function printedStdioConfig(banner: string): { command: string; args: string[]; 
   return (JSON.parse(banner.slice(start, end)) as { mcpServers: Record<string, { command: string; args: string[]; env: Record<string, string> }> }).mcpServers['estate-stdio'];
 }
 
-describe('estate stdio beside npm start, without Kafka (the durable log)', () => {
+describe('joining npm start without Kafka (the durable log): estate stdio and services started on their own', () => {
   let dataDir: string;
   let estate: EmbeddedEstateRunner;
   let bank: BankServerHandle;
@@ -246,4 +246,32 @@ describe('estate stdio beside npm start, without Kafka (the durable log)', () =>
     }, 'the stdio call in the embedded audit trail', 30000);
     expect(calls).toEqual([expect.objectContaining({ principal: 'alice', tool: 'bank.lookup', version: '1.1.0', outcome: 'ok' })]);
   }, 120000);
+
+  it('lets an HTTP edge started on its own join the same log, and tells a service with nothing to join why it stops', async () => {
+    const port = await freePort();
+    const edge = spawnService('apps/mcp-edge/src/main.js', {
+      ESTATE_DATA_DIR: dataDir, KAFKA_BROKERS: '', DATABASE_URL: '', ESTATE_JWT_SECRET: '', ESTATE_TOPIC_PREFIX: '', ESTATE_EDGE_PORT: String(port), LOG_LEVEL: 'info',
+    });
+    try {
+      const agent = await waitFor(async () => connect(`http://127.0.0.1:${port}/mcp`, await estate.token(ALICE)), 'the second edge to listen', 30000);
+      try {
+        await waitFor(async () => ((await agent.client.listTools()).tools.some((t) => t.name === 'bank.lookup') ? true : undefined), 'bank.lookup at the second edge', 30000);
+      } finally {
+        await agent.close();
+      }
+      expect(edge.output()).toContain('joining the embedded estate');
+    } finally {
+      await edge.stop('SIGTERM');
+    }
+
+    const nowhere = mkdtempSync(path.join(os.tmpdir(), 'estate-no-estate-'));
+    try {
+      const audit = spawnService('apps/audit/src/main.js', { ESTATE_DATA_DIR: nowhere, KAFKA_BROKERS: '', DATABASE_URL: '', ESTATE_BUS: '' });
+      await waitFor(async () => (audit.process.exitCode !== null ? true : undefined), 'the lone audit to stop', 20000);
+      expect(audit.process.exitCode).toBe(1);
+      expect(audit.output()).toContain(`KAFKA_BROKERS is not set and no embedded estate is running (${path.join(nowhere, 'estate.json')} does not exist)`);
+    } finally {
+      rmSync(nowhere, { recursive: true, force: true });
+    }
+  }, 90000);
 });
