@@ -98,6 +98,8 @@ export class PostgresBusConsumer {
       }
       failing = false;
       for (const message of batch) {
+        // Membership lost with the session: another member may already read from the committed position.
+        if (!this.membership.holds(this, this.options.groupId, this.options.topic)) break;
         if (!(await this.deliver(message))) return;
         next = BigInt(message.offset) + 1n;
         if (!this.options.ownOffsets) await this.commit(next);
