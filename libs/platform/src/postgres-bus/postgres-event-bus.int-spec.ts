@@ -239,4 +239,36 @@ describe('PostgresEventBus (real PostgreSQL)', () => {
     expect(await listening()).toBe(before - 1);
     await expect(bus.publish(topic, messages('k', ['late']))).rejects.toThrow('closed');
   });
+
+  it('keeps consuming after every connection of the database was cut (a PostgreSQL restart, as the buses see it)', async () => {
+    const topic = topicName();
+    const reader = newBus();
+    const writer = newBus();
+    await writer.publish(topic, messages('k', ['before']));
+    const { received } = await collect(reader, { topic, groupId: `g-${randomUUID()}`, fromBeginning: true });
+    await until(() => received.length === 1, 'the first message');
+    const admin = new Client({ connectionString: url });
+    await admin.connect();
+    try {
+      const { rows } = await admin.query<{ n: number }>(
+        `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+      );
+      expect(rows[0].n).toBeGreaterThanOrEqual(3);
+    } finally {
+      await admin.end();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await writer.publish(topic, messages('k', ['after']));
+        break;
+      } catch (error) {
+        // A pooled connection cut under the writer fails once; the pool then opens a new one.
+        if (attempt >= 5) throw error;
+      }
+    }
+    await until(() => received.length === 2, 'the message published after the cut', 15000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(received.map((m) => [m.offset, m.value])).toEqual([['0', 'before'], ['1', 'after']]);
+  });
 });
