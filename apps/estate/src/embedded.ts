@@ -76,7 +76,8 @@ export async function startEmbedded(env: Env, embedded: EmbeddedConfig, logger: 
   const edge = await startEdge(configs.edge, bus, logger.child({ service: 'mcp-edge' }));
   const urls = { edge: edge.mcpUrl, registry: registry.url, discovery: discovery.url, audit: audit.url };
   writeEstateRecord(embedded.dataDir, {
-    pid: process.pid, startedAt: new Date().toISOString(), databaseUrl, topicPrefix: configs.registry.topicPrefix, urls,
+    pid: process.pid, startedAt: new Date().toISOString(), databaseUrl, kafkaBrokers: kafka ? configs.registry.kafkaBrokers : undefined,
+    topicPrefix: configs.registry.topicPrefix, urls,
     secretFile: secret ? secretFile(embedded.dataDir) : undefined,
   });
   return {

@@ -12,9 +12,8 @@ const BUS_LINE = { kafka: 'Kafka (KAFKA_BROKERS)', postgres: 'durable log in Pos
 /** dist/apps/estate/src → dist/apps/cli/src/main.js: what a desktop client spawns for `estate stdio`. */
 const CLI = path.resolve(__dirname, '..', '..', 'cli', 'src', 'main.js');
 
-/** A desktop client's stdio entry: the CLI finds this estate through ESTATE_DATA_DIR. */
+/** A desktop client's stdio entry: the CLI finds this estate (its log, brokers and secret) through ESTATE_DATA_DIR. */
 function stdioConfig(estate: EmbeddedEstate, agentToken: string): string[] {
-  if (estate.bus !== 'postgres') return ['', 'estate stdio needs KAFKA_BROKERS and the same ESTATE_JWT_SECRET as this process.'];
   const env = { ESTATE_STDIO_TOKEN: agentToken, ESTATE_DATA_DIR: path.dirname(estate.recordFile) };
   const config = { mcpServers: { 'estate-stdio': { command: process.execPath, args: [CLI, 'stdio'], env } } };
   return ['', 'Desktop client (stdio) configuration, joining this estate (or command "npx" with args ["estate", "stdio"]):', JSON.stringify(config, null, 2)];

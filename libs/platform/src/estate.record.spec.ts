@@ -61,6 +61,13 @@ describe('joining a running embedded estate through estate.json', () => {
     expect(joinEmbeddedEstate(env, alive).env).toEqual({ ...env, DATABASE_URL: record().databaseUrl, ESTATE_BUS: 'postgres' });
   });
 
+  it('hands the brokers on when the estate runs on Kafka', () => {
+    writeEstateRecord(dir, { ...record(), kafkaBrokers: ['127.0.0.1:9092', '127.0.0.1:9093'] });
+    const { env } = joinEmbeddedEstate({ ESTATE_DATA_DIR: dir, ESTATE_AUTH: 'none' }, alive);
+    expect(env).toMatchObject({ KAFKA_BROKERS: '127.0.0.1:9092,127.0.0.1:9093', DATABASE_URL: record().databaseUrl });
+    expect(env.ESTATE_BUS).toBeUndefined();
+  });
+
   it('refuses a DATABASE_URL that names another database than the estate it would join', () => {
     writeEstateRecord(dir, record());
     expect(() => joinEmbeddedEstate({ ESTATE_DATA_DIR: dir, DATABASE_URL: 'postgres://other/db' }, alive)).toThrow('DATABASE_URL names another database');

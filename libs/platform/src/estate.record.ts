@@ -10,8 +10,10 @@ import { EnvReader, type Env } from './env.reader';
 export interface EstateRecord {
   pid: number;
   startedAt: string;
-  /** The database whose `bus` schema holds the event log. */
+  /** The estate's database; its `bus` schema holds the event log unless the estate runs on Kafka. */
   databaseUrl: string;
+  /** Set when the estate runs on Kafka: joiners then read the same brokers. */
+  kafkaBrokers?: string[];
   topicPrefix: string;
   urls: { edge: string; registry: string; discovery: string; audit: string };
   /** The development JWT secret's file, when npm start made one (joiners verify tokens with it). */
@@ -66,8 +68,9 @@ export interface JoinedEnv {
 /**
  * Without KAFKA_BROKERS (and without ESTATE_BUS=postgres, which names the log in DATABASE_URL
  * directly) a process joins the embedded estate running from ESTATE_DATA_DIR: the returned
- * environment carries its database, topic prefix, registry URL and development secret wherever
- * the caller's environment left them unset. Throws a one-line reason when there is none to join.
+ * environment carries its database (and its brokers, when it runs on Kafka), topic prefix,
+ * registry URL and development secret wherever the caller's environment left them unset.
+ * Throws a one-line reason when there is none to join.
  */
 export function joinEmbeddedEstate(env: Env, alive: (pid: number) => boolean = processAlive): JoinedEnv {
   const reader = new EnvReader(env);
@@ -86,7 +89,10 @@ export function joinEmbeddedEstate(env: Env, alive: (pid: number) => boolean = p
   if (databaseUrl !== undefined && databaseUrl !== record.databaseUrl) {
     throw new Error(`DATABASE_URL names another database than the running estate's (${file}): unset it to join that estate, or set ESTATE_BUS=postgres to use the log in DATABASE_URL`);
   }
-  const filled: Record<string, string | undefined> = { ...env, DATABASE_URL: record.databaseUrl, ESTATE_BUS: 'postgres' };
+  const onKafka = (record.kafkaBrokers ?? []).length > 0;
+  const filled: Record<string, string | undefined> = {
+    ...env, DATABASE_URL: record.databaseUrl, ...(onKafka ? { KAFKA_BROKERS: record.kafkaBrokers?.join(',') } : { ESTATE_BUS: 'postgres' }),
+  };
   if (env.ESTATE_TOPIC_PREFIX === undefined) filled.ESTATE_TOPIC_PREFIX = record.topicPrefix;
   if (reader.optional('ESTATE_REGISTRY_URL') === undefined) filled.ESTATE_REGISTRY_URL = record.urls.registry;
   const authSet = ['ESTATE_JWT_SECRET', 'ESTATE_JWKS_URL'].some((name) => reader.optional(name) !== undefined) || reader.optional('ESTATE_AUTH') === 'none';
