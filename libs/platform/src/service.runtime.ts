@@ -19,7 +19,10 @@ export function busFrom(config: Pick<CommonConfig, 'bus' | 'kafkaBrokers' | 'dat
 /** Joins the running embedded estate when no Kafka is configured, and says so on stderr. */
 export function joinEstateOrKafka(env: Env, logger: Logger): Env {
   const joined: JoinedEnv = joinEmbeddedEstate(env);
-  if (joined.joined) logger.info({ estate: joined.joined.file, estatePid: joined.joined.pid }, 'joining the embedded estate: its durable event log in PostgreSQL');
+  if (joined.joined) {
+    const bus = (joined.joined.kafkaBrokers ?? []).length > 0 ? 'kafka' : 'postgres';
+    logger.info({ estate: joined.joined.file, estatePid: joined.joined.pid, bus }, `joining the embedded estate (${bus === 'kafka' ? 'its Kafka' : 'its durable event log in PostgreSQL'})`);
+  }
   return joined.env;
 }
 
