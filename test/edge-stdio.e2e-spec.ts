@@ -3,6 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createLogger, KafkaEventBus } from '@estate/platform';
 import { loadDiscoveryConfig } from '../apps/discovery/src/config';
 import { startDiscovery } from '../apps/discovery/src/discovery.app';
@@ -10,8 +13,9 @@ import { loadRegistryConfig } from '../apps/registry/src/config';
 import { startRegistry } from '../apps/registry/src/registry.app';
 import { startBankServer, type BankServerHandle } from '../examples/bank/bank.server';
 import { bankSpecs } from '../examples/bank/bank.specs';
-import { ADMIN, http, TEST_SECRET, token, waitFor } from './support/estate.harness';
-import { createTestDatabase, kafkaBrokers, randomTopicPrefix, REPO_ROOT } from './support/infra';
+import { EmbeddedEstateRunner } from './support/embedded.runner';
+import { ADMIN, connect, http, spawnService, TEST_SECRET, token, waitFor } from './support/estate.harness';
+import { createTestDatabase, freePort, kafkaBrokers, randomTopicPrefix, REPO_ROOT } from './support/infra';
 
 const ALICE = { sub: 'alice', scope: 'bank:read', clearance: 'internal' };
 const ENTRY = path.join(REPO_ROOT, 'dist/apps/mcp-edge/src/stdio/main.js');
@@ -163,4 +167,111 @@ describe('the stdio edge (npm run edge:stdio)', () => {
     expect(peer.stdoutLines.join('')).not.toContain('stray');
     expect(peer.stderr).toContain('ESTATE_STDIO_TOKEN is not a valid token for this estate');
   });
+});
+
+/** The `mcpServers` entry npm start prints for desktop clients that spawn a stdio server. */
+function printedStdioConfig(banner: string): { command: string; args: string[]; env: Record<string, string> } {
+  const start = banner.indexOf('{', banner.indexOf('Desktop client (stdio) configuration'));
+  const end = banner.indexOf('\n}', start) + 2;
+  return (JSON.parse(banner.slice(start, end)) as { mcpServers: Record<string, { command: string; args: string[]; env: Record<string, string> }> }).mcpServers['estate-stdio'];
+}
+
+describe('joining npm start without Kafka (the durable log): estate stdio and services started on their own', () => {
+  let dataDir: string;
+  let estate: EmbeddedEstateRunner;
+  let bank: BankServerHandle;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'estate-stdio-embedded-'));
+    estate = new EmbeddedEstateRunner(dataDir);
+    bank = await startBankServer({ port: 0 });
+    await estate.start();
+  }, 120000);
+
+  afterAll(async () => {
+    await estate?.dispose();
+    await bank?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('joins through the printed desktop configuration: lists, hears list_changed (also after npm start restarts), and its calls reach the audit trail', async () => {
+    const admin = await estate.token(ADMIN);
+    expect((await http('POST', `${estate.urls.registry}/v1/servers`, admin, { name: 'bank', url: bank.url, owner: 'payments-team' })).status).toBe(201);
+    const lookup = bankSpecs('bank')[0];
+    expect((await http('POST', `${estate.urls.registry}/v1/tools`, admin, lookup)).status).toBe(201);
+
+    const printed = printedStdioConfig(estate.child?.output() ?? '');
+    expect(printed.env.ESTATE_DATA_DIR).toBe(path.resolve(dataDir));
+    // Exactly what a desktop client runs: the printed command, arguments and environment, from another directory.
+    const transport = new StdioClientTransport({ command: printed.command, args: printed.args, env: { ...printed.env, ESTATE_STDIO_TOKEN: await estate.token(ALICE) }, cwd: os.tmpdir(), stderr: 'pipe' });
+    let stderr = '';
+    transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const client = new Client({ name: 'desktop', version: '1.0.0' });
+    const listChanged: number[] = [];
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      listChanged.push(Date.now());
+    });
+    await client.connect(transport);
+    try {
+      await waitFor(async () => ((await client.listTools()).tools.some((t) => t.name === 'bank.lookup') ? true : undefined), 'bank.lookup over stdio', 30000);
+      expect(stderr).toContain('joining the embedded estate');
+
+      // The notification for bank.lookup's arrival may still be on its way; count only what follows the publish.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const before = listChanged.length;
+      const next = { ...lookup, version: '1.1.0', description: `${lookup.description} Now with memo.` };
+      expect((await http('POST', `${estate.urls.registry}/v1/tools`, admin, next)).status).toBe(201);
+      await waitFor(async () => (listChanged.length > before ? true : undefined), 'list_changed over stdio', 30000);
+      expect((await client.listTools()).tools.find((t) => t.name === 'bank.lookup')?.description).toBe(next.description);
+
+      const result = await client.callTool({ name: 'bank.lookup', arguments: { reference: 'PMT-771' } });
+      expect(result.structuredContent).toMatchObject({ reference: 'PMT-771' });
+
+      // npm start restarted under the running desktop session: the session reconnects to the same log.
+      expect(await estate.interrupt()).toBe(0);
+      await estate.start();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const heard = listChanged.length;
+      const third = { ...next, version: '1.2.0', description: `${lookup.description} After a restart.` };
+      expect((await http('POST', `${estate.urls.registry}/v1/tools`, admin, third)).status).toBe(201);
+      await waitFor(async () => (listChanged.length > heard ? true : undefined), 'list_changed over stdio after npm start restarted', 30000);
+      expect((await client.listTools()).tools.find((t) => t.name === 'bank.lookup')?.description).toBe(third.description);
+    } finally {
+      await client.close();
+    }
+    const calls = await waitFor(async () => {
+      const r = await http('GET', `${estate.urls.audit}/v1/audit?principal=alice&type=ToolCallCompleted`, admin);
+      const entries = (r.body.entries ?? []) as Array<Record<string, unknown>>;
+      return entries.length > 0 ? entries : undefined;
+    }, 'the stdio call in the embedded audit trail', 30000);
+    expect(calls).toEqual([expect.objectContaining({ principal: 'alice', tool: 'bank.lookup', version: '1.1.0', outcome: 'ok' })]);
+  }, 120000);
+
+  it('lets an HTTP edge started on its own join the same log, and tells a service with nothing to join why it stops', async () => {
+    const port = await freePort();
+    const edge = spawnService('apps/mcp-edge/src/main.js', {
+      ESTATE_DATA_DIR: dataDir, KAFKA_BROKERS: '', DATABASE_URL: '', ESTATE_JWT_SECRET: '', ESTATE_TOPIC_PREFIX: '', ESTATE_EDGE_PORT: String(port), LOG_LEVEL: 'info',
+    });
+    try {
+      const agent = await waitFor(async () => connect(`http://127.0.0.1:${port}/mcp`, await estate.token(ALICE)), 'the second edge to listen', 30000);
+      try {
+        await waitFor(async () => ((await agent.client.listTools()).tools.some((t) => t.name === 'bank.lookup') ? true : undefined), 'bank.lookup at the second edge', 30000);
+      } finally {
+        await agent.close();
+      }
+      expect(edge.output()).toContain('joining the embedded estate');
+    } finally {
+      await edge.stop('SIGTERM');
+    }
+
+    const nowhere = mkdtempSync(path.join(os.tmpdir(), 'estate-no-estate-'));
+    try {
+      const audit = spawnService('apps/audit/src/main.js', { ESTATE_DATA_DIR: nowhere, KAFKA_BROKERS: '', DATABASE_URL: '', ESTATE_BUS: '' });
+      await waitFor(async () => (audit.process.exitCode !== null ? true : undefined), 'the lone audit to stop', 20000);
+      expect(audit.process.exitCode).toBe(1);
+      expect(audit.output()).toContain(`KAFKA_BROKERS is not set and no embedded estate is running (${path.join(nowhere, 'estate.json')} does not exist)`);
+    } finally {
+      rmSync(nowhere, { recursive: true, force: true });
+    }
+  }, 90000);
 });

@@ -65,8 +65,8 @@ describe('estate end to end against the embedded default (npm start)', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('runs the same flow with embedded PostgreSQL and the in-process bus', async () => {
-    expect(child.output()).toContain('bus: in-process; database: embedded');
+  it('runs the same flow with embedded PostgreSQL and the durable log in it', async () => {
+    expect(child.output()).toContain('bus: durable log in PostgreSQL (schema bus); database: embedded');
     await publishToCallFlow({
       registryUrl: `http://127.0.0.1:${ports.registry}`,
       mcpUrl: `http://127.0.0.1:${ports.edge}/mcp`,

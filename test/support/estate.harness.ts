@@ -66,12 +66,16 @@ export interface ChildService {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Runs a built entry point (dist/…/main.js) as a child process with the given environment. */
-export function spawnService(entry: string, env: Record<string, string>): ChildService {
+/**
+ * Runs a built entry point (dist/…/main.js) as a child process with the given environment.
+ * `detached` gives it a process group of its own, so a test can kill it with everything it spawned.
+ */
+export function spawnService(entry: string, env: Record<string, string>, options: { detached?: boolean } = {}): ChildService {
   const child = spawn(process.execPath, [path.join(REPO_ROOT, 'dist', entry)], {
     cwd: REPO_ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.detached,
   });
   let output = '';
   child.stdout?.on('data', (c: Buffer) => (output += c.toString()));

@@ -3,4 +3,4 @@ import { runService } from '@estate/platform';
 import { loadAuditConfig } from './config';
 import { startAudit } from './audit.app';
 
-void runService({ name: 'audit', load: () => loadAuditConfig(process.env), start: startAudit });
+void runService({ name: 'audit', env: process.env, load: loadAuditConfig, start: startAudit });

@@ -90,6 +90,6 @@ export const USAGE = `estate <command>
   tools [name]               list the published tools you may see, or one tool's versions
   audit [--tool t] [--version v] [--principal p] [--type T] [--limit n]
   callers <tool> [--version v]   who still calls a version
-  stdio                      serve the MCP edge over stdio (ESTATE_STDIO_TOKEN, KAFKA_BROKERS)
+  stdio                      serve the MCP edge over stdio (ESTATE_STDIO_TOKEN; KAFKA_BROKERS, or joins the npm start in ESTATE_DATA_DIR)
 
 Environment: ESTATE_REGISTRY_URL (http://127.0.0.1:8001), ESTATE_AUDIT_URL (http://127.0.0.1:8003), ESTATE_TOKEN.`;

@@ -3,4 +3,4 @@ import { runService } from '@estate/platform';
 import { loadDiscoveryConfig } from './config';
 import { startDiscovery } from './discovery.app';
 
-void runService({ name: 'discovery', load: () => loadDiscoveryConfig(process.env), start: startDiscovery });
+void runService({ name: 'discovery', env: process.env, load: loadDiscoveryConfig, start: startDiscovery });

@@ -3,7 +3,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import {
-  InMemoryEventBus, KafkaEventBus, startEmbeddedPostgres, type EmbeddedDatabase, type Env, type EventBus, type Logger,
+  estateRecordPath, KafkaEventBus, PostgresEventBus, removeEstateRecord, startEmbeddedPostgres, writeEstateRecord,
+  type EmbeddedDatabase, type Env, type EventBus, type Logger,
 } from '@estate/platform';
 import { loadAuditConfig } from '../../audit/src/config';
 import { startAudit } from '../../audit/src/audit.app';
@@ -14,31 +15,47 @@ import { startEdge } from '../../mcp-edge/src/edge.app';
 import { loadRegistryConfig } from '../../registry/src/config';
 import { startRegistry } from '../../registry/src/registry.app';
 import type { EmbeddedConfig } from './config';
+import { rememberedPostgresPort, rememberPostgresPort } from './postgres-port.store';
 
 export interface EmbeddedEstate {
   urls: { edge: string; registry: string; discovery: string; audit: string };
   secret?: string;
   /** How long the printed development tokens live: 12 h, or less when the services accept less. */
   devTokenSeconds: number;
-  bus: 'kafka' | 'in-process';
+  /** Where other processes find this estate (estate.json in the data directory). */
+  recordFile: string;
+  bus: 'kafka' | 'postgres';
   database: 'embedded' | 'external';
   stop(): Promise<void>;
 }
 
 const DEV_TOKEN_SECONDS = 12 * 3600;
 
+function secretFile(dataDir: string): string {
+  return path.resolve(dataDir, 'jwt-secret');
+}
+
 /** A development secret kept in the data directory, so tokens survive a restart. */
 async function devSecret(dataDir: string): Promise<string> {
-  const file = path.join(dataDir, 'jwt-secret');
+  const file = secretFile(dataDir);
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   const secret = randomBytes(32).toString('base64url');
   await writeFile(file, `${secret}\n`, { mode: 0o600 });
   return secret;
 }
 
+/** The embedded PostgreSQL, on ESTATE_PG_PORT or else on the port of its last run when still free. */
+async function ownPostgres(embedded: EmbeddedConfig, logger: Logger): Promise<EmbeddedDatabase> {
+  const port = embedded.postgresPort ?? (await rememberedPostgresPort(embedded.dataDir));
+  const database = await startEmbeddedPostgres(path.join(embedded.dataDir, 'pg'), logger, port);
+  rememberPostgresPort(embedded.dataDir, database.url);
+  return database;
+}
+
 /**
- * All four services in one process: embedded PostgreSQL unless DATABASE_URL is set, an
- * in-process event bus unless KAFKA_BROKERS is set. Same code and flow as the full stack.
+ * All four services in one process: embedded PostgreSQL unless DATABASE_URL is set, a durable
+ * event log in that PostgreSQL unless KAFKA_BROKERS is set. Same code and flow as the full stack.
+ * While it runs, `estate.json` in the data directory lets other processes join it.
  */
 export async function startEmbedded(env: Env, embedded: EmbeddedConfig, logger: Logger): Promise<EmbeddedEstate> {
   await mkdir(embedded.dataDir, { recursive: true });
@@ -52,21 +69,30 @@ export async function startEmbedded(env: Env, embedded: EmbeddedConfig, logger: 
     audit: loadAuditConfig(effective),
   };
   let database: EmbeddedDatabase | undefined;
-  const databaseUrl = configs.registry.databaseUrl ?? (database = await startEmbeddedPostgres(path.join(embedded.dataDir, 'pg'), logger, embedded.postgresPort)).url;
-  const bus: EventBus = configs.registry.kafkaBrokers.length > 0
+  const databaseUrl = configs.registry.databaseUrl ?? (database = await ownPostgres(embedded, logger)).url;
+  const kafka = configs.registry.kafkaBrokers.length > 0;
+  const bus: EventBus = kafka
     ? new KafkaEventBus({ brokers: configs.registry.kafkaBrokers, clientId: 'estate', logger })
-    : new InMemoryEventBus();
+    : new PostgresEventBus({ url: databaseUrl, logger: logger.child({ service: 'bus' }) });
   const registry = await startRegistry({ ...configs.registry, databaseUrl }, bus, logger.child({ service: 'registry' }));
   const discovery = await startDiscovery({ ...configs.discovery, databaseUrl }, bus, logger.child({ service: 'discovery' }));
   const audit = await startAudit({ ...configs.audit, databaseUrl }, bus, logger.child({ service: 'audit' }));
   const edge = await startEdge(configs.edge, bus, logger.child({ service: 'mcp-edge' }));
+  const urls = { edge: edge.mcpUrl, registry: registry.url, discovery: discovery.url, audit: audit.url };
+  writeEstateRecord(embedded.dataDir, {
+    pid: process.pid, startedAt: new Date().toISOString(), databaseUrl, kafkaBrokers: kafka ? configs.registry.kafkaBrokers : undefined,
+    topicPrefix: configs.registry.topicPrefix, urls,
+    secretFile: secret ? secretFile(embedded.dataDir) : undefined,
+  });
   return {
-    urls: { edge: edge.mcpUrl, registry: registry.url, discovery: discovery.url, audit: audit.url },
+    urls,
     secret,
     devTokenSeconds: Math.min(DEV_TOKEN_SECONDS, configs.edge.auth.mode === 'jwt' ? configs.edge.auth.maxLifetimeSeconds ?? DEV_TOKEN_SECONDS : DEV_TOKEN_SECONDS),
-    bus: configs.registry.kafkaBrokers.length > 0 ? 'kafka' : 'in-process',
+    recordFile: estateRecordPath(embedded.dataDir),
+    bus: kafka ? 'kafka' : 'postgres',
     database: database ? 'embedded' : 'external',
     stop: async () => {
+      removeEstateRecord(embedded.dataDir, process.pid);
       await edge.stop();
       await audit.stop();
       await discovery.stop();

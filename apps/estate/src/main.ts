@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import path from 'node:path';
 import { createLogger, failBoot, issueDevToken, stopOnSignals } from '@estate/platform';
 import { loadEmbeddedConfig } from './config';
 import { seedDemo } from './demo.seed';
@@ -6,6 +7,17 @@ import { startEmbedded, type EmbeddedEstate } from './embedded';
 
 const ADMIN = { sub: 'platform-admin', scope: 'estate:admin estate:publish estate:audit', clearance: 'restricted' };
 const AGENT = { sub: 'support-agent', scope: 'bank:read', clearance: 'internal' };
+
+const BUS_LINE = { kafka: 'Kafka (KAFKA_BROKERS)', postgres: 'durable log in PostgreSQL (schema bus)' } as const;
+/** dist/apps/estate/src → dist/apps/cli/src/main.js: what a desktop client spawns for `estate stdio`. */
+const CLI = path.resolve(__dirname, '..', '..', 'cli', 'src', 'main.js');
+
+/** A desktop client's stdio entry: the CLI finds this estate (its log, brokers and secret) through ESTATE_DATA_DIR. */
+function stdioConfig(estate: EmbeddedEstate, agentToken: string): string[] {
+  const env = { ESTATE_STDIO_TOKEN: agentToken, ESTATE_DATA_DIR: path.dirname(estate.recordFile) };
+  const config = { mcpServers: { 'estate-stdio': { command: process.execPath, args: [CLI, 'stdio'], env } } };
+  return ['', 'Desktop client (stdio) configuration, joining this estate (or command "npx" with args ["estate", "stdio"]):', JSON.stringify(config, null, 2)];
+}
 
 async function banner(estate: EmbeddedEstate, adminToken?: string, agentToken?: string): Promise<string> {
   const lines = [
@@ -15,7 +27,8 @@ async function banner(estate: EmbeddedEstate, adminToken?: string, agentToken?: 
     `  registry   ${estate.urls.registry}   (REST, /openapi.json)`,
     `  discovery  ${estate.urls.discovery}`,
     `  audit      ${estate.urls.audit}   (GET /v1/audit, /v1/events/stream)`,
-    `  bus: ${estate.bus}; database: ${estate.database}`,
+    `  bus: ${BUS_LINE[estate.bus]}; database: ${estate.database}`,
+    `  other processes join it through ${estate.recordFile}`,
   ];
   if (adminToken && agentToken) {
     const config = { mcpServers: { estate: { type: 'http', url: estate.urls.edge, headers: { Authorization: `Bearer ${agentToken}` } } } };
@@ -27,6 +40,7 @@ async function banner(estate: EmbeddedEstate, adminToken?: string, agentToken?: 
       '',
       'MCP client configuration for the agent:',
       JSON.stringify(config, null, 2),
+      ...stdioConfig(estate, agentToken),
       '',
       `Try: curl -s -H "Authorization: Bearer $ADMIN" ${estate.urls.audit}/v1/audit | head`,
     );

@@ -1,13 +1,14 @@
 import 'reflect-metadata';
-import { createLogger, failBoot, kafkaBusFrom, stopOnSignals } from '@estate/platform';
+import { busFrom, createLogger, failBoot, joinEstateOrKafka, stopOnSignals } from '@estate/platform';
 import { loadEdgeConfig } from './config';
 import { startEdge } from './edge.app';
 
 async function main(): Promise<void> {
-  const config = loadEdgeConfig(process.env);
-  const logger = createLogger('mcp-edge', config.logLevel);
+  let logger = createLogger('mcp-edge');
   try {
-    const bus = kafkaBusFrom(config.kafkaBrokers, 'estate-edge', logger);
+    const config = loadEdgeConfig(joinEstateOrKafka(process.env, logger));
+    logger = createLogger('mcp-edge', config.logLevel);
+    const bus = busFrom(config, 'estate-edge', logger);
     const service = await startEdge(config, bus, logger);
     stopOnSignals(logger, async () => {
       await service.stop();

@@ -3,4 +3,4 @@ import { runService } from '@estate/platform';
 import { loadRegistryConfig } from './config';
 import { startRegistry } from './registry.app';
 
-void runService({ name: 'registry', load: () => loadRegistryConfig(process.env), start: startRegistry });
+void runService({ name: 'registry', env: process.env, load: loadRegistryConfig, start: startRegistry });

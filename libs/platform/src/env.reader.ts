@@ -80,6 +80,8 @@ export class EnvReader {
 export interface CommonConfig {
   databaseUrl?: string;
   kafkaBrokers: string[];
+  /** Kafka when brokers are given; otherwise the durable log in PostgreSQL (`bus` schema of DATABASE_URL). */
+  bus: 'kafka' | 'postgres';
   topicPrefix: string;
   logLevel: string;
   health: HealthConfig;
@@ -96,9 +98,14 @@ export interface HealthConfig {
 }
 
 export function readCommon(reader: EnvReader): CommonConfig {
+  const kafkaBrokers = reader.list('KAFKA_BROKERS');
+  const bus = reader.oneOf('ESTATE_BUS', ['kafka', 'postgres'], kafkaBrokers.length > 0 ? 'kafka' : 'postgres');
+  if (bus === 'kafka' && kafkaBrokers.length === 0) reader.problems.push('ESTATE_BUS=kafka needs KAFKA_BROKERS');
+  if (bus === 'postgres' && kafkaBrokers.length > 0) reader.problems.push('ESTATE_BUS=postgres and KAFKA_BROKERS contradict each other: set one of them');
   return {
     databaseUrl: reader.optional('DATABASE_URL'),
-    kafkaBrokers: reader.list('KAFKA_BROKERS'),
+    kafkaBrokers,
+    bus,
     topicPrefix: reader.string('ESTATE_TOPIC_PREFIX', ''),
     logLevel: reader.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
     health: readHealth(reader),

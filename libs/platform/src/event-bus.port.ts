@@ -1,6 +1,7 @@
 /**
- * The event bus port. Kafka in production, an in-process log in the embedded mode; both keep
- * per-partition order and hand every message to one handler at a time.
+ * The event bus port. Kafka in production, a durable log in PostgreSQL in the embedded mode, an
+ * in-memory log in unit tests; all keep per-partition order and hand every message to one
+ * handler at a time.
  */
 export interface OutgoingMessage {
   key: string;

@@ -8,9 +8,10 @@ interface Consumer {
 }
 
 /**
- * An in-process log with Kafka's ordering and offset semantics (one partition per topic), used by
- * the embedded mode and by unit tests. Consumer groups remember their position while the process
- * lives; consumers that keep their own offsets seek to them on subscribe.
+ * An in-process log with Kafka's ordering and offset semantics (one partition per topic), for
+ * tests; the embedded mode keeps its log in PostgreSQL (postgres-event-bus.ts). Consumer groups
+ * remember their position while the process lives; consumers that keep their own offsets seek to
+ * them on subscribe.
  */
 export class InMemoryEventBus implements EventBus {
   private readonly topics = new Map<string, BusMessage[]>();

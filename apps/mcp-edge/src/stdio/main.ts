@@ -3,7 +3,7 @@ import './stdout.guard';
 import { PassThrough } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Principal } from '@estate/contracts';
-import { createLogger, failBoot, kafkaBusFrom, PrincipalResolver, stopOnSignals, type Logger } from '@estate/platform';
+import { busFrom, createLogger, failBoot, joinEstateOrKafka, PrincipalResolver, stopOnSignals, type Logger } from '@estate/platform';
 import { startEdgeCore } from '../edge.core';
 import { loadStdioConfig, type StdioEdgeConfig } from './stdio.config';
 import { StdioGate } from './stdio.gate';
@@ -11,7 +11,8 @@ import { StdioGate } from './stdio.gate';
 /**
  * The edge over stdio, for local clients that spawn their servers (`npm run edge:stdio`): one
  * session, its principal from ESTATE_STDIO_TOKEN (or ESTATE_AUTH=none), the catalog from Kafka
- * like the HTTP edge. stdout carries protocol messages only; every log goes to stderr.
+ * like the HTTP edge, or, without KAFKA_BROKERS, from the durable log of the embedded estate
+ * running beside it. stdout carries protocol messages only; every log goes to stderr.
  */
 async function resolvePrincipal(config: StdioEdgeConfig): Promise<Principal> {
   const resolved = await new PrincipalResolver(config.auth).resolve(config.token === undefined ? undefined : `Bearer ${config.token}`);
@@ -21,7 +22,7 @@ async function resolvePrincipal(config: StdioEdgeConfig): Promise<Principal> {
 
 async function serve(config: StdioEdgeConfig, logger: Logger): Promise<void> {
   const principal = await resolvePrincipal(config);
-  const bus = kafkaBusFrom(config.kafkaBrokers, 'estate-edge-stdio', logger);
+  const bus = busFrom(config, 'estate-edge-stdio', logger);
   const core = await startEdgeCore(config, bus, logger);
   const stop = async () => {
     await core.stop();
@@ -41,7 +42,7 @@ async function serve(config: StdioEdgeConfig, logger: Logger): Promise<void> {
 async function main(): Promise<void> {
   let logger = createLogger('mcp-edge-stdio', 'info');
   try {
-    const config = loadStdioConfig(process.env);
+    const config = loadStdioConfig(joinEstateOrKafka(process.env, logger));
     logger = createLogger('mcp-edge-stdio', config.logLevel);
     await serve(config, logger);
     logger.flush(() => process.exit(0));

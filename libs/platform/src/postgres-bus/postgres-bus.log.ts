@@ -1,0 +1,134 @@
+import { Client } from 'pg';
+import type { DataSource } from 'typeorm';
+import { inTransaction, openDatabase } from '../database';
+import type { BusMessage, OutgoingMessage, PartitionOffsets, TopicSpec } from '../event-bus.port';
+import { BUS_MIGRATIONS } from './postgres-bus.migrations';
+
+/** Where every bus of one database is told that a topic grew (the payload is the topic name). */
+export const BUS_CHANNEL = 'estate_bus';
+/** Kafka forgets the positions of groups idle this long (offsets.retention.minutes); so do we. */
+const GROUP_RETENTION = '7 days';
+
+interface MessageRow {
+  offset: string;
+  key: Buffer | null;
+  value: Buffer | null;
+  headers: Buffer | null;
+}
+
+/** The SQL of the durable log: topics, messages and group positions in the `bus` schema. */
+export class PostgresBusLog {
+  private constructor(readonly db: DataSource) {}
+
+  /** Opens the log, applying its migrations under a lock so two processes starting together cannot race. */
+  static async open(url: string, poolSize: number): Promise<PostgresBusLog> {
+    const lock = new Client({ connectionString: url });
+    await lock.connect();
+    try {
+      await lock.query(`SELECT pg_advisory_lock(hashtext('estate.bus.migrations'))`);
+      const db = await openDatabase({ url, schema: 'bus', migrations: BUS_MIGRATIONS, poolSize });
+      await db.query(`DELETE FROM bus.group_offsets WHERE updated_at < now() - interval '${GROUP_RETENTION}'`);
+      return new PostgresBusLog(db);
+    } finally {
+      await lock.end();
+    }
+  }
+
+  async ensureTopics(topics: TopicSpec[]): Promise<void> {
+    if (topics.length === 0) return;
+    await this.db.query(
+      `INSERT INTO bus.topics (name, compacted) SELECT * FROM unnest($1::text[], $2::boolean[]) ON CONFLICT (name) DO NOTHING`,
+      [topics.map((t) => t.name), topics.map((t) => t.compacted ?? false)],
+    );
+  }
+
+  /**
+   * Appends in one transaction. Updating the topic's row takes its lock until commit, so offsets
+   * are dense and commit in order; the NOTIFY is delivered at commit, never before.
+   */
+  async append(topic: string, messages: OutgoingMessage[]): Promise<void> {
+    await inTransaction(this.db, async (runner) => {
+      const reserve = () => runner.query(
+        `UPDATE bus.topics SET next_offset = next_offset + $2 WHERE name = $1 RETURNING next_offset - $2 AS first, compacted`,
+        [topic, messages.length],
+      ) as Promise<[Array<{ first: string; compacted: boolean }>, number]>;
+      let [rows] = await reserve();
+      if (rows.length === 0) {
+        // Like a broker with auto-creation: a topic nobody declared is created on first publish.
+        await runner.query(`INSERT INTO bus.topics (name) VALUES ($1) ON CONFLICT (name) DO NOTHING`, [topic]);
+        [rows] = await reserve();
+      }
+      const { first, compacted } = rows[0];
+      const keys = messages.map((m) => Buffer.from(m.key, 'utf8'));
+      await runner.query(
+        `INSERT INTO bus.messages (topic, "offset", key, value, headers)
+         SELECT $1, $2::bigint + m.i - 1, m.key, m.value, m.headers
+           FROM unnest($3::bytea[], $4::bytea[], $5::bytea[]) WITH ORDINALITY AS m(key, value, headers, i)`,
+        [topic, first, keys, messages.map((m) => (m.value === null ? null : Buffer.from(m.value, 'utf8'))), messages.map(encodeHeaders)],
+      );
+      // Compaction at write time: only the newest message of each key is kept (a tombstone included).
+      if (compacted) {
+        await runner.query(
+          `DELETE FROM bus.messages m USING unnest($2::bytea[]) AS k(key)
+            WHERE m.topic = $1 AND m.key = k.key
+              AND m."offset" < (SELECT max(l."offset") FROM bus.messages l WHERE l.topic = $1 AND l.key = k.key)`,
+          [topic, keys],
+        );
+      }
+      await runner.query(`SELECT pg_notify($1, $2)`, [BUS_CHANNEL, topic]);
+    });
+  }
+
+  /** Up to `limit` messages from offset `from` on, in offset order. */
+  async read(topic: string, from: bigint, limit: number): Promise<BusMessage[]> {
+    const rows: MessageRow[] = await this.db.query(
+      // Ordered by the bigint column, not by the text alias (which would sort "10" before "9").
+      `SELECT m."offset"::text AS "offset", m.key, m.value, m.headers FROM bus.messages m
+        WHERE m.topic = $1 AND m."offset" >= $2 ORDER BY m."offset" LIMIT $3`,
+      [topic, from.toString(), limit],
+    );
+    return rows.map((row) => ({
+      topic,
+      partition: 0,
+      offset: row.offset,
+      key: row.key === null ? null : row.key.toString('utf8'),
+      value: row.value === null ? null : row.value.toString('utf8'),
+      headers: row.headers === null ? {} : (JSON.parse(row.headers.toString('utf8')) as Record<string, string>),
+    }));
+  }
+
+  async committed(groupId: string, topic: string): Promise<bigint | undefined> {
+    const rows: Array<{ next: string }> = await this.db.query(
+      `SELECT next_offset::text AS next FROM bus.group_offsets WHERE group_id = $1 AND topic = $2`, [groupId, topic],
+    );
+    return rows.length === 0 ? undefined : BigInt(rows[0].next);
+  }
+
+  async commit(groupId: string, topic: string, next: bigint): Promise<void> {
+    await this.db.query(
+      `INSERT INTO bus.group_offsets (group_id, topic, next_offset) VALUES ($1, $2, $3)
+       ON CONFLICT (group_id, topic) DO UPDATE SET next_offset = EXCLUDED.next_offset, updated_at = now()`,
+      [groupId, topic, next.toString()],
+    );
+  }
+
+  /**
+   * `low` is the log start, as Kafka reports it: compaction removes superseded messages inside
+   * the log without moving its start. An unknown topic holds nothing yet.
+   */
+  async offsets(topic: string): Promise<PartitionOffsets[]> {
+    const rows: Array<{ low: string; high: string }> = await this.db.query(
+      `SELECT start_offset::text AS low, next_offset::text AS high FROM bus.topics WHERE name = $1`, [topic],
+    );
+    return [{ partition: 0, low: rows[0]?.low ?? '0', high: rows[0]?.high ?? '0' }];
+  }
+
+  async close(): Promise<void> {
+    if (this.db.isInitialized) await this.db.destroy();
+  }
+}
+
+function encodeHeaders(message: OutgoingMessage): Buffer | null {
+  const headers = message.headers ?? {};
+  return Object.keys(headers).length === 0 ? null : Buffer.from(JSON.stringify(headers), 'utf8');
+}
