@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import {
-  InMemoryEventBus, KafkaEventBus, startEmbeddedPostgres, type EmbeddedDatabase, type Env, type EventBus, type Logger,
+  InMemoryEventBus, KafkaEventBus, startEmbeddedPostgres, stopInOrder, type EmbeddedDatabase, type Env, type EventBus, type Logger,
 } from '@estate/platform';
 import { loadAuditConfig } from '../../audit/src/config';
 import { startAudit } from '../../audit/src/audit.app';
@@ -61,13 +61,16 @@ export async function startEmbedded(env: Env, embedded: EmbeddedConfig, logger: 
     secret,
     bus: configs.registry.kafkaBrokers.length > 0 ? 'kafka' : 'in-process',
     database: database ? 'embedded' : 'external',
-    stop: async () => {
-      await edge.stop();
-      await audit.stop();
-      await discovery.stop();
-      await registry.stop();
-      await bus.close();
-      await database?.stop();
-    },
+    // Each part is bounded (bounded-stop.ts), so one Ctrl-C ends the process within seconds.
+    stop: () =>
+      stopInOrder(logger, [
+        { name: 'mcp-edge', stop: () => edge.stop() },
+        { name: 'audit', stop: () => audit.stop() },
+        { name: 'discovery', stop: () => discovery.stop() },
+        { name: 'registry', stop: () => registry.stop() },
+        { name: 'event bus', stop: () => bus.close() },
+        // PostgreSQL bounds its own stop (SIGINT, then SIGQUIT, then SIGKILL) and goes last.
+        ...(database ? [{ name: 'postgres', stop: () => (database as EmbeddedDatabase).stop(), ms: 8000 }] : []),
+      ]),
   };
 }
