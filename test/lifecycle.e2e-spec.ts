@@ -1,8 +1,11 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { ADMIN, connect, token } from './support/estate.harness';
+import { REPO_ROOT } from './support/infra';
 import {
   postgresOf, report, serves, signalGroup, spawnEstate, untilRunning, watchdogOf, within, type EstateProcess,
 } from './support/lifecycle.harness';
@@ -137,7 +140,7 @@ describe('npm start lifecycle on Kafka', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('one SIGINT to the process group ends the process within seconds', async () => {
+  it('one SIGINT to the process group ends the process within seconds, with an SSE subscriber and an MCP session open', async () => {
     const brokers = process.env.KAFKA_BROKERS;
     if (!brokers) throw new Error('KAFKA_BROKERS must be set (global setup provides it)');
     estate = await spawnEstate(dataDir, {
@@ -149,10 +152,63 @@ describe('npm start lifecycle on Kafka', () => {
     await untilRunning(estate, 120_000);
     expect(estate.output()).toContain('bus: kafka');
     expect(await serves(estate)).toBe(200);
+    // What a stop has to end: an audit SSE subscriber and an MCP session with its GET stream.
+    const sse = await fetch(`${estate.auditUrl}/v1/events/stream`, { headers: { authorization: `Bearer ${await token(ADMIN)}` } });
+    expect(sse.status).toBe(200);
+    const session = await connect(estate.mcpUrl, await token(ADMIN));
     const stop = await signalGroup(estate, 'SIGINT');
+    await session.close().catch(() => undefined);
+    await sse.body?.cancel().catch(() => undefined);
     report(`SIGINT to the group (Kafka mode): exited after ${stop.ms} ms`);
     expect(stop.result).toEqual({ code: 0, signal: null });
     expect(stop.ms).toBeLessThan(5000);
     expect(postgresOf(dataDir)).toEqual([]);
   }, 180_000);
+});
+
+describe('stopOnSignals (every entry point stops through it)', () => {
+  /** A process whose stop never finishes, stopped through the built platform library. */
+  const hangingService = (deadlineMs: number) =>
+    spawn(
+      process.execPath,
+      [
+        '-e',
+        `const { createLogger, stopOnSignals } = require(${JSON.stringify(path.join(REPO_ROOT, 'dist/libs/platform/src/index.js'))});
+         stopOnSignals(createLogger('hang'), () => new Promise(() => undefined), ${deadlineMs});
+         setInterval(() => undefined, 1000);
+         process.stdout.write('ready\\n');`,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+
+  const run = async (deadlineMs: number, signals: NodeJS.Signals[]) => {
+    const child = hangingService(deadlineMs);
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    await within(10_000, 'the service to start', () => output.includes('ready'));
+    const started = Date.now();
+    for (const signal of signals) {
+      child.kill(signal);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const code = await exited;
+    return { code, ms: Date.now() - started, output };
+  };
+
+  it('forces a stop that overruns its deadline, with a log line, exit code 1', async () => {
+    const { code, ms, output } = await run(500, ['SIGTERM']);
+    expect(code).toBe(1);
+    expect(ms).toBeGreaterThanOrEqual(450);
+    expect(ms).toBeLessThan(3000);
+    expect(output).toContain('stop overran 500 ms; exiting without waiting for it');
+  });
+
+  it('exits at once on a second signal', async () => {
+    const { code, ms, output } = await run(60_000, ['SIGINT', 'SIGINT']);
+    expect(code).toBe(1);
+    expect(ms).toBeLessThan(3000);
+    expect(output).toContain('second signal while stopping; exiting now');
+  });
 });

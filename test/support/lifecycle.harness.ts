@@ -9,6 +9,8 @@ export interface EstateProcess {
   child: ChildProcess;
   pid: number;
   registryUrl: string;
+  auditUrl: string;
+  mcpUrl: string;
   output(): string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
@@ -40,7 +42,15 @@ export async function spawnEstate(dataDir: string, env: Record<string, string> =
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
-  return { child, pid: child.pid as number, registryUrl: `http://127.0.0.1:${ports.registry}`, output: () => output, exited };
+  return {
+    child,
+    pid: child.pid as number,
+    registryUrl: `http://127.0.0.1:${ports.registry}`,
+    auditUrl: `http://127.0.0.1:${ports.audit}`,
+    mcpUrl: `http://127.0.0.1:${ports.edge}/mcp`,
+    output: () => output,
+    exited,
+  };
 }
 
 /** Waits for the banner; fails early with the process's output when it exits instead. */
