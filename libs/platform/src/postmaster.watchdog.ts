@@ -9,12 +9,14 @@ export interface PostmasterWatchdog {
 /**
  * $1: the postmaster's pid, $2: its data directory. Our end of stdin closes when the estate
  * process dies, however it dies (SIGKILL included), and `read` then sees end of file. The pid is
- * checked against postmaster.pid first, so a recycled pid is never signalled. SIGINT is
- * PostgreSQL's fast shutdown, done when it removes postmaster.pid; SIGQUIT (immediate) if it
- * is still up 10 s later.
+ * checked against postmaster.pid first (given a moment to appear if we died while the server was
+ * starting), so a recycled pid is never signalled. SIGINT is PostgreSQL's fast shutdown, done
+ * when it removes postmaster.pid; SIGQUIT (immediate) if it is still up 10 s later.
  */
 const SCRIPT = `
 while read -r line; do [ "$line" = disarm ] && exit 0; done
+i=0
+while [ ! -f "$2/postmaster.pid" ] && kill -0 "$1" 2>/dev/null && [ "$i" -lt 30 ]; do sleep 0.1; i=$((i + 1)); done
 [ "$(head -n 1 "$2/postmaster.pid" 2>/dev/null)" = "$1" ] || exit 0
 kill -INT "$1" 2>/dev/null || exit 0
 i=0
