@@ -80,6 +80,18 @@ describe('npm start lifecycle with embedded PostgreSQL', () => {
     await signalGroup(owner, 'SIGINT');
   }, 180_000);
 
+  it('of two starts racing on one data directory, one serves and the other refuses, naming it', async () => {
+    const [a, b] = await Promise.all([start(), start()]);
+    const loser = await Promise.race([a.exited.then(() => a), b.exited.then(() => b)]);
+    const winner = loser === a ? b : a;
+    expect(loser.child.exitCode).toBe(1);
+    expect(loser.output()).toContain(`is in use by a running estate (pid ${winner.pid})`);
+    await untilRunning(winner);
+    expect(await serves(winner)).toBe(200);
+    expect(postgresOf(dataDir)).toHaveLength(1);
+    await signalGroup(winner, 'SIGINT');
+  }, 180_000);
+
   it('one SIGINT to the process group stops everything within seconds with exit code 0', async () => {
     const estate = await start({ ESTATE_DEMO: '1', BANK_PORT: '0' });
     await untilRunning(estate);

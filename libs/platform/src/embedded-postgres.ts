@@ -6,8 +6,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { Logger } from 'pino';
 import { describeFailure } from './failure.reason';
-import { recordOwner, recoverLeftover, releaseOwner } from './postmaster.leftover';
-import { startPostmaster } from './postmaster.process';
+import { claimDataDir, recordPostmaster, releaseDataDir } from './postmaster.leftover';
+import { startPostmaster, type Postmaster } from './postmaster.process';
 import { watchPostmaster, type PostmasterWatchdog } from './postmaster.watchdog';
 
 const execFileAsync = promisify(execFile);
@@ -41,28 +41,32 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger, por
   const chosenPort = port ?? (await freePort());
   await mkdir(path.dirname(databaseDir), { recursive: true });
   await letPostgresTraverse(path.dirname(databaseDir));
-  await recoverLeftover(databaseDir, logger);
-  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await initialise(databaseDir, logger);
+  await claimDataDir(databaseDir, logger);
   let watchdog: PostmasterWatchdog | undefined;
-  const postmaster = await startPostmaster({
-    binary: await postgresBinary(),
-    dataDir: databaseDir,
-    port: chosenPort,
-    user: await postgresUser(),
-    logger,
-    onSpawn: (pid) => (watchdog = watchPostmaster(pid, databaseDir, logger)),
-  }).catch((error: unknown) => {
+  let postmaster: Postmaster;
+  try {
+    if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await initialise(databaseDir, logger);
+    postmaster = await startPostmaster({
+      binary: await postgresBinary(),
+      dataDir: databaseDir,
+      port: chosenPort,
+      user: await postgresUser(),
+      logger,
+      onSpawn: (pid) => (watchdog = watchPostmaster(pid, databaseDir, logger)),
+    });
+  } catch (error) {
     watchdog?.disarm();
+    await releaseDataDir(databaseDir);
     throw error;
-  });
-  await recordOwner(databaseDir, postmaster.pid);
+  }
+  await recordPostmaster(databaseDir, postmaster.pid);
   return {
     url: `postgres://estate:estate@127.0.0.1:${chosenPort}/postgres`,
     // The watchdog stays armed until the server is down: if we exit mid-stop, it finishes the job.
     stop: async () => {
       await postmaster.stop();
       watchdog?.disarm();
-      await releaseOwner(databaseDir);
+      await releaseDataDir(databaseDir);
     },
   };
 }

@@ -7,7 +7,8 @@ interface OwnerRecord {
   pid: number;
   /** The owner's start time from /proc (Linux), so a recycled pid is not taken for it. */
   since?: string;
-  postmaster: number;
+  /** Set once the server runs. */
+  postmaster?: number;
 }
 
 /** Beside the data directory, not in it: initdb wants an empty directory. */
@@ -80,16 +81,18 @@ async function stopLeftover(pid: number): Promise<void> {
   throw new Error(`the PostgreSQL server (pid ${pid}) left running on this data directory does not stop`);
 }
 
+const inUse = (dataDir: string, pid: number) =>
+  new Error(`${dataDir} is in use by a running estate (pid ${pid}); stop it first, or set ESTATE_DATA_DIR to another directory`);
+
 /**
  * Before starting a server on `dataDir`: refuse if a live estate owns it; otherwise stop a
- * server a dead estate left behind (its watchdog was killed too) or drop a stale lock file, and
- * say so in one line.
+ * server a dead estate left behind (its watchdog was killed too) or drop a stale lock file, say
+ * so in one line, and claim the directory (exclusively, so a second start racing this one
+ * refuses instead of stopping our server as a leftover).
  */
-export async function recoverLeftover(dataDir: string, logger: Logger): Promise<void> {
+export async function claimDataDir(dataDir: string, logger: Logger): Promise<void> {
   const owner = await readOwner(dataDir);
-  if (owner && ownerAlive(owner)) {
-    throw new Error(`${dataDir} is in use by a running estate (pid ${owner.pid}); stop it first, or set ESTATE_DATA_DIR to another directory`);
-  }
+  if (owner && ownerAlive(owner)) throw inUse(dataDir, owner.pid);
   const pid = await postmasterPid(dataDir);
   const previous = owner ? `a previous estate (pid ${owner.pid})` : 'an earlier run';
   if (pid !== undefined && servesDataDir(pid, dataDir)) {
@@ -101,13 +104,25 @@ export async function recoverLeftover(dataDir: string, logger: Logger): Promise<
   } else if (owner) {
     logger.warn({ dataDir, owner: owner.pid }, `recovered: ${previous} ended without a clean stop; its PostgreSQL server was already stopped`);
   }
+  if (owner) await rm(ownerFile(dataDir), { force: true });
+  try {
+    await writeOwner(dataDir, 'wx');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    throw inUse(dataDir, (await readOwner(dataDir))?.pid ?? 0);
+  }
 }
 
-export async function recordOwner(dataDir: string, postmaster: number): Promise<void> {
-  const record: OwnerRecord = { pid: process.pid, since: startTime(process.pid), postmaster };
-  await writeFile(ownerFile(dataDir), `${JSON.stringify(record)}\n`, { mode: 0o600 });
+/** Adds the server's pid to our claim, once it runs. */
+export async function recordPostmaster(dataDir: string, postmaster: number): Promise<void> {
+  await writeOwner(dataDir, 'w', postmaster);
 }
 
-export async function releaseOwner(dataDir: string): Promise<void> {
+export async function releaseDataDir(dataDir: string): Promise<void> {
   await rm(ownerFile(dataDir), { force: true });
+}
+
+async function writeOwner(dataDir: string, flag: 'w' | 'wx', postmaster?: number): Promise<void> {
+  const record: OwnerRecord = { pid: process.pid, since: startTime(process.pid), postmaster };
+  await writeFile(ownerFile(dataDir), `${JSON.stringify(record)}\n`, { mode: 0o600, flag });
 }
