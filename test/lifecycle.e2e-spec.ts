@@ -4,7 +4,10 @@ import { createServer, type Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { ADMIN, connect, token } from './support/estate.harness';
+import { startFaultProxy } from '../examples/bank/bank.faults';
+import { startBankServer } from '../examples/bank/bank.server';
+import { bankSpecs } from '../examples/bank/bank.specs';
+import { ADMIN, connect, http, token, waitFor } from './support/estate.harness';
 import { REPO_ROOT } from './support/infra';
 import {
   postgresOf, report, serves, signalGroup, spawnEstate, untilRunning, watchdogOf, within, type EstateProcess,
@@ -103,6 +106,35 @@ describe('npm start lifecycle with embedded PostgreSQL', () => {
     expect(postgresOf(dataDir)).toEqual([]);
     await within(3000, 'the watchdog to exit', () => watchdogOf(dataDir).length === 0);
     expect(estate.output()).toContain('"msg":"stopped"');
+  }, 180_000);
+
+  it('one SIGINT stops it within seconds while a tool call waits on a slow upstream', async () => {
+    const bank = await startBankServer({ port: 0 });
+    const proxy = await startFaultProxy(bank.url);
+    const estate = await start();
+    try {
+      await untilRunning(estate);
+      const admin = await token(ADMIN);
+      expect((await http('POST', `${estate.registryUrl}/v1/servers`, admin, { name: 'bank', url: proxy.url, owner: 'payments-team' })).status).toBeLessThan(300);
+      expect((await http('POST', `${estate.registryUrl}/v1/tools`, admin, bankSpecs('bank')[0])).status).toBe(201);
+      const session = await connect(estate.mcpUrl, await token({ sub: 'agent', scope: 'bank:read', clearance: 'internal' }));
+      await waitFor(async () => ((await session.client.listTools()).tools.some((t) => t.name === 'bank.lookup') ? true : undefined), 'bank.lookup to be listed', 30_000);
+      proxy.delay('lookup', 15_000);
+      const call = session.client.callTool({ name: 'bank.lookup', arguments: { reference: 'PMT-771' } }).catch((error: unknown) => error);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+
+      const stop = await signalGroup(estate, 'SIGINT');
+      report(`SIGINT to the group with a tool call held 15 s upstream: exited after ${stop.ms} ms`);
+      expect(stop.result).toEqual({ code: 0, signal: null });
+      expect(stop.ms).toBeLessThan(6000);
+      expect(postgresOf(dataDir)).toEqual([]);
+      await call;
+      await session.close().catch(() => undefined);
+    } finally {
+      proxy.clear();
+      await proxy.close();
+      await bank.close();
+    }
   }, 180_000);
 
   it('SIGTERM stops it the same way', async () => {
