@@ -128,8 +128,8 @@ describe('npm start lifecycle with embedded PostgreSQL', () => {
       expect(stop.result).toEqual({ code: 0, signal: null });
       expect(stop.ms).toBeLessThan(6000);
       expect(postgresOf(dataDir)).toEqual([]);
-      await call;
       await session.close().catch(() => undefined);
+      await call;
     } finally {
       proxy.clear();
       await proxy.close();
