@@ -111,7 +111,9 @@ describe('npm start lifecycle with embedded PostgreSQL', () => {
   it('one SIGINT stops it within seconds while a tool call waits on a slow upstream', async () => {
     const bank = await startBankServer({ port: 0 });
     const proxy = await startFaultProxy(bank.url);
-    const estate = await start();
+    // Its own data directory: the demo run above registered the bank with another URL.
+    const ownDir = mkdtempSync(path.join(os.tmpdir(), 'estate-lifecycle-slow-'));
+    const estate = await spawnEstate(ownDir);
     try {
       await untilRunning(estate);
       const admin = await token(ADMIN);
@@ -127,13 +129,15 @@ describe('npm start lifecycle with embedded PostgreSQL', () => {
       report(`SIGINT to the group with a tool call held 15 s upstream: exited after ${stop.ms} ms`);
       expect(stop.result).toEqual({ code: 0, signal: null });
       expect(stop.ms).toBeLessThan(6000);
-      expect(postgresOf(dataDir)).toEqual([]);
+      expect(postgresOf(ownDir)).toEqual([]);
       await session.close().catch(() => undefined);
       await call;
     } finally {
+      if (estate.child.exitCode === null && estate.child.signalCode === null) await signalGroup(estate, 'SIGINT');
       proxy.clear();
       await proxy.close();
       await bank.close();
+      rmSync(ownDir, { recursive: true, force: true });
     }
   }, 180_000);
 
