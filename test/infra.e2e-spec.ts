@@ -47,6 +47,8 @@ const ESTATE_SERVICES: Record<string, string> = {
   'mcp-edge': 'mcp-edge',
   audit: 'audit',
 };
+/** Run once per `up` and exit: topics with their configs, then the sample bank's registration. */
+const ONE_SHOTS = ['kafka-topics', 'bank-seed'];
 const PORT_ENV: Record<string, string> = {
   registry: 'ESTATE_REGISTRY_PORT',
   discovery: 'ESTATE_DISCOVERY_PORT',
@@ -181,11 +183,17 @@ describe('docker-compose.yml', () => {
 
   it('defines the whole stack with health-gated dependencies and restart policies', () => {
     expect(Object.keys(compose.services).sort()).toEqual(
-      ['audit', 'bank', 'discovery', 'kafka', 'mcp-edge', 'postgres', 'registry'].sort(),
+      ['audit', 'bank', 'discovery', 'kafka', 'mcp-edge', 'postgres', 'registry', ...ONE_SHOTS].sort(),
     );
     expect(compose.services.kafka.image).toMatch(/^apache\/kafka:4\.1\.\d+$/);
+    expect(compose.services['kafka-topics'].image).toBe(compose.services.kafka.image);
     expect(compose.services.postgres.image).toMatch(/^postgres:17/);
     for (const [name, svc] of Object.entries(compose.services)) {
+      if (ONE_SHOTS.includes(name)) {
+        // A one-shot runs once per `up`; a restart policy would run it again after it succeeded.
+        expect({ name, restart: svc.restart }).toEqual({ name, restart: 'no' });
+        continue;
+      }
       expect({ name, restart: svc.restart }).toEqual({ name, restart: expect.stringMatching(/^(always|unless-stopped|on-failure)/) });
       expect({ name, healthcheck: !!svc.healthcheck?.test }).toEqual({ name, healthcheck: true });
     }
@@ -193,14 +201,33 @@ describe('docker-compose.yml', () => {
       const deps = compose.services[name].depends_on;
       expect(deps).toMatchObject({
         kafka: { condition: 'service_healthy' },
+        'kafka-topics': { condition: 'service_completed_successfully' },
         postgres: { condition: 'service_healthy' },
       });
     }
+    expect(compose.services['kafka-topics'].depends_on).toMatchObject({ kafka: { condition: 'service_healthy' } });
+    expect(compose.services['bank-seed'].depends_on).toMatchObject({ registry: { condition: 'service_healthy' }, bank: { condition: 'service_healthy' } });
     // Every dependency names a defined service.
     for (const svc of Object.values(compose.services)) {
       const deps = Array.isArray(svc.depends_on) ? svc.depends_on : Object.keys(svc.depends_on ?? {});
       for (const d of deps) expect(Object.keys(compose.services)).toContain(d);
     }
+  });
+
+  it('keeps Kafka\'s log in a named volume at the broker\'s log directory', () => {
+    const kafka = compose.services.kafka as Service & { volumes?: string[] };
+    expect(envOf(kafka).KAFKA_LOG_DIRS).toBe('/var/lib/kafka/data');
+    expect(kafka.volumes).toContain('kafkadata:/var/lib/kafka/data');
+    expect(Object.keys(compose.volumes ?? {})).toContain('kafkadata');
+  });
+
+  it('mounts one-shot scripts that exist, and the seed uses only names the CLI and the script read', () => {
+    for (const name of ONE_SHOTS) {
+      const mounts = ((compose.services[name] as Service & { volumes?: string[] }).volumes ?? []).map((v) => v.split(':')[0]);
+      for (const source of mounts) expect({ name, source, exists: exists(source) }).toEqual({ name, source, exists: true });
+    }
+    const seed = read('infra/compose/seed-bank.sh') + read('apps/cli/src/cli.run.ts');
+    for (const name of Object.keys(envOf(compose.services['bank-seed']))) expect({ name, read: seed.includes(name) }).toEqual({ name, read: true });
   });
 
   it.each(Object.keys(ESTATE_SERVICES))('%s: uses only environment names its config loader reads', (service) => {

@@ -4,11 +4,15 @@
  *   node -r @swc-node/register examples/bank/main.ts            # Streamable HTTP on 127.0.0.1:9100/mcp
  *   node -r @swc-node/register examples/bank/main.ts --stdio    # stdio (logs on stderr only)
  *   node dist/examples/bank/main.js --port 9100 --host 0.0.0.0  # built (docker compose)
+ *   node dist/examples/bank/main.js --specs <dir>               # write its tool specs as JSON, for `estate publish`
  *
  * Environment: BANK_PORT (9100), BANK_HOST (127.0.0.1), LOG_LEVEL (info). Flags win over env.
  */
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { bankLogger, createBankMcpServer, startBankServer } from './bank.server';
+import { bankSpecs } from './bank.specs';
 
 function flag(args: string[], name: string): string | undefined {
   const i = args.indexOf(name);
@@ -20,7 +24,18 @@ function flag(args: string[], name: string): string | undefined {
 async function main(argv: string[]): Promise<void> {
   const log = bankLogger(process.env.LOG_LEVEL ?? 'info');
   if (argv.includes('--help') || argv.includes('-h')) {
-    process.stderr.write('usage: bank [--stdio] [--port N] [--host H]\n');
+    process.stderr.write('usage: bank [--stdio] [--port N] [--host H] [--specs DIR]\n');
+    return;
+  }
+  const specsDir = flag(argv, '--specs');
+  if (specsDir) {
+    // One file per tool, named by the tool, so `estate publish <file>` can seed a registry.
+    await mkdir(specsDir, { recursive: true });
+    for (const spec of bankSpecs('bank')) {
+      const file = path.join(specsDir, `${spec.name}.json`);
+      await writeFile(file, `${JSON.stringify(spec, null, 2)}\n`);
+      process.stdout.write(`${file}\n`);
+    }
     return;
   }
   if (argv.includes('--stdio')) {

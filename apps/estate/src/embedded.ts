@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import {
-  estateRecordPath, KafkaEventBus, PostgresEventBus, removeEstateRecord, startEmbeddedPostgres, writeEstateRecord,
+  estateRecordPath, KafkaEventBus, PostgresEventBus, removeEstateRecord, startEmbeddedPostgres, stopInOrder, writeEstateRecord,
   type EmbeddedDatabase, type Env, type EventBus, type Logger,
 } from '@estate/platform';
 import { loadAuditConfig } from '../../audit/src/config';
@@ -91,14 +91,18 @@ export async function startEmbedded(env: Env, embedded: EmbeddedConfig, logger: 
     recordFile: estateRecordPath(embedded.dataDir),
     bus: kafka ? 'kafka' : 'postgres',
     database: database ? 'embedded' : 'external',
-    stop: async () => {
+    // Each part is bounded (bounded-stop.ts), so one Ctrl-C ends the process within seconds.
+    stop: () => {
       removeEstateRecord(embedded.dataDir, process.pid);
-      await edge.stop();
-      await audit.stop();
-      await discovery.stop();
-      await registry.stop();
-      await bus.close();
-      await database?.stop();
+      return stopInOrder(logger, [
+        { name: 'mcp-edge', stop: () => edge.stop() },
+        { name: 'audit', stop: () => audit.stop() },
+        { name: 'discovery', stop: () => discovery.stop() },
+        { name: 'registry', stop: () => registry.stop() },
+        { name: 'event bus', stop: () => bus.close() },
+        // PostgreSQL bounds its own stop (SIGINT, then SIGQUIT, then SIGKILL) and goes last.
+        ...(database ? [{ name: 'postgres', stop: () => (database as EmbeddedDatabase).stop(), ms: 8000 }] : []),
+      ]);
     },
   };
 }

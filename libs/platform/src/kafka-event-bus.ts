@@ -1,5 +1,6 @@
 import { Kafka, logLevel, Partitioners, type Consumer, type Producer, type LogEntry } from 'kafkajs';
 import type { Logger } from 'pino';
+import { withDeadline } from './bounded-stop';
 import type { BusMessage, EventBus, OutgoingMessage, PartitionOffsets, SubscribeOptions, Subscription, TopicSpec } from './event-bus.port';
 
 export interface KafkaBusOptions {
@@ -7,6 +8,8 @@ export interface KafkaBusOptions {
   clientId: string;
   logger: Logger;
 }
+
+const DISCONNECT_MS = 2000;
 
 /** kafkajs reports every retried broker hiccup as an error; our handlers surface real failures. */
 const KAFKA_LOG_LEVEL: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
@@ -21,9 +24,11 @@ export class KafkaEventBus implements EventBus {
   private readonly kafka: Kafka;
   private producer?: Promise<Producer>;
   private readonly consumers = new Set<Consumer>();
+  private readonly log: Logger;
 
   constructor(options: KafkaBusOptions) {
     const log = options.logger.child({ component: 'kafkajs' });
+    this.log = log;
     this.kafka = new Kafka({
       clientId: options.clientId,
       brokers: options.brokers,
@@ -100,7 +105,7 @@ export class KafkaEventBus implements EventBus {
     return {
       stop: async () => {
         this.consumers.delete(consumer);
-        await consumer.disconnect();
+        await this.disconnect(consumer, options.groupId);
       },
     };
   }
@@ -131,9 +136,20 @@ export class KafkaEventBus implements EventBus {
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled([...this.consumers].map((c) => c.disconnect()));
+    await Promise.allSettled([...this.consumers].map((c) => this.disconnect(c, 'consumer')));
     this.consumers.clear();
-    if (this.producer) await (await this.producer).disconnect();
+    if (this.producer) await this.disconnect(await this.producer, 'producer');
+  }
+
+  /**
+   * A consumer that is joining or rebalancing leaves its group only when the round ends, which
+   * can take as long as the session timeout: a stop waits a bounded time, then goes on (the
+   * broker drops the member when its session expires).
+   */
+  private async disconnect(client: Consumer | Producer, what: string): Promise<void> {
+    if ((await withDeadline(client.disconnect(), DISCONNECT_MS)) === 'overran') {
+      this.log.warn({ client: what, ms: DISCONNECT_MS }, 'kafka client did not disconnect in time; leaving it to the broker');
+    }
   }
 
   /** Consumers that store their position with their state resume from it, not from the broker's. */

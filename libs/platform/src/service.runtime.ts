@@ -2,6 +2,8 @@ import type { Logger } from 'pino';
 import type { CommonConfig, Env } from './env.reader';
 import type { EventBus } from './event-bus.port';
 import { joinEmbeddedEstate, type JoinedEnv } from './estate.record';
+import { stopInOrder } from './bounded-stop';
+import { describeFailure } from './failure.reason';
 import { createLogger } from './logger';
 import { KafkaEventBus } from './kafka-event-bus';
 import { PostgresEventBus } from './postgres-bus/postgres-event-bus';
@@ -26,31 +28,55 @@ export function joinEstateOrKafka(env: Env, logger: Logger): Env {
   return joined.env;
 }
 
-/** Runs `stop` once on SIGINT/SIGTERM, then exits. */
-export function stopOnSignals(logger: Logger, stop: () => Promise<void>): void {
+/** How long a stop may take before the process exits without it. */
+export const STOP_DEADLINE_MS = 10_000;
+
+/**
+ * Runs `stop` once on SIGINT/SIGTERM, then exits 0. A terminal sends Ctrl-C to the whole
+ * process group, so one signal must be enough: a stop that overruns `deadlineMs` is abandoned
+ * with an error line (exit 1), and a second signal exits at once.
+ */
+export function stopOnSignals(logger: Logger, stop: () => Promise<void>, deadlineMs = STOP_DEADLINE_MS): void {
   let stopping = false;
   const handler = (signal: NodeJS.Signals) => {
-    if (stopping) return;
+    if (stopping) {
+      logger.warn({ signal }, 'second signal while stopping; exiting now');
+      exitAfterFlush(logger, 1);
+      return;
+    }
     stopping = true;
+    const started = Date.now();
     logger.info({ signal }, 'stopping');
+    setTimeout(() => {
+      logger.error({ ms: deadlineMs }, `stop overran ${deadlineMs} ms; exiting without waiting for it`);
+      exitAfterFlush(logger, 1);
+    }, deadlineMs);
     stop().then(
-      () => process.exit(0),
+      () => {
+        logger.info({ ms: Date.now() - started }, 'stopped');
+        exitAfterFlush(logger, 0);
+      },
       (error: unknown) => {
-        logger.error({ err: error }, 'unclean stop');
-        process.exit(1);
+        logger.error({ err: error }, `unclean stop: ${describeFailure(error)}`);
+        exitAfterFlush(logger, 1);
       },
     );
   };
-  process.once('SIGINT', handler);
-  process.once('SIGTERM', handler);
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
 }
 
 /** Boot failures are printed (to stderr) with every configuration problem, then the process exits 1. */
 export function failBoot(logger: Logger, error: unknown): void {
-  logger.fatal({ err: error }, error instanceof Error ? error.message : String(error));
+  logger.fatal({ err: error }, describeFailure(error));
+  exitAfterFlush(logger, 1);
+}
+
+/** The logger writes asynchronously; give its last lines a moment to reach stderr. */
+function exitAfterFlush(logger: Logger, code: number): void {
+  process.exitCode = code;
   logger.flush?.();
-  process.exitCode = 1;
-  setTimeout(() => process.exit(1), 100);
+  setTimeout(() => process.exit(code), 100).unref();
 }
 
 type ServiceConfig = CommonConfig & { logLevel: string };
@@ -72,10 +98,12 @@ export async function runService<C extends ServiceConfig>(entry: ServiceEntry<C>
     if (!config.databaseUrl) throw new Error('DATABASE_URL is required');
     const bus = busFrom(config, `estate-${entry.name}`, logger);
     const service = await entry.start({ ...config, databaseUrl: config.databaseUrl }, bus, logger);
-    stopOnSignals(logger, async () => {
-      await service.stop();
-      await bus.close();
-    });
+    stopOnSignals(logger, () =>
+      stopInOrder(logger, [
+        { name: entry.name, stop: () => service.stop() },
+        { name: 'event bus', stop: () => bus.close() },
+      ]),
+    );
   } catch (error) {
     failBoot(logger, error);
   }

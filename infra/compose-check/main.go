@@ -1,0 +1,62 @@
+// compose-check loads a Compose file with Docker Compose v2's own loader (compose-go), the way
+// `docker compose config` would: project directory = the file's directory, variables from the
+// environment and a .env file there. It prints each service with its dependencies as JSON, or
+// the loader's error and exit status 1. Usage: compose-check [docker-compose.yml]
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/compose-spec/compose-go/v2/cli"
+)
+
+type service struct {
+	Image     string            `json:"image,omitempty"`
+	DependsOn map[string]string `json:"depends_on,omitempty"`
+	Volumes   []string          `json:"volumes,omitempty"`
+}
+
+func main() {
+	file := "docker-compose.yml"
+	if len(os.Args) > 1 {
+		file = os.Args[1]
+	}
+	if err := run(file); err != nil {
+		fmt.Fprintf(os.Stderr, "compose-check: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func run(file string) error {
+	options, err := cli.NewProjectOptions([]string{file},
+		cli.WithWorkingDirectory(filepath.Dir(file)), cli.WithOsEnv, cli.WithDotEnv)
+	if err != nil {
+		return err
+	}
+	project, err := options.LoadProject(context.Background())
+	if err != nil {
+		return err
+	}
+	services := map[string]service{}
+	for name, s := range project.Services {
+		deps := map[string]string{}
+		for dep, d := range s.DependsOn {
+			deps[dep] = d.Condition
+		}
+		var volumes []string
+		for _, v := range s.Volumes {
+			volumes = append(volumes, v.Source+":"+v.Target)
+		}
+		services[name] = service{Image: s.Image, DependsOn: deps, Volumes: volumes}
+	}
+	out, err := json.MarshalIndent(map[string]any{"name": project.Name, "services": services}, "", "  ")
+	if err != nil {
+		return err
+	}
+	fmt.Println(string(out))
+	return nil
+}
