@@ -1,8 +1,8 @@
-import { topicName } from '@estate/events';
-import { openDatabase, PrincipalResolver, startHttpApp, type EventBus, type Logger } from '@estate/platform';
+import { estateTopics, openDatabase, PrincipalResolver, startHttpApp, type EventBus, type Logger } from '@estate/platform';
 import { CatalogProjector } from './catalog.projector';
 import type { DiscoveryConfig } from './config';
 import { DiscoveryModule } from './discovery.module';
+import { RegistryEventsClient } from './registry-events.client';
 import { CatalogRepository } from './store/catalog.repository';
 import { DISCOVERY_MIGRATIONS } from './store/migrations';
 
@@ -10,9 +10,14 @@ import { DISCOVERY_MIGRATIONS } from './store/migrations';
 export async function startDiscovery(config: DiscoveryConfig & { databaseUrl: string }, bus: EventBus, logger: Logger) {
   const db = await openDatabase({ url: config.databaseUrl, schema: 'discovery', migrations: DISCOVERY_MIGRATIONS });
   const repo = new CatalogRepository(db);
-  const topics = { events: topicName(config.topicPrefix, 'registryEvents'), catalog: topicName(config.topicPrefix, 'catalog') };
-  await bus.ensureTopics([{ name: topics.events }, { name: topics.catalog, compacted: true }]);
-  const projector = new CatalogProjector(repo, bus, topics, config.groupId, logger.child({ component: 'projector' }));
+  const specs = estateTopics(config.topicPrefix, config.callsRetentionMs);
+  const topics = { events: specs.registryEvents.name, catalog: specs.catalog.name };
+  await bus.ensureTopics([specs.registryEvents, specs.catalog]);
+  const auth = config.auth.mode === 'jwt' ? config.auth : undefined;
+  const source = config.registryUrl === undefined ? undefined : new RegistryEventsClient({
+    registryUrl: config.registryUrl, serviceToken: config.serviceToken, jwtSecret: auth?.secret, issuer: auth?.issuer, audience: auth?.audience,
+  });
+  const projector = new CatalogProjector(repo, bus, topics, config.groupId, logger.child({ component: 'projector' }), { source, timeoutMs: config.rebuildTimeoutMs });
   await projector.start();
   const { app, url } = await startHttpApp({
     module: DiscoveryModule.with(repo, projector, new PrincipalResolver(config.auth)),

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { topicName } from '@estate/events';
-import { openDatabase, PrincipalResolver, startHttpApp, type EventBus, type Logger } from '@estate/platform';
+import { estateTopics, openDatabase, PrincipalResolver, startHttpApp, type EventBus, type Logger } from '@estate/platform';
 import type { RegistryConfig } from './config';
 import { RegistryModule } from './registry.module';
 import { RegistryService } from './registry.service';
+import { EventLogReader } from './store/event-log.reader';
 import { REGISTRY_MIGRATIONS } from './store/migrations';
 import { OutboxRelay } from './store/outbox.relay';
 import { PostgresEventStore } from './store/postgres-event-store';
@@ -17,8 +17,8 @@ export interface RunningService {
 export async function startRegistry(config: RegistryConfig & { databaseUrl: string }, bus: EventBus, logger: Logger): Promise<RunningService & { relay: OutboxRelay; service: RegistryService }> {
   const db = await openDatabase({ url: config.databaseUrl, schema: 'registry', migrations: REGISTRY_MIGRATIONS });
   const store = new PostgresEventStore(db, randomUUID, () => new Date());
-  const topic = topicName(config.topicPrefix, 'registryEvents');
-  await bus.ensureTopics([{ name: topic }]);
+  const topic = estateTopics(config.topicPrefix, config.callsRetentionMs).registryEvents;
+  await bus.ensureTopics([topic]);
   const relay = new OutboxRelay(db, config.databaseUrl, bus, topic, logger.child({ component: 'relay' }));
   await relay.start();
   const service = new RegistryService(store);
@@ -30,7 +30,7 @@ export async function startRegistry(config: RegistryConfig & { databaseUrl: stri
   }, config.sunsetSweepMs);
   sweep.unref();
   const { app, url } = await startHttpApp({
-    module: RegistryModule.with(service, new PrincipalResolver(config.auth)),
+    module: RegistryModule.with(service, new PrincipalResolver(config.auth), new EventLogReader(db)),
     logger,
     host: config.host,
     port: config.port,

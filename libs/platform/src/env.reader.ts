@@ -1,5 +1,6 @@
 import type { DataClassification } from '@estate/contracts';
 import type { AuthConfig } from './principal.auth';
+import { DEFAULT_CALLS_RETENTION_MS } from './topic.specs';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -58,6 +59,8 @@ export interface CommonConfig {
   kafkaBrokers: string[];
   topicPrefix: string;
   logLevel: string;
+  /** How long estate.calls keeps calls (retention.ms); the registry log is always kept forever. */
+  callsRetentionMs: number;
 }
 
 export function readCommon(reader: EnvReader): CommonConfig {
@@ -66,7 +69,20 @@ export function readCommon(reader: EnvReader): CommonConfig {
     kafkaBrokers: reader.list('KAFKA_BROKERS'),
     topicPrefix: reader.string('ESTATE_TOPIC_PREFIX', ''),
     logLevel: reader.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+    callsRetentionMs: readRetention(reader, 'ESTATE_CALLS_RETENTION_MS', DEFAULT_CALLS_RETENTION_MS),
   };
+}
+
+/** A retention in milliseconds: a positive integer, or -1 for unlimited. */
+function readRetention(reader: EnvReader, name: string, fallback: number): number {
+  const raw = reader.optional(name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || (value <= 0 && value !== -1)) {
+    reader.problems.push(`${name} must be a positive number of milliseconds or -1 (unlimited), got "${raw}"`);
+    return fallback;
+  }
+  return value;
 }
 
 const CLEARANCES: readonly DataClassification[] = ['public', 'internal', 'confidential', 'restricted'];
