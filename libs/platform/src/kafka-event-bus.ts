@@ -143,23 +143,36 @@ export class KafkaEventBus implements EventBus {
     if (this.admin) await (await this.admin.catch(() => undefined))?.disconnect();
   }
 
-  /** One admin connection for the bus's life; dropped after a failure so the next call reconnects. */
+  /**
+   * One admin connection for the bus's life. After a failure it is replaced and the work tried
+   * once more: a kafkajs admin keeps refreshing metadata for every topic it ever asked about, and
+   * fails on each call once one of them was deleted (a broker's data lost).
+   */
   private async withAdmin<T>(work: (admin: Admin) => Promise<T>): Promise<T> {
+    try {
+      return await work(await this.openAdmin());
+    } catch {
+      this.dropAdmin();
+      return work(await this.openAdmin());
+    }
+  }
+
+  private openAdmin(): Promise<Admin> {
     if (!this.admin) {
       const admin = this.kafka.admin();
-      this.admin = admin.connect().then(() => admin);
-      this.admin.catch(() => (this.admin = undefined));
+      const connected = admin.connect().then(() => admin);
+      connected.catch(() => {
+        if (this.admin === connected) this.admin = undefined;
+      });
+      this.admin = connected;
     }
+    return this.admin;
+  }
+
+  private dropAdmin(): void {
     const pending = this.admin;
-    try {
-      return await work(await pending);
-    } catch (error) {
-      if (this.admin === pending) {
-        this.admin = undefined;
-        void pending.then((admin) => admin.disconnect()).catch(() => undefined);
-      }
-      throw error;
-    }
+    this.admin = undefined;
+    void pending?.then((admin) => admin.disconnect()).catch(() => undefined);
   }
 
   /**

@@ -1,0 +1,100 @@
+import { randomUUID } from 'node:crypto';
+import { Kafka, logLevel } from 'kafkajs';
+import pino from 'pino';
+import { estateTopics, KafkaEventBus } from '@estate/platform';
+import type { CatalogEntry, EventEnvelope } from '@estate/events';
+import { bankSpecs } from '../../../examples/bank/bank.specs';
+import { ADMIN, http, TEST_SECRET, token, waitFor } from '../../../test/support/estate.harness';
+import { createTestDatabase, kafkaBrokers, randomTopicPrefix } from '../../../test/support/infra';
+import { loadDiscoveryConfig } from './config';
+import { startDiscovery } from './discovery.app';
+
+/** A logger whose warnings the test can read. */
+function capturingLogger() {
+  const lines: Array<{ msg: string }> = [];
+  const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string }) });
+  return { logger, lines };
+}
+
+const publishedEnvelope = (tool: string): EventEnvelope => {
+  const [spec] = bankSpecs('pay');
+  return {
+    id: randomUUID(), type: 'ToolVersionPublished', version: 1, stream: `tool:${tool}`, position: 0,
+    occurredAt: '2026-01-01T00:00:00.000Z', actor: 'test', correlationId: 'c',
+    data: { spec: { ...spec, name: tool }, bump: 'initial', changes: [] },
+  };
+};
+
+describe('discovery checks that the log still holds what it applied (real Kafka and PostgreSQL)', () => {
+  const admin = new Kafka({ clientId: 'log-identity-int', brokers: kafkaBrokers(), logLevel: logLevel.NOTHING }).admin();
+  const cleanups: Array<() => Promise<void>> = [];
+  let adminToken: string;
+
+  beforeAll(async () => {
+    await admin.connect();
+    adminToken = await token(ADMIN);
+  });
+  afterAll(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+    await admin.disconnect();
+  });
+
+  async function setup() {
+    const db = await createTestDatabase();
+    cleanups.push(db.drop);
+    const prefix = randomTopicPrefix();
+    const specs = estateTopics(prefix, 3_600_000);
+    const env = { ESTATE_JWT_SECRET: TEST_SECRET, ESTATE_TOPIC_PREFIX: prefix, ESTATE_DISCOVERY_PORT: '0', ESTATE_DISCOVERY_GROUP: `identity-${randomUUID()}` };
+    const { logger, lines } = capturingLogger();
+    const bus = new KafkaEventBus({ brokers: kafkaBrokers(), clientId: 'log-identity-int', logger });
+    cleanups.push(() => bus.close());
+    const start = async () => {
+      const discovery = await startDiscovery({ ...loadDiscoveryConfig(env), databaseUrl: db.url }, bus, logger);
+      cleanups.push(discovery.stop);
+      return discovery;
+    };
+    const send = (...envelopes: EventEnvelope[]) =>
+      bus.publish(specs.registryEvents.name, envelopes.map((e) => ({ key: e.stream, value: JSON.stringify(e), headers: { 'estate-id': e.id } })));
+    const recreate = async () => {
+      await admin.deleteTopics({ topics: [specs.registryEvents.name] });
+      await waitFor(async () => !(await admin.listTopics()).includes(specs.registryEvents.name) || undefined, 'the topic deleted');
+      await bus.ensureTopics([specs.registryEvents]);
+    };
+    const names = async (url: string) =>
+      ((await http('GET', `${url}/v1/catalog`, adminToken)).body.tools as CatalogEntry[]).map((t) => t.name).sort();
+    return { start, send, recreate, names, lines, eventsTopic: specs.registryEvents.name };
+  }
+
+  it('notices at start that the log was recreated and grew past its position, and re-reads it from the start', async () => {
+    const t = await setup();
+    let discovery = await t.start();
+    await t.send(publishedEnvelope('old.a'), publishedEnvelope('old.b'), publishedEnvelope('old.c'));
+    await waitFor(async () => ((await t.names(discovery.url)).length === 3 ? true : undefined), 'the first three tools', 30000);
+    await discovery.stop();
+
+    // The new log holds more messages than discovery read from the old one: only the event ids tell them apart.
+    await t.recreate();
+    const fresh = ['new.a', 'new.b', 'new.c', 'new.d', 'new.e'].map(publishedEnvelope);
+    await t.send(...fresh);
+    discovery = await t.start();
+    const all = ['new.a', 'new.b', 'new.c', 'new.d', 'new.e', 'old.a', 'old.b', 'old.c'];
+    await waitFor(async () => ((await t.names(discovery.url)).length === all.length ? true : undefined), 'every tool, old and new', 30000);
+    expect(await t.names(discovery.url)).toEqual(all);
+    const said = t.lines.filter((l) => /registry log was reset, truncated or recreated/.test(l.msg));
+    expect(said).toHaveLength(1);
+    expect(said[0].msg).toMatch(/not .*: the log was recreated/);
+  });
+
+  it('notices while running that the log was recreated shorter than its position, and applies what the new log holds', async () => {
+    const t = await setup();
+    const discovery = await t.start();
+    await t.send(...['old.a', 'old.b', 'old.c', 'old.d'].map(publishedEnvelope));
+    await waitFor(async () => ((await t.names(discovery.url)).length === 4 ? true : undefined), 'the first four tools', 30000);
+
+    await t.recreate();
+    await t.send(publishedEnvelope('new.a'));
+    await waitFor(async () => ((await t.names(discovery.url)).includes('new.a') ? true : undefined), 'the tool published on the new log', 60000);
+    expect(await t.names(discovery.url)).toEqual(['new.a', 'old.a', 'old.b', 'old.c', 'old.d']);
+    expect(t.lines.some((l) => /registry log was reset, truncated or recreated/.test(l.msg))).toBe(true);
+  });
+});
