@@ -122,7 +122,7 @@ export class CatalogProjector {
   /** Rebuild aside (from the log when it is complete, else from the event store), then swap in one transaction. */
   async rebuild(): Promise<RebuildOutcome> {
     return this.mutex.run(async () => {
-      const rebuilt = await new CatalogRebuilder(this.bus, this.topics.events, this.groupId, this.logger, this.rebuildOptions).fold();
+      const rebuilt = await new CatalogRebuilder(this.bus, this.topics.events, this.groupId, this.logger, this.rebuildOptions).fold(await this.repo.appliedEvents());
       const { projection } = rebuilt;
       await this.inTransaction((runner) =>
         this.repo.replaceAll(runner, [...projection.servers.values()], [...projection.tools.values()], projection.streams),

@@ -31,6 +31,7 @@ export class RebuildUnavailable extends Error {}
 const PAGE = 500;
 const PROGRESS_MS = 2000;
 const DEFAULT_TIMEOUT_MS = 120_000;
+const RELAY_GRACE_MS = 3000;
 
 /**
  * Folds every registry event into a fresh in-memory projection: from the log when it still holds
@@ -51,21 +52,33 @@ export class CatalogRebuilder {
     this.deadline = Date.now() + (options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   }
 
-  async fold(): Promise<{ projection: MemoryProjection; events: number; source: RebuildOutcome['source'] }> {
-    const offsets = await this.bus.offsets(this.topic);
-    const held = offsets.reduce((sum, p) => sum + Number(BigInt(p.high) - BigInt(p.low)), 0);
+  /** `applied`: how many events the live projection has applied; a log holding fewer cannot be complete. */
+  async fold(applied: number): Promise<{ projection: MemoryProjection; events: number; source: RebuildOutcome['source'] }> {
     const stored = this.options.source ? await this.options.source.count() : undefined;
-    // A recreated log starts at zero too: it is complete only if it holds at least every stored event.
-    const complete = offsets.length > 0 && offsets.every((p) => p.low === '0') && (stored === undefined || held >= stored);
+    const offsets = await this.logHolding(stored);
+    const held = offsets.reduce((sum, p) => sum + Number(BigInt(p.high) - BigInt(p.low)), 0);
+    // A recreated log starts at zero too: it is complete only if it holds at least every event known.
+    const complete = offsets.length > 0 && offsets.every((p) => p.low === '0') && held >= Math.max(stored ?? 0, applied);
     if (complete) {
       this.logger.info({ topic: this.topic, messages: held }, `rebuilding the catalog from the log (${held} messages from offset 0)`);
       return { ...(await this.foldLog(offsets, held)), source: 'log' };
     }
     if (!this.options.source) {
-      throw new RebuildUnavailable(`the log ${this.topic} no longer holds every event from offset 0 and no registry is configured (ESTATE_REGISTRY_URL) to rebuild from`);
+      throw new RebuildUnavailable(`the log ${this.topic} holds ${held} messages from offset ${offsets[0]?.low ?? 0}, fewer than the ${applied} events the catalog applied, and no registry is configured (ESTATE_REGISTRY_URL) to rebuild from`);
     }
     this.logger.info({ topic: this.topic, messages: held, stored }, `the log is incomplete (${held} messages, ${stored} stored events): rebuilding the catalog from the event store`);
     return { ...(await this.foldStore(this.options.source, stored ?? 0)), source: 'event store' };
+  }
+
+  /** The log's offsets once it holds `stored` messages, or after a short grace: the relay may be a few events behind the store. */
+  private async logHolding(stored: number | undefined): Promise<PartitionOffsets[]> {
+    const grace = Date.now() + RELAY_GRACE_MS;
+    for (;;) {
+      const offsets = await this.bus.offsets(this.topic);
+      const held = offsets.reduce((sum, p) => sum + Number(BigInt(p.high)), 0);
+      if (stored === undefined || held >= stored || Date.now() > grace) return offsets;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   }
 
   /** A fresh fold of the event store alone (what `estate verify` compares the catalog with). */
@@ -140,7 +153,7 @@ export class CatalogRebuilder {
   }
 
   private timeout(progress: string): RebuildTimeout {
-    const seconds = Math.round((this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000);
+    const seconds = (this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000;
     return new RebuildTimeout(`the rebuild did not finish within ${seconds} s (${progress}); the catalog was left as it was`);
   }
 }

@@ -6,6 +6,8 @@ import type { CatalogEntry, EventEnvelope } from '@estate/events';
 import { bankSpecs } from '../../../examples/bank/bank.specs';
 import { ADMIN, http, TEST_SECRET, token, waitFor } from '../../../test/support/estate.harness';
 import { createTestDatabase, kafkaBrokers, randomTopicPrefix } from '../../../test/support/infra';
+import { loadRegistryConfig } from '../../registry/src/config';
+import { startRegistry } from '../../registry/src/registry.app';
 import { loadDiscoveryConfig } from './config';
 import { startDiscovery } from './discovery.app';
 
@@ -44,7 +46,10 @@ describe('discovery checks that the log still holds what it applied (real Kafka 
     cleanups.push(db.drop);
     const prefix = randomTopicPrefix();
     const specs = estateTopics(prefix, 3_600_000);
-    const env = { ESTATE_JWT_SECRET: TEST_SECRET, ESTATE_TOPIC_PREFIX: prefix, ESTATE_DISCOVERY_PORT: '0', ESTATE_DISCOVERY_GROUP: `identity-${randomUUID()}` };
+    const env = {
+      ESTATE_JWT_SECRET: TEST_SECRET, ESTATE_TOPIC_PREFIX: prefix, ESTATE_REGISTRY_PORT: '0', ESTATE_DISCOVERY_PORT: '0',
+      ESTATE_DISCOVERY_GROUP: `identity-${randomUUID()}`,
+    };
     const { logger, lines } = capturingLogger();
     const bus = new KafkaEventBus({ brokers: kafkaBrokers(), clientId: 'log-identity-int', logger });
     cleanups.push(() => bus.close());
@@ -62,7 +67,7 @@ describe('discovery checks that the log still holds what it applied (real Kafka 
     };
     const names = async (url: string) =>
       ((await http('GET', `${url}/v1/catalog`, adminToken)).body.tools as CatalogEntry[]).map((t) => t.name).sort();
-    return { start, send, recreate, names, lines, eventsTopic: specs.registryEvents.name };
+    return { start, send, recreate, names, lines, env, bus, logger, databaseUrl: db.url };
   }
 
   it('notices at start that the log was recreated and grew past its position, and re-reads it from the start', async () => {
@@ -96,5 +101,35 @@ describe('discovery checks that the log still holds what it applied (real Kafka 
     await waitFor(async () => ((await t.names(discovery.url)).includes('new.a') ? true : undefined), 'the tool published on the new log', 60000);
     expect(await t.names(discovery.url)).toEqual(['new.a', 'old.a', 'old.b', 'old.c', 'old.d']);
     expect(t.lines.some((l) => /registry log was reset, truncated or recreated/.test(l.msg))).toBe(true);
+
+    // With no event store to read, a rebuild must not fold the short log over the full catalog.
+    const rebuilt = await http('POST', `${discovery.url}/v1/rebuild`, adminToken);
+    expect(rebuilt).toMatchObject({ status: 503, body: { error: 'REBUILD_UNAVAILABLE', message: expect.stringMatching(/holds 1 messages .* fewer than the 5 events/) } });
+    expect(await t.names(discovery.url)).toEqual(['new.a', 'old.a', 'old.b', 'old.c', 'old.d']);
+  });
+
+  it('rebuilds from the event store when the log lost events, and the result equals a fresh fold', async () => {
+    const t = await setup();
+    const registry = await startRegistry({ ...loadRegistryConfig(t.env), databaseUrl: t.databaseUrl }, t.bus, t.logger);
+    cleanups.push(registry.stop);
+    const discovery = await startDiscovery({ ...loadDiscoveryConfig(t.env), registryUrl: registry.url, databaseUrl: t.databaseUrl }, t.bus, t.logger);
+    cleanups.push(discovery.stop);
+    const [lookup, transfer] = bankSpecs('pay');
+    expect((await http('POST', `${registry.url}/v1/servers`, adminToken, { name: 'pay', url: 'http://127.0.0.1:1/mcp', owner: 'ops' })).status).toBe(201);
+    for (const spec of [lookup, transfer, { ...lookup, version: '1.1.0', title: 'Find a payment' }]) {
+      expect((await http('POST', `${registry.url}/v1/tools`, adminToken, spec)).status).toBe(201);
+    }
+    await waitFor(async () => ((await t.names(discovery.url)).length === 2 ? true : undefined), 'both tools', 30000);
+    const before = (await http('GET', `${discovery.url}/v1/catalog`, adminToken)).body;
+
+    // The relay stops first, so nothing re-sends the store into the new, empty log.
+    await registry.relay.stop();
+    await t.recreate();
+    const rebuilt = await http('POST', `${discovery.url}/v1/rebuild`, adminToken);
+    expect(rebuilt).toMatchObject({ status: 200, body: { source: 'event store', events: 4, tools: 2, servers: 1 } });
+    expect((await http('GET', `${discovery.url}/v1/catalog`, adminToken)).body).toEqual(before);
+    expect(await http('GET', `${discovery.url}/v1/verify`, adminToken)).toMatchObject({ status: 200, body: { equal: true, events: 4, differences: [] } });
+    expect((await http('GET', `${registry.url}/v1/events`, await token({ sub: 'ci', scope: 'estate:publish' }))).status).toBe(403);
+    expect((await http('GET', `${registry.url}/v1/events?limit=0`, adminToken)).status).toBe(400);
   });
 });

@@ -94,6 +94,7 @@ export class KafkaEventBus implements EventBus {
       maxWaitTimeInMs: 100,
       allowAutoTopicCreation: false,
     });
+    this.recreateOnCrash(consumer, options.topic);
     await consumer.connect();
     await consumer.subscribe({ topic: options.topic, fromBeginning: options.fromBeginning });
     const ownOffsets = options.ownOffsets;
@@ -173,6 +174,19 @@ export class KafkaEventBus implements EventBus {
     const pending = this.admin;
     this.admin = undefined;
     void pending?.then((admin) => admin.disconnect()).catch(() => undefined);
+  }
+
+  /** A consumer whose declared topic vanished (a broker's data lost) gets it back, with its configuration, before kafkajs restarts it. */
+  private recreateOnCrash(consumer: Consumer, topic: string): void {
+    consumer.on(consumer.events.CRASH, () => {
+      const spec = this.specs.get(topic);
+      if (!spec) return;
+      void this.withAdmin(async (admin) => {
+        if ((await admin.listTopics()).includes(topic)) return;
+        this.logger.warn({ topic }, `topic ${topic} no longer exists; creating it again with its declared configuration`);
+        await this.ensureTopics([spec]);
+      }).catch(() => undefined);
+    });
   }
 
   /**

@@ -44,6 +44,12 @@ export class CatalogRepository {
     return new Map(rows.map((r) => [r.partition, r.next_offset]));
   }
 
+  /** How many registry events the projection has applied: stream positions start at 0 and have no gaps. */
+  async appliedEvents(): Promise<number> {
+    const [row]: Array<{ applied: string }> = await this.db.query(`SELECT coalesce(sum(position + 1), 0) AS applied FROM discovery.streams`);
+    return Number(row.applied);
+  }
+
   async server(runner: Runner, name: string): Promise<ServerRegisteredData | undefined> {
     const rows: Array<{ data: ServerRegisteredData }> = await runner.query(`SELECT data FROM discovery.servers WHERE name = $1`, [name]);
     return rows[0]?.data;
