@@ -35,7 +35,8 @@ export class KafkaEventBus implements EventBus {
       clientId: options.clientId,
       brokers: options.brokers,
       logLevel: logLevel.WARN,
-      retry: { retries: 8, initialRetryTime: 100 },
+      // Capped backoff: after a broker outage clients reconnect within seconds, not half a minute.
+      retry: { retries: 8, initialRetryTime: 100, maxRetryTime: 5000 },
       logCreator: () => (entry: LogEntry) => {
         const { message, ...rest } = entry.log;
         if (message.startsWith('Limiting retries for the idempotent producer')) return;
