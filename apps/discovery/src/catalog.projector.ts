@@ -57,7 +57,17 @@ export class CatalogProjector {
     this.expected.delete(partition);
     if (verdict.kind === 'verify') this.expected.set(partition, { offset: verdict.startAt, id: verdict.expectId });
     if (verdict.kind === 'lost') await this.startOver(partition, verdict.startAt, verdict.reason);
+    // Reading the log again cannot bring back events deleted before they were read: the event store can.
+    if (verdict.kind === 'lost' && verdict.unread) setImmediate(() => void this.rebuildAfterLoss());
     return verdict.startAt;
+  }
+
+  private async rebuildAfterLoss(): Promise<void> {
+    try {
+      await this.rebuild();
+    } catch (error) {
+      this.logger.error({ err: error }, 'could not rebuild after events were deleted from the log unread; POST /v1/rebuild once the registry answers');
+    }
   }
 
   private async handle(message: BusMessage): Promise<void> {

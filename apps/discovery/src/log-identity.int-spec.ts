@@ -132,4 +132,33 @@ describe('discovery checks that the log still holds what it applied (real Kafka 
     expect((await http('GET', `${registry.url}/v1/events`, await token({ sub: 'ci', scope: 'estate:publish' }))).status).toBe(403);
     expect((await http('GET', `${registry.url}/v1/events?limit=0`, adminToken)).status).toBe(400);
   });
+
+  it('rebuilds from the event store by itself when events it never read were deleted from the log', async () => {
+    const t = await setup();
+    const registry = await startRegistry({ ...loadRegistryConfig(t.env), databaseUrl: t.databaseUrl }, t.bus, t.logger);
+    cleanups.push(registry.stop);
+    const start = async () => {
+      const discovery = await startDiscovery({ ...loadDiscoveryConfig(t.env), registryUrl: registry.url, databaseUrl: t.databaseUrl }, t.bus, t.logger);
+      cleanups.push(discovery.stop);
+      return discovery;
+    };
+    const [lookup, transfer, release] = bankSpecs('pay');
+    const publish = async (spec: unknown) => expect((await http('POST', `${registry.url}/v1/tools`, adminToken, spec)).status).toBe(201);
+    expect((await http('POST', `${registry.url}/v1/servers`, adminToken, { name: 'pay', url: 'http://127.0.0.1:1/mcp', owner: 'ops' })).status).toBe(201);
+    await publish(lookup);
+    let discovery = await start();
+    await waitFor(async () => ((await t.names(discovery.url)).length === 1 ? true : undefined), 'the first tool', 30000);
+    await discovery.stop();
+
+    // While discovery is away, two more tools are published, then the log is truncated past them (retention would do this).
+    await publish(transfer);
+    await publish(release);
+    await waitFor(async () => ((await t.bus.offsets(t.env.ESTATE_TOPIC_PREFIX + 'estate.registry.events'))[0].high === '4' ? true : undefined), 'the relay caught up');
+    await admin.fetchTopicMetadata({ topics: [`${t.env.ESTATE_TOPIC_PREFIX}estate.registry.events`] });
+    await admin.deleteTopicRecords({ topic: `${t.env.ESTATE_TOPIC_PREFIX}estate.registry.events`, partitions: [{ partition: 0, offset: '4' }] });
+    discovery = await start();
+    await waitFor(async () => ((await t.names(discovery.url)).length === 3 ? true : undefined), 'every tool, rebuilt from the store', 30000);
+    expect(await t.names(discovery.url)).toEqual(['pay.lookup', 'pay.release', 'pay.transfer']);
+    expect(t.lines.some((l) => /events were deleted unread/.test(l.msg))).toBe(true);
+  });
 });

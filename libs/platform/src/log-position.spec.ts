@@ -14,12 +14,12 @@ describe('judging a stored position against the log', () => {
 
   it('calls a log that ends below the position lost: it was reset or recreated', () => {
     const verdict = judgePosition({ next: '280', lastEventId: 'e279' }, log('0', '22'));
-    expect(verdict).toMatchObject({ kind: 'lost', startAt: '0' });
+    expect(verdict).toMatchObject({ kind: 'lost', startAt: '0', unread: false });
     expect(verdict.kind === 'lost' && verdict.reason).toMatch(/ends at offset 22, below the stored position 280/);
   });
 
   it('calls a log whose start moved past the position lost: events were deleted unread', () => {
-    expect(judgePosition({ next: '5', lastEventId: 'e4' }, log('9', '20'))).toMatchObject({ kind: 'lost', startAt: '9' });
+    expect(judgePosition({ next: '5', lastEventId: 'e4' }, log('9', '20'))).toMatchObject({ kind: 'lost', startAt: '9', unread: true });
   });
 
   it('calls a missing partition lost', () => {

@@ -13,23 +13,24 @@ export interface StoredPosition {
  *   event we applied (a recreated log that grew past us would hold another event there).
  * - `resume`: the log reaches our position but the last applied event can no longer be checked.
  * - `lost`: the log no longer holds what we read (reset, truncated or recreated): start over.
+ *   `unread` says events we never read were deleted too: reading the log again cannot bring them back.
  */
 export type PositionVerdict =
   | { kind: 'fresh'; startAt: string }
   | { kind: 'verify'; startAt: string; expectId: string }
   | { kind: 'resume'; startAt: string }
-  | { kind: 'lost'; startAt: string; reason: string };
+  | { kind: 'lost'; startAt: string; reason: string; unread: boolean };
 
 export function judgePosition(stored: StoredPosition | undefined, log: PartitionOffsets | undefined): PositionVerdict {
   const low = log?.low ?? '0';
   if (stored === undefined || BigInt(stored.next) === 0n) return { kind: 'fresh', startAt: low };
   const next = BigInt(stored.next);
-  if (log === undefined) return { kind: 'lost', startAt: '0', reason: `the partition no longer exists (stored position ${next})` };
+  if (log === undefined) return { kind: 'lost', startAt: '0', reason: `the partition no longer exists (stored position ${next})`, unread: false };
   if (BigInt(log.high) < next) {
-    return { kind: 'lost', startAt: low, reason: `the log ends at offset ${log.high}, below the stored position ${next}` };
+    return { kind: 'lost', startAt: low, reason: `the log ends at offset ${log.high}, below the stored position ${next}`, unread: false };
   }
   if (BigInt(low) > next) {
-    return { kind: 'lost', startAt: low, reason: `the log starts at offset ${low}, past the stored position ${next}: events were deleted unread` };
+    return { kind: 'lost', startAt: low, reason: `the log starts at offset ${low}, past the stored position ${next}: events were deleted unread`, unread: true };
   }
   if (stored.lastEventId === null || BigInt(low) > next - 1n) return { kind: 'resume', startAt: stored.next };
   return { kind: 'verify', startAt: String(next - 1n), expectId: stored.lastEventId };
