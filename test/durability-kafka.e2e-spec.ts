@@ -2,7 +2,7 @@ import type { ToolSpec } from '@estate/contracts';
 import type { CatalogEntry } from '@estate/events';
 import { bankSpecs } from '../examples/bank/bank.specs';
 import { ADMIN, http, token, waitFor } from './support/estate.harness';
-import { startEstateServices, type EstateServices } from './support/estate.stack';
+import { startEstateServices, type EdgeHandle, type EstateServices } from './support/estate.stack';
 import { startPrivateKafka, type PrivateKafka } from './support/private-kafka';
 
 /**
@@ -16,6 +16,7 @@ describe('durability on Kafka (a private broker, restarted and wiped)', () => {
   const figures: Record<string, number> = {};
   let kafka: PrivateKafka;
   let stack: EstateServices;
+  let edge: EdgeHandle;
   let admin: string;
 
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -50,6 +51,11 @@ describe('durability on Kafka (a private broker, restarted and wiped)', () => {
     return published.every((p) => have.has(`${p.name}@${p.version}`)) ? true : undefined;
   }
 
+  /** The edge serves from its own replica of the catalog topic: it must not keep a stale list. */
+  async function edgeHoldsEveryPublish(): Promise<true | undefined> {
+    return published.every((p) => edge.replica.get(p.name)?.versions.some((v) => v.version === p.version)) ? true : undefined;
+  }
+
   async function auditedPublishes(): Promise<string[]> {
     const seen: string[] = [];
     let cursor: string | null = null;
@@ -70,6 +76,8 @@ describe('durability on Kafka (a private broker, restarted and wiped)', () => {
   async function expectRecovered(label: string, since: number): Promise<void> {
     await waitFor(catalogHoldsEveryPublish, `${label}: every publish in discovery's catalog`, 120_000);
     figures[`${label}: catalog complete`] = Date.now() - since;
+    await waitFor(edgeHoldsEveryPublish, `${label}: every publish in the edge's replica`, 60_000);
+    figures[`${label}: edge replica complete`] = Date.now() - since;
     await waitFor(auditHoldsEveryPublishOnce, `${label}: every publish in the audit trail`, 120_000);
     figures[`${label}: audit complete`] = Date.now() - since;
     const audited = (await auditedPublishes()).sort();
@@ -83,6 +91,7 @@ describe('durability on Kafka (a private broker, restarted and wiped)', () => {
     kafka = await startPrivateKafka();
     stack = await startEstateServices({ name: 'durability', audit: true, brokers: kafka.brokers });
     admin = await token(ADMIN);
+    edge = await stack.startEdge();
     expect((await http('POST', `${stack.registryUrl}/v1/servers`, admin, { name: 'dur', url: 'http://127.0.0.1:1/mcp', owner: 'ops' })).status).toBe(201);
   }, 180_000);
 

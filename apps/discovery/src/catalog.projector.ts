@@ -10,7 +10,9 @@ import type { CatalogRepository } from './store/catalog.repository';
 /**
  * Keeps the catalog projection: each registry event is applied and its Kafka offset recorded in
  * one transaction, so a crash at any point either keeps both or neither. After commit the touched
- * tools' current state goes to the compacted catalog topic.
+ * tools' current state goes to the compacted catalog topic. With the offset goes the id of the
+ * event applied there: on every join the projector checks the log still holds it (startAt), and
+ * reads a reset, truncated or recreated log again from its start.
  */
 export class CatalogProjector {
   private readonly mutex = new SerialQueue();
