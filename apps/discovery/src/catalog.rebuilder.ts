@@ -61,7 +61,11 @@ export class CatalogRebuilder {
     const complete = offsets.length > 0 && offsets.every((p) => p.low === '0') && held >= Math.max(stored ?? 0, applied);
     if (complete) {
       this.logger.info({ topic: this.topic, messages: held }, `rebuilding the catalog from the log (${held} messages from offset 0)`);
-      return { ...(await this.foldLog(offsets, held)), source: 'log' };
+      const folded = await this.foldLog(offsets, held);
+      if (folded.outOfOrder === undefined) return { ...folded, source: 'log' };
+      if (!this.options.source) throw new RebuildUnavailable(`the log ${this.topic} cannot be folded (${folded.outOfOrder}) and no registry is configured (ESTATE_REGISTRY_URL) to rebuild from`);
+      this.logger.warn({ topic: this.topic }, `the log cannot be folded (${folded.outOfOrder}): rebuilding the catalog from the event store`);
+      return { ...(await this.foldStore(this.options.source, stored ?? 0)), source: 'event store' };
     }
     if (!this.options.source) {
       throw new RebuildUnavailable(`the log ${this.topic} holds ${held} messages from offset ${offsets[0]?.low ?? 0}, fewer than the ${applied} events the catalog applied, and no registry is configured (ESTATE_REGISTRY_URL) to rebuild from`);
@@ -106,8 +110,9 @@ export class CatalogRebuilder {
   }
 
   /** Reads the topic from offset 0 up to the high-water marks seen at the start, through a throwaway consumer group. */
-  private async foldLog(offsets: PartitionOffsets[], total: number): Promise<{ projection: MemoryProjection; events: number }> {
+  private async foldLog(offsets: PartitionOffsets[], total: number): Promise<{ projection: MemoryProjection; events: number; outOfOrder?: string }> {
     const projection = new MemoryProjection();
+    const order = new StreamOrder();
     let events = 0;
     const remaining = new Map(offsets.filter((p) => BigInt(p.high) > 0n).map((p) => [p.partition, BigInt(p.high)]));
     if (remaining.size === 0) return { projection, events };
@@ -121,7 +126,9 @@ export class CatalogRebuilder {
       handle: async (message: BusMessage) => {
         const end = remaining.get(message.partition);
         if (end === undefined || BigInt(message.offset) >= end) return;
-        const outcome = await applyEnvelope(projection, parseJson(message.value));
+        const value = parseJson(message.value);
+        order.see(value);
+        const outcome = await applyEnvelope(projection, value);
         if (outcome.skipped !== undefined) this.logger.error({ partition: message.partition, offset: message.offset, reason: outcome.skipped }, 'rebuild skipped a message that cannot apply');
         events += 1;
         this.progress(events, total, 'log');
@@ -139,7 +146,7 @@ export class CatalogRebuilder {
       clearTimeout(timer);
       await subscription.stop();
     }
-    return { projection, events };
+    return { projection, events, outOfOrder: order.problem };
   }
 
   private progress(events: number, total: number, from: string): void {
@@ -155,6 +162,24 @@ export class CatalogRebuilder {
   private timeout(progress: string): RebuildTimeout {
     const seconds = (this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000;
     return new RebuildTimeout(`the rebuild did not finish within ${seconds} s (${progress}); the catalog was left as it was`);
+  }
+}
+
+/**
+ * Watches that each stream's events come in position order without gaps. A log refilled after a
+ * loss can hold an event ahead of its predecessors; folding it would drop them (their positions
+ * look applied), so such a log is folded from the event store instead.
+ */
+class StreamOrder {
+  problem?: string;
+  private readonly last = new Map<string, number>();
+
+  see(value: unknown): void {
+    const { stream, position } = (value ?? {}) as { stream?: unknown; position?: unknown };
+    if (typeof stream !== 'string' || typeof position !== 'number' || this.problem !== undefined) return;
+    const last = this.last.get(stream) ?? -1;
+    if (position > last + 1) this.problem = `stream ${stream} jumps from position ${last} to ${position}`;
+    this.last.set(stream, Math.max(last, position));
   }
 }
 

@@ -29,6 +29,11 @@ export interface TopicSpec {
   partitions?: number;
   retentionMs?: number;
   retentionBytes?: number;
+  /**
+   * Whether the bus may create the topic again when it finds it gone (on a publish or a consumer
+   * crash). False for the registry log: only its relay may, because it refills it in order first.
+   */
+  recreate?: boolean;
 }
 
 export interface SubscribeOptions {

@@ -80,7 +80,7 @@ export class KafkaEventBus implements EventBus {
       // The producer never creates topics (they would get the broker's defaults): a declared topic
       // that vanished (a broker's data was lost) is created again with its spec, then sent to once more.
       const spec = this.specs.get(topic);
-      if (!spec || (await this.withAdmin((admin) => admin.listTopics())).includes(topic)) throw error;
+      if (!spec || spec.recreate === false || (await this.withAdmin((admin) => admin.listTopics())).includes(topic)) throw error;
       this.logger.warn({ topic }, `topic ${topic} no longer exists; creating it again with its declared configuration`);
       await this.ensureTopics([spec]);
       await send();
@@ -181,7 +181,7 @@ export class KafkaEventBus implements EventBus {
   private recreateOnCrash(consumer: Consumer, topic: string): void {
     consumer.on(consumer.events.CRASH, () => {
       const spec = this.specs.get(topic);
-      if (!spec) return;
+      if (!spec || spec.recreate === false) return;
       void this.withAdmin(async (admin) => {
         if ((await admin.listTopics()).includes(topic)) return;
         this.logger.warn({ topic }, `topic ${topic} no longer exists; creating it again with its declared configuration`);

@@ -11,7 +11,7 @@ export const DEFAULT_CALLS_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
  */
 export function estateTopics(prefix: string, callsRetentionMs: number): Record<TopicKey, TopicSpec> {
   return {
-    registryEvents: { name: topicName(prefix, 'registryEvents'), retentionMs: -1, retentionBytes: -1 },
+    registryEvents: { name: topicName(prefix, 'registryEvents'), retentionMs: -1, retentionBytes: -1, recreate: false },
     catalog: { name: topicName(prefix, 'catalog'), compacted: true },
     calls: { name: topicName(prefix, 'calls'), retentionMs: callsRetentionMs },
   };
