@@ -3,8 +3,12 @@
 # The jars come from Maven Central (pom.xml next to this script).
 #
 #   infra/kafka/kafka.sh fetch    # mvn dependency:copy-dependencies into lib/ (only when missing)
-#   infra/kafka/kafka.sh start    # fetch if needed, format a fresh log dir, start, wait until ready
+#   infra/kafka/kafka.sh start    # fetch if needed, start on the data kept in run/data (formatted
+#                                 # only when there is none yet), wait until ready
+#   infra/kafka/kafka.sh start --fresh  # the same on an empty data dir (deletes the broker's data)
+#   infra/kafka/kafka.sh wipe     # delete the broker's data (refused while it runs)
 #   infra/kafka/kafka.sh stop     # clean shutdown (SIGTERM), SIGKILL after a grace period
+#   infra/kafka/kafka.sh kill     # SIGKILL, no clean shutdown (for crash tests)
 #   infra/kafka/kafka.sh status   # exit 0 and print details when running, 3 when stopped
 #   infra/kafka/kafka.sh acquire <pid>  # for test runners: start unless running, lease it to <pid>,
 #                                       # print host:port on stdout (free ports if 9092 is taken)
@@ -14,10 +18,13 @@
 # Concurrent test runs in one checkout share one broker: each `acquire` leaves a lease
 # (run/leases/<pid>); the last `release` stops it. A broker started by `start` (by hand or by
 # .ci/run) is never stopped by `release`.
+# The broker's data is deleted only when asked by name (`wipe`, `start --fresh`): topics and
+# consumer positions survive `start`, `restart` and `acquire`.
 # Environment:
+#   KAFKA_RUN_DIR=infra/kafka/run  run dir (config, data, logs, pid, lock): a private instance for
+#                                 tests gets its own, with its own KAFKA_PORT
 #   KAFKA_PORT=9092               client listener (PLAINTEXT://127.0.0.1:$KAFKA_PORT)
 #   KAFKA_CONTROLLER_PORT=$((KAFKA_PORT+1))  controller listener
-#   KEEP_DATA=1                   keep run/data between starts (default: fresh each start)
 #   KAFKA_HEAP_OPTS="-Xmx512m -Xms256m"
 #   KAFKA_READY_TIMEOUT=90        seconds to wait for describeCluster to answer
 #
@@ -27,7 +34,7 @@ set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 LIB="$HERE/lib"
-RUN="$HERE/run"
+RUN="${KAFKA_RUN_DIR:-$HERE/run}"
 DATA="$RUN/data"
 PIDFILE="$RUN/kafka.pid"
 PROPS="$RUN/server.properties"
@@ -76,7 +83,7 @@ lock() {
   [[ -n "${LOCKED:-}" ]] && return 0
   mkdir -p "$RUN"
   exec 9>"$RUN/.lock"
-  flock -w 180 9 || die "another kafka.sh holds infra/kafka/run/.lock for more than 180 s"
+  flock -w 180 9 || die "another kafka.sh holds $RUN/.lock for more than 180 s"
   LOCKED=1
 }
 
@@ -174,7 +181,7 @@ wait_ready() {
   local pid="$1"
   WAIT_READY_PID="$pid" WAIT_READY_CLUSTER_ID="$(cluster_id)" \
     node "$HERE/wait-ready.js" "$HOST:$PORT" "$READY_TIMEOUT" || {
-    say "last lines of infra/kafka/run/server.log:"
+    say "last lines of $RUN/server.log:"
     tail -n 20 "$RUN/server.log" >&2 2>/dev/null || true
     tail -n 20 "$OUT" >&2 2>/dev/null || true
     return 1
@@ -186,16 +193,30 @@ cmd_start() {
   load_ports
   local pid
   if pid="$(running_pid)"; then
+    [[ "${1:-}" != --fresh ]] || die "the broker runs; stop it before starting it fresh"
     wait_ready "$pid" || die "broker (pid $pid) is running but not answering on $HOST:$PORT"
     # A manual start adopts a broker a test run started: no test teardown stops it now.
     [[ "${1:-}" == from-acquire ]] || rm -f "$OWNED"
     say "already running: Kafka $(kafka_version) on $HOST:$PORT (pid $pid)"
     return 0
   fi
+  [[ "${1:-}" == --fresh ]] && wipe_data
   start_broker || die "Kafka did not start (see above)"
 }
 
-# Formats (unless KEEP_DATA=1 and data exists), starts and waits; returns 1 on failure.
+wipe_data() {
+  rm -rf "$DATA" "$RUN/server.log" "$OUT"
+  say "deleted the broker's data in $DATA"
+}
+
+cmd_wipe() {
+  lock
+  load_ports
+  if running_pid >/dev/null; then die "the broker runs; stop it before wiping its data"; fi
+  wipe_data
+}
+
+# Formats when there is no data yet, starts and waits; returns 1 on failure.
 start_broker() {
   local pid
   rm -f "$PIDFILE"
@@ -207,7 +228,6 @@ start_broker() {
   t0=$(date +%s%N)
   write_config
   java_opts
-  if [[ "${KEEP_DATA:-0}" != 1 ]]; then rm -rf "$DATA" "$RUN/server.log" "$OUT"; fi
   if [[ ! -f "$DATA/meta.properties" ]]; then
     local id="${KAFKA_CLUSTER_ID:-$(node -e 'console.log(require("crypto").randomBytes(16).toString("base64url"))')}"
     java "${JAVA_OPTS[@]}" kafka.tools.StorageTool format -t "$id" -c "$PROPS" \
@@ -225,7 +245,18 @@ start_broker() {
     return 1
   fi
   local ms=$((($(date +%s%N) - t0) / 1000000))
-  say "Kafka $(kafka_version) ready on $HOST:$PORT (pid $pid) in $((ms / 1000)).$(printf '%03d' $((ms % 1000)) | cut -c1) s; logs in infra/kafka/run/"
+  say "Kafka $(kafka_version) ready on $HOST:$PORT (pid $pid) in $((ms / 1000)).$(printf '%03d' $((ms % 1000)) | cut -c1) s; logs in $RUN/"
+}
+
+cmd_kill() {
+  lock
+  local pid
+  if pid="$(running_pid)"; then
+    kill -KILL "$pid" 2>/dev/null || true
+    while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+    say "killed (pid $pid)"
+  fi
+  rm -f "$PIDFILE"
 }
 
 cmd_stop() {
@@ -312,11 +343,13 @@ cmd_status() {
 
 case "${1:-}" in
   fetch) cmd_fetch ;;
-  start) cmd_start ;;
+  start) cmd_start "${2:-}" ;;
   stop) cmd_stop ;;
+  kill) cmd_kill ;;
+  wipe) cmd_wipe ;;
   status) cmd_status ;;
   restart) cmd_stop; cmd_start ;;
   acquire) cmd_acquire "${2:-}" ;;
   release) cmd_release "${2:-}" ;;
-  *) echo "usage: $0 fetch|start|stop|status|restart|acquire <pid>|release <pid>" >&2; exit 2 ;;
+  *) echo "usage: $0 fetch|start [--fresh]|stop|kill|wipe|status|restart|acquire <pid>|release <pid>" >&2; exit 2 ;;
 esac

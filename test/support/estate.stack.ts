@@ -27,7 +27,7 @@ export interface EstateServices {
   stop(): Promise<void>;
 }
 
-export async function startEstateServices(options: { name: string; audit?: boolean }): Promise<EstateServices> {
+export async function startEstateServices(options: { name: string; audit?: boolean; brokers?: string[]; env?: Record<string, string> }): Promise<EstateServices> {
   const logger = createLogger(options.name, 'error');
   const stops: Array<() => Promise<void>> = [];
   const db = await createTestDatabase();
@@ -35,14 +35,16 @@ export async function startEstateServices(options: { name: string; audit?: boole
   const env = {
     ESTATE_JWT_SECRET: TEST_SECRET,
     ESTATE_TOPIC_PREFIX: randomTopicPrefix(),
-    KAFKA_BROKERS: kafkaBrokers().join(','),
+    KAFKA_BROKERS: (options.brokers ?? kafkaBrokers()).join(','),
     ESTATE_REGISTRY_PORT: '0', ESTATE_DISCOVERY_PORT: '0', ESTATE_AUDIT_PORT: '0', ESTATE_EDGE_PORT: '0',
     ESTATE_DISCOVERY_GROUP: `discovery-${Date.now()}`, ESTATE_AUDIT_GROUP: `audit-${Date.now()}`,
+    ...options.env,
   };
-  const bus = new KafkaEventBus({ brokers: kafkaBrokers(), clientId: options.name, logger });
+  const bus = new KafkaEventBus({ brokers: options.brokers ?? kafkaBrokers(), clientId: options.name, logger });
   stops.push(() => bus.close());
   const registry = await startRegistry({ ...loadRegistryConfig(env), databaseUrl: db.url }, bus, logger);
-  const discovery = await startDiscovery({ ...loadDiscoveryConfig(env), databaseUrl: db.url }, bus, logger);
+  const discoveryConfig = loadDiscoveryConfig(env);
+  const discovery = await startDiscovery({ ...discoveryConfig, registryUrl: discoveryConfig.registryUrl ?? registry.url, databaseUrl: db.url }, bus, logger);
   stops.push(registry.stop, discovery.stop);
   const audit = options.audit ? await startAudit({ ...loadAuditConfig(env), databaseUrl: db.url }, bus, logger) : undefined;
   if (audit) stops.push(audit.stop);

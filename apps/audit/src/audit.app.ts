@@ -1,5 +1,7 @@
 import { topicName } from '@estate/events';
-import { ConsumerMonitor, DeadLetterOffice, openDatabase, PrincipalResolver, serviceHealth, startHttpApp, type EventBus, type Logger } from '@estate/platform';
+import {
+  ConsumerMonitor, DeadLetterOffice, estateTopics, openDatabase, PrincipalResolver, serviceHealth, startHttpApp, type EventBus, type Logger,
+} from '@estate/platform';
 import { AuditConsumer } from './audit.consumer';
 import type { AuditConfig } from './config';
 import { AuditModule } from './audit.module';
@@ -27,8 +29,9 @@ export async function startAudit(
 ): Promise<RunningAudit> {
   const db = await openDatabase({ url: config.databaseUrl, schema: 'audit', migrations: AUDIT_MIGRATIONS });
   const repo = new AuditRepository(db);
-  const topics = { registryEvents: topicName(config.topicPrefix, 'registryEvents'), calls: topicName(config.topicPrefix, 'calls') };
-  await bus.ensureTopics([{ name: topics.registryEvents }, { name: topics.calls }]);
+  const specs = estateTopics(config.topicPrefix, config.callsRetentionMs);
+  const topics = { registryEvents: specs.registryEvents.name, calls: specs.calls.name };
+  await bus.ensureTopics([specs.registryEvents, specs.calls]);
   const feed = new ToolChangeFeed(
     repo,
     { registryTopic: topics.registryEvents, databaseUrl: config.databaseUrl, heartbeatMs: options.heartbeatMs ?? 15_000 },

@@ -5,7 +5,7 @@ export interface AuditConfig extends CommonConfig {
   port: number;
   auth: AuthConfig;
   /**
-   * Consumer group stem; offsets are committed to the broker (at-least-once, dedupe by event id).
+   * Consumer group stem; positions are kept in the audit schema (at-least-once, dedupe by event id).
    * Each topic gets its own group `${groupId}.${topic key}` (see audit.consumer.ts for why).
    */
   groupId: string;

@@ -4,6 +4,7 @@ import { issueDevToken } from '@estate/platform';
 export interface CliEnv {
   registryUrl: string;
   auditUrl: string;
+  discoveryUrl: string;
   token?: string;
   secret?: string;
 }
@@ -74,6 +75,10 @@ export async function runCommand(command: string, args: string[], options: Optio
     case 'callers':
       if (!args[0]) return { ok: false, output: 'usage: estate callers <tool> [--version v]' };
       return request('GET', `${env.auditUrl}/v1/tools/${encodeURIComponent(args[0])}/callers${str(options.version) ? `?version=${encodeURIComponent(str(options.version) as string)}` : ''}`, env.token);
+    case 'rebuild':
+      return request('POST', `${env.discoveryUrl}/v1/rebuild`, env.token);
+    case 'verify':
+      return verify(env);
     default:
       return { ok: false, output: USAGE };
   }
@@ -90,6 +95,39 @@ export const USAGE = `estate <command>
   tools [name]               list the published tools you may see, or one tool's versions
   audit [--tool t] [--version v] [--principal p] [--type T] [--limit n]
   callers <tool> [--version v]   who still calls a version
+  rebuild                    rebuild discovery's catalog (from the log, or the event store when the log is incomplete)
+  verify                     check the audit chain and compare the catalog with a fresh fold of the event store;
+                             exit code 1 on any difference
   stdio                      serve the MCP edge over stdio (ESTATE_STDIO_TOKEN; KAFKA_BROKERS, or joins the npm start in ESTATE_DATA_DIR)
 
-Environment: ESTATE_REGISTRY_URL (http://127.0.0.1:8001), ESTATE_AUDIT_URL (http://127.0.0.1:8003), ESTATE_TOKEN.`;
+Environment: ESTATE_REGISTRY_URL (http://127.0.0.1:8001), ESTATE_AUDIT_URL (http://127.0.0.1:8003),
+ESTATE_DISCOVERY_URL (http://127.0.0.1:8002), ESTATE_TOKEN.`;
+
+/** Both checks always run, so one report names every problem. */
+async function verify(env: CliEnv): Promise<CliOutcome> {
+  if (!env.token) return { ok: false, output: 'set ESTATE_TOKEN (an estate:admin bearer token)' };
+  const chain = await getJson(`${env.auditUrl}/v1/audit/verify`, env.token);
+  const catalog = await getJson(`${env.discoveryUrl}/v1/verify`, env.token);
+  const chainOk = chain.status === 200 && (chain.body as { ok?: unknown }).ok === true;
+  const catalogOk = catalog.status === 200 && (catalog.body as { equal?: unknown }).equal === true;
+  const differences = ((catalog.body as { differences?: unknown }).differences ?? []) as string[];
+  const lines = [
+    chainOk ? `audit chain: intact (${(chain.body as { entries?: number }).entries} entries)` : `audit chain: NOT intact (${chain.status}) ${JSON.stringify(chain.body)}`,
+    catalogOk
+      ? `catalog: equal to a fresh fold of the event store (${(catalog.body as { events?: number }).events} events)`
+      : catalog.status === 200
+        ? `catalog: DIFFERS from a fresh fold of the event store:\n${differences.map((d) => `  - ${d}`).join('\n')}`
+        : `catalog: could not be compared (${catalog.status}) ${JSON.stringify(catalog.body)}`,
+  ];
+  return { ok: chainOk && catalogOk, output: lines.join('\n') };
+}
+
+async function getJson(url: string, token: string): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+  const text = await response.text();
+  try {
+    return { status: response.status, body: JSON.parse(text) as unknown };
+  } catch {
+    return { status: response.status, body: text };
+  }
+}

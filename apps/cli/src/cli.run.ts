@@ -19,6 +19,7 @@ export async function run(): Promise<void> {
     const outcome = await runCommand(command, positionals, values, {
       registryUrl: process.env.ESTATE_REGISTRY_URL ?? 'http://127.0.0.1:8001',
       auditUrl: process.env.ESTATE_AUDIT_URL ?? 'http://127.0.0.1:8003',
+      discoveryUrl: process.env.ESTATE_DISCOVERY_URL ?? 'http://127.0.0.1:8002',
       token: process.env.ESTATE_TOKEN,
       secret: process.env.ESTATE_JWT_SECRET,
     });

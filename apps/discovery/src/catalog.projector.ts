@@ -1,18 +1,26 @@
 import type { QueryRunner } from 'typeorm';
 import {
-  inTransaction, poisonReason, SerialQueue, type BusMessage, type DeadLetterOffice, type EventBus, type Logger, type Subscription,
+  inTransaction, judgePosition, messageEventId, poisonReason, SerialQueue, type BusMessage, type DeadLetterOffice, type EventBus, type Logger, type Subscription,
 } from '@estate/platform';
-import { applyEnvelope, MemoryProjection, type ApplyOutcome, type ProjectionTarget } from './catalog.apply';
+import { applyEnvelope, type ApplyOutcome, type ProjectionTarget } from './catalog.apply';
+import { diffCatalogs } from './catalog.diff';
+import { CatalogRebuilder, type RebuildOutcome, type RebuildOptions } from './catalog.rebuilder';
 import type { CatalogRepository } from './store/catalog.repository';
 
 /**
  * Keeps the catalog projection: each registry event is applied and its Kafka offset recorded in
  * one transaction, so a crash at any point either keeps both or neither. After commit the touched
- * tools' current state goes to the compacted catalog topic.
+ * tools' current state goes to the compacted catalog topic. With the offset goes the id of the
+ * event applied there: on every join the projector checks the log still holds it (startAt), and
+ * reads a reset, truncated or recreated log again from its start.
  */
 export class CatalogProjector {
   private readonly mutex = new SerialQueue();
   private subscription?: Subscription;
+  /** Partitions whose first message after a join must be the event we applied last. */
+  private readonly expected = new Map<number, { offset: string; id: string }>();
+  private restarting = false;
+  private stopped = false;
 
   constructor(
     private readonly repo: CatalogRepository,
@@ -21,33 +29,77 @@ export class CatalogProjector {
     private readonly groupId: string,
     private readonly logger: Logger,
     private readonly deadLetters: DeadLetterOffice,
+    private readonly rebuildOptions: RebuildOptions = {},
   ) {}
 
   async start(): Promise<void> {
     await this.publishAll();
+    await this.subscribe();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.subscription?.stop();
+  }
+
+  private async subscribe(): Promise<void> {
     this.subscription = await this.bus.subscribe({
       topic: this.topics.events,
       groupId: this.groupId,
       fromBeginning: true,
-      ownOffsets: (partition) => this.repo.checkpoint(this.topics.events, partition),
+      ownOffsets: (partition) => this.mutex.run(() => this.startAt(partition)),
       handle: (message) => this.mutex.run(() => this.handle(message)),
     });
   }
 
-  async stop(): Promise<void> {
-    await this.subscription?.stop();
+  /** Asked on start and on every group join: where to resume, once the log is known to hold what was applied. */
+  private async startAt(partition: number): Promise<string> {
+    const stored = await this.repo.checkpoint(this.topics.events, partition);
+    const log = (await this.bus.offsets(this.topics.events)).find((p) => p.partition === partition);
+    const verdict = judgePosition(stored, log);
+    this.expected.delete(partition);
+    if (verdict.kind === 'verify') this.expected.set(partition, { offset: verdict.startAt, id: verdict.expectId });
+    if (verdict.kind === 'lost') await this.startOver(partition, verdict.startAt, verdict.reason);
+    // Reading the log again cannot bring back events deleted before they were read: the event store can.
+    if (verdict.kind === 'lost' && verdict.unread) setImmediate(() => void this.rebuildAfterLoss());
+    return verdict.startAt;
+  }
+
+  private async rebuildAfterLoss(): Promise<void> {
+    try {
+      await this.rebuild();
+    } catch (error) {
+      this.logger.error({ err: error }, 'could not rebuild after events were deleted from the log unread; POST /v1/rebuild once the registry answers');
+    }
   }
 
   private async handle(message: BusMessage): Promise<void> {
-    const next = await this.repo.checkpoint(message.topic, message.partition);
-    if (next !== undefined && BigInt(message.offset) < BigInt(next)) return;
+    if (this.restarting) return;
+    const expected = this.expected.get(message.partition);
+    if (expected !== undefined && expected.offset === message.offset) {
+      this.expected.delete(message.partition);
+      const found = messageEventId(message);
+      if (found === expected.id) return; // the same log: the event we applied last, still in its place
+      await this.startOver(message.partition, '0', `offset ${message.offset} holds event ${found ?? '(no id)'}, not ${expected.id}: the log was recreated`);
+      this.resubscribe();
+      return;
+    }
+    this.expected.delete(message.partition);
+    const stored = await this.repo.checkpoint(message.topic, message.partition);
+    if (stored !== undefined && BigInt(message.offset) < BigInt(stored.next)) {
+      // Redelivery of the message applied last (its handler failed after the commit): publish again.
+      if (BigInt(message.offset) + 1n === BigInt(stored.next) && messageEventId(message) === stored.lastEventId) return this.publishAll();
+      // Never asked for: the bus went back by itself because our position fell off the log.
+      await this.startOver(message.partition, message.offset, `the bus restarted at offset ${message.offset}, below the stored position ${stored.next}`);
+    }
+    const checkpoint = { next: String(BigInt(message.offset) + 1n), lastEventId: messageEventId(message) };
     let outcome: ApplyOutcome;
     try {
       outcome = await this.inTransaction(async (runner) => {
         const applied = await applyEnvelope(this.dbTarget(runner), parseJson(message.value));
         // A skipped message still moves the checkpoint: it can never apply, so it is dead-lettered for good.
         if (applied.skipped !== undefined) await this.repo.storeDeadLetter(runner, this.deadLetters.record('discovery-projector', message, applied.skipped));
-        await this.repo.setCheckpoint(runner, message.topic, message.partition, String(BigInt(message.offset) + 1n));
+        await this.repo.setCheckpoint(runner, message.topic, message.partition, checkpoint);
         return applied;
       });
     } catch (error) {
@@ -57,52 +109,68 @@ export class CatalogProjector {
       outcome = { touched: [], skipped: reason };
       await this.inTransaction(async (runner) => {
         await this.repo.storeDeadLetter(runner, this.deadLetters.record('discovery-projector', message, reason));
-        await this.repo.setCheckpoint(runner, message.topic, message.partition, String(BigInt(message.offset) + 1n));
+        await this.repo.setCheckpoint(runner, message.topic, message.partition, checkpoint);
       });
     }
     if (outcome.skipped !== undefined) await this.deadLetters.send(this.deadLetters.record('discovery-projector', message, outcome.skipped));
     await this.publish(outcome.touched);
   }
 
-  /** Rebuild from offset zero aside, up to where the live consumer stands, then swap in one transaction. */
-  async rebuild(): Promise<{ tools: number; servers: number; events: number }> {
-    return this.mutex.run(async () => {
-      const upTo = await this.repo.checkpoints(this.topics.events);
-      const memory = await this.foldTopic(upTo);
-      await this.inTransaction((runner) =>
-        this.repo.replaceAll(runner, [...memory.projection.servers.values()], [...memory.projection.tools.values()], memory.projection.streams),
-      );
-      await this.publishAll();
-      return { tools: memory.projection.tools.size, servers: memory.projection.servers.size, events: memory.events };
+  /**
+   * The log no longer holds what was applied: say so once, then read the new log from its start.
+   * Events applied before change nothing (stream positions); the catalog topic may be new as well,
+   * so every entry is published again.
+   */
+  private async startOver(partition: number, startAt: string, reason: string): Promise<void> {
+    this.logger.warn(
+      { topic: this.topics.events, partition, startAt },
+      `the registry log was reset, truncated or recreated (${reason}); discovery re-reads it from offset ${startAt}, events already applied change nothing`,
+    );
+    await this.inTransaction((runner) => this.repo.setCheckpoint(runner, this.topics.events, partition, { next: startAt, lastEventId: null }));
+    await this.bus.ensureTopics([{ name: this.topics.catalog, compacted: true }]);
+    await this.publishAll();
+  }
+
+  /** Our consumer stands past offsets it must read again: a new subscription seeks to the reset checkpoint. */
+  private resubscribe(): void {
+    this.restarting = true;
+    setImmediate(() => {
+      void (async () => {
+        await this.subscription?.stop();
+        this.restarting = false;
+        if (!this.stopped) await this.subscribe();
+      })().catch((error: unknown) => {
+        this.logger.error({ err: error }, 'could not resubscribe to the registry log; retrying');
+        setTimeout(() => this.resubscribe(), 1000);
+      });
     });
   }
 
-  /** Reads the events topic from the start up to the given next-offsets into a fresh in-memory projection. */
-  async foldTopic(upTo: Map<number, string>): Promise<{ projection: MemoryProjection; events: number }> {
-    const projection = new MemoryProjection();
-    let events = 0;
-    const remaining = new Map([...upTo].filter(([, offset]) => BigInt(offset) > 0n));
-    if (remaining.size === 0) return { projection, events };
-    let done!: () => void;
-    const finished = new Promise<void>((resolve) => (done = resolve));
-    const subscription = await this.bus.subscribe({
-      topic: this.topics.events,
-      groupId: `${this.groupId}-rebuild-${Date.now()}-${Math.random().toString(36).slice(2)}`,
-      fromBeginning: true,
-      ownOffsets: async () => '0',
-      handle: async (message) => {
-        const end = remaining.get(message.partition);
-        if (end === undefined || BigInt(message.offset) >= BigInt(end)) return;
-        const outcome = await applyEnvelope(projection, parseJson(message.value));
-        if (outcome.skipped !== undefined) this.logSkipped(message, outcome.skipped);
-        events += 1;
-        if (BigInt(message.offset) + 1n >= BigInt(end)) remaining.delete(message.partition);
-        if (remaining.size === 0) done();
-      },
+  /** Rebuild aside (from the log when it is complete, else from the event store), then swap in one transaction. */
+  async rebuild(): Promise<RebuildOutcome> {
+    return this.mutex.run(async () => {
+      const rebuilt = await new CatalogRebuilder(this.bus, this.topics.events, this.groupId, this.logger, this.rebuildOptions).fold(await this.repo.appliedEvents());
+      const { projection } = rebuilt;
+      await this.inTransaction((runner) =>
+        this.repo.replaceAll(runner, [...projection.servers.values()], [...projection.tools.values()], projection.streams),
+      );
+      await this.publishAll();
+      const outcome = { tools: projection.tools.size, servers: projection.servers.size, events: rebuilt.events, source: rebuilt.source };
+      this.logger.info(outcome, 'rebuild finished');
+      return outcome;
     });
-    await finished;
-    await subscription.stop();
-    return { projection, events };
+  }
+
+  /** Compares the served catalog with a fresh fold of the event store; an empty list means equal. */
+  async verify(): Promise<{ events: number; differences: string[] }> {
+    const folded = await new CatalogRebuilder(this.bus, this.topics.events, this.groupId, this.logger, this.rebuildOptions).foldFromStore();
+    return this.mutex.run(async () => ({
+      events: folded.events,
+      differences: diffCatalogs(
+        { servers: await this.repo.allServers(), tools: await this.repo.allTools() },
+        { servers: [...folded.projection.servers.values()], tools: [...folded.projection.tools.values()] },
+      ),
+    }));
   }
 
   private async publish(names: string[]): Promise<void> {
@@ -115,10 +183,6 @@ export class CatalogProjector {
   private async publishAll(): Promise<void> {
     const tools = await this.repo.allTools();
     await this.bus.publish(this.topics.catalog, tools.map((entry) => ({ key: entry.name, value: JSON.stringify(entry) })));
-  }
-
-  private logSkipped(message: BusMessage, reason: string): void {
-    this.logger.error({ topic: message.topic, partition: message.partition, offset: message.offset, reason }, 'skipping a registry message that cannot apply');
   }
 
   private dbTarget(runner: QueryRunner): ProjectionTarget {

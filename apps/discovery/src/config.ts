@@ -6,9 +6,18 @@ export interface DiscoveryConfig extends CommonConfig {
   auth: AuthConfig;
   /** Consumer group for estate.registry.events; positions live in PostgreSQL, not in Kafka. */
   groupId: string;
+  /** The registry to rebuild and verify from when the log is incomplete (GET /v1/events). */
+  registryUrl?: string;
+  /** Discovery's own estate:admin credential for that; otherwise signed from ESTATE_JWT_SECRET. */
+  serviceToken?: string;
+  /** A rebuild that takes longer fails (504) and leaves the catalog as it was. */
+  rebuildTimeoutMs: number;
 }
 
-/** Reads ESTATE_DISCOVERY_HOST, ESTATE_DISCOVERY_PORT, ESTATE_DISCOVERY_GROUP and the shared settings. */
+/**
+ * Reads ESTATE_DISCOVERY_HOST, ESTATE_DISCOVERY_PORT, ESTATE_DISCOVERY_GROUP, ESTATE_REGISTRY_URL,
+ * ESTATE_DISCOVERY_SERVICE_TOKEN, ESTATE_REBUILD_TIMEOUT_MS and the shared settings.
+ */
 export function loadDiscoveryConfig(env: Env): DiscoveryConfig {
   const reader = new EnvReader(env);
   return reader.finish({
@@ -17,5 +26,15 @@ export function loadDiscoveryConfig(env: Env): DiscoveryConfig {
     port: reader.port('ESTATE_DISCOVERY_PORT', 8002),
     auth: readAuth(reader),
     groupId: reader.string('ESTATE_DISCOVERY_GROUP', 'estate-discovery'),
+    registryUrl: reader.optional('ESTATE_REGISTRY_URL'),
+    serviceToken: reader.optional('ESTATE_DISCOVERY_SERVICE_TOKEN'),
+    rebuildTimeoutMs: rebuildTimeout(reader),
   });
+}
+
+function rebuildTimeout(reader: EnvReader): number {
+  const raw = reader.string('ESTATE_REBUILD_TIMEOUT_MS', '120000');
+  const ms = Number(raw);
+  if (!Number.isSafeInteger(ms) || ms <= 0) reader.problems.push(`ESTATE_REBUILD_TIMEOUT_MS must be a positive number of milliseconds, got "${raw}"`);
+  return Number.isSafeInteger(ms) && ms > 0 ? ms : 120_000;
 }

@@ -75,7 +75,8 @@ export async function startEmbedded(env: Env, embedded: EmbeddedConfig, logger: 
     ? new KafkaEventBus({ brokers: configs.registry.kafkaBrokers, clientId: 'estate', logger })
     : new PostgresEventBus({ url: databaseUrl, logger: logger.child({ service: 'bus' }) });
   const registry = await startRegistry({ ...configs.registry, databaseUrl }, bus, logger.child({ service: 'registry' }));
-  const discovery = await startDiscovery({ ...configs.discovery, databaseUrl }, bus, logger.child({ service: 'discovery' }));
+  // Discovery rebuilds from the registry's event store when the log is incomplete.
+  const discovery = await startDiscovery({ ...configs.discovery, registryUrl: configs.discovery.registryUrl ?? registry.url, databaseUrl }, bus, logger.child({ service: 'discovery' }));
   const audit = await startAudit({ ...configs.audit, databaseUrl }, bus, logger.child({ service: 'audit' }));
   const edge = await startEdge(configs.edge, bus, logger.child({ service: 'mcp-edge' }));
   const urls = { edge: edge.mcpUrl, registry: registry.url, discovery: discovery.url, audit: audit.url };

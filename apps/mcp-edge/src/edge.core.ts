@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { topicName } from '@estate/events';
-import { DeadLetterOffice, type EventBus, type Logger } from '@estate/platform';
+import { DeadLetterOffice, estateTopics, type EventBus, type Logger } from '@estate/platform';
 import { CatalogReplica } from './catalog/catalog.replica';
 import { CallRecorder } from './calls/call.recorder';
 import { DriftWatcher } from './catalog/drift.watcher';
@@ -18,8 +18,9 @@ import { UpstreamPool } from './upstream/upstream.pool';
  * (edge.app.ts) and the stdio edge share it; it starts no Nest application.
  */
 export async function startEdgeCore(config: EdgeConfig, bus: EventBus, logger: Logger) {
-  const topics = { catalog: topicName(config.topicPrefix, 'catalog'), calls: topicName(config.topicPrefix, 'calls') };
-  await bus.ensureTopics([{ name: topics.catalog, compacted: true }, { name: topics.calls }]);
+  const specs = estateTopics(config.topicPrefix, config.callsRetentionMs);
+  const topics = { catalog: specs.catalog.name, calls: specs.calls.name };
+  await bus.ensureTopics([specs.catalog, specs.calls]);
   const replica = new CatalogReplica(logger.child({ component: 'catalog' }));
   const deadLetters = new DeadLetterOffice(bus, topicName(config.topicPrefix, 'deadLetter'), 'mcp-edge', logger.child({ component: 'dead-letters' }));
   await deadLetters.prepare();

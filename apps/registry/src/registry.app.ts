@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { topicName } from '@estate/events';
-import { openDatabase, PrincipalResolver, serviceHealth, startHttpApp, type EventBus, type Logger } from '@estate/platform';
+import { estateTopics, openDatabase, PrincipalResolver, serviceHealth, startHttpApp, type EventBus, type Logger } from '@estate/platform';
 import type { RegistryConfig } from './config';
 import { RegistryModule } from './registry.module';
 import { RegistryService } from './registry.service';
+import { EventLogReader } from './store/event-log.reader';
 import { REGISTRY_MIGRATIONS } from './store/migrations';
 import { OutboxRelay } from './store/outbox.relay';
 import { PostgresEventStore } from './store/postgres-event-store';
@@ -18,8 +18,8 @@ export interface RunningService {
 export async function startRegistry(config: RegistryConfig & { databaseUrl: string }, bus: EventBus, logger: Logger): Promise<RunningService & { relay: OutboxRelay; service: RegistryService }> {
   const db = await openDatabase({ url: config.databaseUrl, schema: 'registry', migrations: REGISTRY_MIGRATIONS });
   const store = new PostgresEventStore(db, randomUUID, () => new Date());
-  const topic = topicName(config.topicPrefix, 'registryEvents');
-  await bus.ensureTopics([{ name: topic }]);
+  const topic = estateTopics(config.topicPrefix, config.callsRetentionMs).registryEvents;
+  await bus.ensureTopics([topic]);
   const relay = new OutboxRelay(db, config.databaseUrl, bus, topic, logger.child({ component: 'relay' }));
   await relay.start();
   const service = new RegistryService(store);
@@ -37,7 +37,7 @@ export async function startRegistry(config: RegistryConfig & { databaseUrl: stri
     facts: async () => ({ relay: await relayBacklog(db, relay).catch((error: unknown) => ({ error: String(error) })) }),
   });
   const { app, url } = await startHttpApp({
-    module: RegistryModule.with(service, resolver),
+    module: RegistryModule.with(service, resolver, new EventLogReader(db)),
     health: { report: health, resolver },
     logger,
     host: config.host,

@@ -1,5 +1,6 @@
 import type { DataClassification } from '@estate/contracts';
 import { DEFAULT_TOKEN_TIME_LIMITS, type AuthConfig } from './principal.auth';
+import { DEFAULT_CALLS_RETENTION_MS } from './topic.specs';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -84,6 +85,8 @@ export interface CommonConfig {
   bus: 'kafka' | 'postgres';
   topicPrefix: string;
   logLevel: string;
+  /** How long estate.calls keeps calls (retention.ms); the registry log is always kept forever. */
+  callsRetentionMs: number;
   health: HealthConfig;
 }
 
@@ -108,6 +111,7 @@ export function readCommon(reader: EnvReader): CommonConfig {
     bus,
     topicPrefix: reader.string('ESTATE_TOPIC_PREFIX', ''),
     logLevel: reader.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+    callsRetentionMs: readRetention(reader, 'ESTATE_CALLS_RETENTION_MS', DEFAULT_CALLS_RETENTION_MS),
     health: readHealth(reader),
   };
 }
@@ -118,6 +122,18 @@ function readHealth(reader: EnvReader): HealthConfig {
     stallMs: reader.positive('ESTATE_READY_STALL_SECONDS', 30) * 1000,
     checkTimeoutMs: reader.positive('ESTATE_READY_TIMEOUT_MS', 2000),
   };
+}
+
+/** A retention in milliseconds: a positive integer, or -1 for unlimited. */
+function readRetention(reader: EnvReader, name: string, fallback: number): number {
+  const raw = reader.optional(name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || (value <= 0 && value !== -1)) {
+    reader.problems.push(`${name} must be a positive number of milliseconds or -1 (unlimited), got "${raw}"`);
+    return fallback;
+  }
+  return value;
 }
 
 const CLEARANCES: readonly DataClassification[] = ['public', 'internal', 'confidential', 'restricted'];

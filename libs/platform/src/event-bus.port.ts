@@ -20,10 +20,21 @@ export interface BusMessage {
   headers: Record<string, string>;
 }
 
+/**
+ * A topic and the configuration it must have. Retention is declared here, never inherited from a
+ * broker's defaults: a log that is the truth must not age out. -1 means unlimited.
+ */
 export interface TopicSpec {
   name: string;
   compacted?: boolean;
   partitions?: number;
+  retentionMs?: number;
+  retentionBytes?: number;
+  /**
+   * Whether the bus may create the topic again when it finds it gone (on a publish or a consumer
+   * crash). False for the registry log: only its relay may, because it refills it in order first.
+   */
+  recreate?: boolean;
 }
 
 export interface SubscribeOptions {
@@ -33,7 +44,8 @@ export interface SubscribeOptions {
   fromBeginning: boolean;
   /**
    * For consumers that keep their own position (committed with their state): the next offset to
-   * read per partition. The bus seeks there and commits nothing to the broker.
+   * read per partition. The bus asks on start and on every group join, seeks there and commits
+   * nothing to the broker; no message from another position reaches `handle` meanwhile.
    */
   ownOffsets?: (partition: number) => Promise<string | undefined>;
   handle(message: BusMessage): Promise<void>;
@@ -55,7 +67,7 @@ export interface EventBus {
   publish(topic: string, messages: OutgoingMessage[]): Promise<void>;
   subscribe(options: SubscribeOptions): Promise<Subscription>;
   /**
-   * The offsets each partition of a topic holds now. Consumers and the relay compare them with
+   * The offsets each partition of a topic holds now (an empty list when the topic does not exist). Consumers and the relay compare them with
    * the positions they stored to notice a log that was reset, truncated or recreated.
    */
   offsets(topic: string): Promise<PartitionOffsets[]>;

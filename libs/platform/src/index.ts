@@ -1,5 +1,8 @@
 export { EVENT_BUS } from './event-bus.port';
 export type { EventBus, BusMessage, OutgoingMessage, PartitionOffsets, SubscribeOptions, Subscription, TopicSpec } from './event-bus.port';
+export { estateTopics, DEFAULT_CALLS_RETENTION_MS } from './topic.specs';
+export { judgePosition, messageEventId } from './log-position';
+export type { StoredPosition, PositionVerdict } from './log-position';
 export { InMemoryEventBus } from './in-memory-event-bus';
 export { KafkaEventBus } from './kafka-event-bus';
 export { PostgresEventBus } from './postgres-bus/postgres-event-bus';

@@ -1,7 +1,8 @@
-import { Kafka, logLevel, Partitioners, type Consumer, type Producer, type LogEntry } from 'kafkajs';
+import { Kafka, logLevel, Partitioners, type Admin, type Consumer, type Producer, type LogEntry } from 'kafkajs';
 import type { Logger } from 'pino';
 import { withDeadline } from './bounded-stop';
 import type { BusMessage, EventBus, OutgoingMessage, PartitionOffsets, SubscribeOptions, Subscription, TopicSpec } from './event-bus.port';
+import { correctTopicConfigs, declaredConfig } from './kafka-topic.configs';
 
 export interface KafkaBusOptions {
   brokers: string[];
@@ -23,17 +24,24 @@ const KAFKA_LOG_LEVEL: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
 export class KafkaEventBus implements EventBus {
   private readonly kafka: Kafka;
   private producer?: Promise<Producer>;
+  /** Kept open: the relay and the consumers ask for offsets every few seconds. */
+  private admin?: Promise<Admin>;
+  private readonly logger: Logger;
+  /** Declared specs, so a topic lost with a broker's data comes back with its configuration, never a default one. */
+  private readonly specs = new Map<string, TopicSpec>();
   private readonly consumers = new Set<Consumer>();
   private readonly log: Logger;
 
   constructor(options: KafkaBusOptions) {
+    this.logger = options.logger;
     const log = options.logger.child({ component: 'kafkajs' });
     this.log = log;
     this.kafka = new Kafka({
       clientId: options.clientId,
       brokers: options.brokers,
       logLevel: logLevel.WARN,
-      retry: { retries: 8, initialRetryTime: 100 },
+      // Capped backoff: after a broker outage clients reconnect within seconds, not half a minute.
+      retry: { retries: 8, initialRetryTime: 100, maxRetryTime: 5000 },
       logCreator: () => (entry: LogEntry) => {
         const { message, ...rest } = entry.log;
         if (message.startsWith('Limiting retries for the idempotent producer')) return;
@@ -42,35 +50,46 @@ export class KafkaEventBus implements EventBus {
     });
   }
 
+  /** Creates missing topics with their declared configuration and corrects the configuration of existing ones. */
   async ensureTopics(topics: TopicSpec[]): Promise<void> {
-    const admin = this.kafka.admin();
-    await admin.connect();
-    try {
+    for (const topic of topics) this.specs.set(topic.name, topic);
+    await this.withAdmin(async (admin) => {
       const existing = new Set(await admin.listTopics());
       const missing = topics.filter((t) => !existing.has(t.name));
-      if (missing.length === 0) return;
-      await admin.createTopics({
-        waitForLeaders: true,
-        topics: missing.map((t) => ({
-          topic: t.name,
-          numPartitions: t.partitions ?? 1,
-          replicationFactor: -1,
-          configEntries: t.compacted ? [{ name: 'cleanup.policy', value: 'compact' }] : [],
-        })),
-      });
-    } finally {
-      await admin.disconnect();
-    }
+      if (missing.length > 0) {
+        await admin.createTopics({
+          waitForLeaders: true,
+          topics: missing.map((t) => ({
+            topic: t.name,
+            numPartitions: t.partitions ?? 1,
+            replicationFactor: -1,
+            configEntries: Object.entries(declaredConfig(t)).map(([name, value]) => ({ name, value })),
+          })),
+        });
+      }
+      await correctTopicConfigs(admin, topics.filter((t) => existing.has(t.name)), this.logger);
+    });
   }
 
   async publish(topic: string, messages: OutgoingMessage[]): Promise<void> {
     if (messages.length === 0) return;
     const producer = await this.getProducer();
-    await producer.send({
+    const send = () => producer.send({
       topic,
       acks: -1,
       messages: messages.map((m) => ({ key: m.key, value: m.value, headers: m.headers })),
     });
+    try {
+      await send();
+    } catch (error) {
+      // The producer never creates topics (they would get the broker's defaults): a declared topic
+      // that vanished (a broker's data was lost) is created again with its spec, then sent to once more.
+      const spec = this.specs.get(topic);
+      if (!spec || spec.recreate === false || (await this.withAdmin((admin) => admin.listTopics())).includes(topic)) throw error;
+      this.logger.warn({ topic }, `topic ${topic} no longer exists; creating it again with its declared configuration`);
+      await this.ensureTopics([spec]);
+      await send();
+    }
   }
 
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
@@ -81,13 +100,16 @@ export class KafkaEventBus implements EventBus {
       maxWaitTimeInMs: 100,
       allowAutoTopicCreation: false,
     });
+    this.recreateOnCrash(consumer, options.topic);
     await consumer.connect();
     await consumer.subscribe({ topic: options.topic, fromBeginning: options.fromBeginning });
     const ownOffsets = options.ownOffsets;
-    if (ownOffsets) this.seekOnJoin(consumer, options.topic, ownOffsets);
+    const seeking = new Set<number>();
+    if (ownOffsets) this.seekOnJoin(consumer, options, ownOffsets, seeking);
     await consumer.run({
       autoCommit: !ownOffsets,
       eachMessage: async ({ topic, partition, message }) => {
+        if (seeking.has(partition)) return;
         const headers: Record<string, string> = {};
         for (const [k, v] of Object.entries(message.headers ?? {})) if (v !== undefined) headers[k] = String(v);
         const busMessage: BusMessage = {
@@ -111,16 +133,14 @@ export class KafkaEventBus implements EventBus {
   }
 
   async offsets(topic: string): Promise<PartitionOffsets[]> {
-    const admin = this.kafka.admin();
-    await admin.connect();
-    try {
+    return this.withAdmin(async (admin) => {
+      // Asking for a missing topic's offsets would retry for a long while before failing.
+      if (!(await admin.listTopics()).includes(topic)) return [];
       const offsets = await admin.fetchTopicOffsets(topic);
       return offsets
         .map((o) => ({ partition: o.partition, low: o.low, high: o.high }))
         .sort((a, b) => a.partition - b.partition);
-    } finally {
-      await admin.disconnect();
-    }
+    });
   }
 
   async committed(groupId: string, topic: string): Promise<Map<number, string>> {
@@ -139,6 +159,10 @@ export class KafkaEventBus implements EventBus {
     await Promise.allSettled([...this.consumers].map((c) => this.disconnect(c, 'consumer')));
     this.consumers.clear();
     if (this.producer) await this.disconnect(await this.producer, 'producer');
+    if (this.admin) {
+      const admin = await this.admin.catch(() => undefined);
+      if (admin) await this.disconnect(admin, 'admin');
+    }
   }
 
   /**
@@ -146,27 +170,95 @@ export class KafkaEventBus implements EventBus {
    * can take as long as the session timeout: a stop waits a bounded time, then goes on (the
    * broker drops the member when its session expires).
    */
-  private async disconnect(client: Consumer | Producer, what: string): Promise<void> {
+  private async disconnect(client: Consumer | Producer | Admin, what: string): Promise<void> {
     if ((await withDeadline(client.disconnect(), DISCONNECT_MS)) === 'overran') {
       this.log.warn({ client: what, ms: DISCONNECT_MS }, 'kafka client did not disconnect in time; leaving it to the broker');
     }
   }
 
-  /** Consumers that store their position with their state resume from it, not from the broker's. */
-  private seekOnJoin(consumer: Consumer, topic: string, ownOffsets: (p: number) => Promise<string | undefined>): void {
+  /**
+   * One admin connection for the bus's life. After a failure it is replaced and the work tried
+   * once more: a kafkajs admin keeps refreshing metadata for every topic it ever asked about, and
+   * fails on each call once one of them was deleted (a broker's data lost).
+   */
+  private async withAdmin<T>(work: (admin: Admin) => Promise<T>): Promise<T> {
+    try {
+      return await work(await this.openAdmin());
+    } catch {
+      this.dropAdmin();
+      return work(await this.openAdmin());
+    }
+  }
+
+  private openAdmin(): Promise<Admin> {
+    if (!this.admin) {
+      const admin = this.kafka.admin();
+      const connected = admin.connect().then(() => admin);
+      connected.catch(() => {
+        if (this.admin === connected) this.admin = undefined;
+      });
+      this.admin = connected;
+    }
+    return this.admin;
+  }
+
+  private dropAdmin(): void {
+    const pending = this.admin;
+    this.admin = undefined;
+    void pending?.then((admin) => admin.disconnect()).catch(() => undefined);
+  }
+
+  /** A consumer whose declared topic vanished (a broker's data lost) gets it back, with its configuration, before kafkajs restarts it. */
+  private recreateOnCrash(consumer: Consumer, topic: string): void {
+    consumer.on(consumer.events.CRASH, () => {
+      const spec = this.specs.get(topic);
+      if (!spec || spec.recreate === false) return;
+      void this.withAdmin(async (admin) => {
+        if ((await admin.listTopics()).includes(topic)) return;
+        this.logger.warn({ topic }, `topic ${topic} no longer exists; creating it again with its declared configuration`);
+        await this.ensureTopics([spec]);
+      }).catch(() => undefined);
+    });
+  }
+
+  /**
+   * Consumers that store their position with their state resume from it, not from the broker's.
+   * Until the position is known the partition's messages are dropped: after the seek the bus
+   * delivers from there, so nothing is lost and nothing from a stale position reaches the handler.
+   */
+  private seekOnJoin(consumer: Consumer, options: SubscribeOptions, ownOffsets: (p: number) => Promise<string | undefined>, seeking: Set<number>): void {
+    const topic = options.topic;
     consumer.on(consumer.events.GROUP_JOIN, (event) => {
       const partitions = event.payload.memberAssignment[topic] ?? [];
       for (const partition of partitions) {
-        void ownOffsets(partition).then((offset) => {
-          if (offset !== undefined) consumer.seek({ topic, partition, offset });
+        seeking.add(partition);
+        void this.resolveOwnOffset(options, partition, ownOffsets).then((offset) => {
+          consumer.seek({ topic, partition, offset });
+          seeking.delete(partition);
         });
       }
     });
   }
 
+  /** The stored position, or with none the log's start (or end): messages dropped meanwhile must be read again. */
+  private async resolveOwnOffset(options: SubscribeOptions, partition: number, ownOffsets: (p: number) => Promise<string | undefined>): Promise<string> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const own = await ownOffsets(partition);
+        if (own !== undefined) return own;
+        const log = (await this.offsets(options.topic)).find((p) => p.partition === partition);
+        return (options.fromBeginning ? log?.low : log?.high) ?? '0';
+      } catch (error) {
+        this.logger.warn({ err: error, partition, attempt }, 'could not read a stored position; retrying');
+        await new Promise((resolve) => setTimeout(resolve, Math.min(5000, 200 * attempt)));
+      }
+    }
+  }
+
   private getProducer(): Promise<Producer> {
     if (!this.producer) {
       const producer = this.kafka.producer({
+        allowAutoTopicCreation: false,
         idempotent: true,
         maxInFlightRequests: 1,
         createPartitioner: Partitioners.DefaultPartitioner,

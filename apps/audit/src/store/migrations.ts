@@ -98,4 +98,24 @@ export class RecordEveryMessage1764500000100 implements MigrationInterface {
   }
 }
 
-export const AUDIT_MIGRATIONS = [CreateAuditTrail1732900000002, RecordEveryMessage1764500000100];
+/**
+ * Where the trail's consumers stand in each log, with the id of the event recorded last: a
+ * restart checks the log still holds that event there, and re-reads a log that was recreated.
+ */
+export class ConsumerPositions1732900000012 implements MigrationInterface {
+  name = 'ConsumerPositions1732900000012';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`
+      CREATE TABLE audit.positions (
+        topic text NOT NULL, partition integer NOT NULL, next_offset bigint NOT NULL, last_event_id text,
+        PRIMARY KEY (topic, partition)
+      )`);
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`DROP TABLE audit.positions`);
+  }
+}
+
+export const AUDIT_MIGRATIONS = [CreateAuditTrail1732900000002, ConsumerPositions1732900000012, RecordEveryMessage1764500000100];

@@ -3,6 +3,7 @@ import { listVisible } from '@estate/catalog';
 import { toMcpTool, type Principal } from '@estate/contracts';
 import { BearerGuard, CurrentPrincipal, httpError } from '@estate/platform';
 import { CatalogProjector } from '../catalog.projector';
+import { RebuildTimeout, RebuildUnavailable } from '../catalog.rebuilder';
 import { CatalogRepository } from '../store/catalog.repository';
 import { parseDiscoverRequest } from './discover.requests';
 
@@ -42,6 +43,24 @@ export class DiscoveryController {
   @HttpCode(200)
   async rebuild(@CurrentPrincipal() caller: Principal) {
     if (!isAdmin(caller)) throw httpError(403, 'FORBIDDEN', 'rebuilding needs estate:admin');
-    return this.projector.rebuild();
+    return rebuildErrors(() => this.projector.rebuild());
+  }
+
+  /** The served catalog against a fresh fold of the event store: `equal` and every difference. */
+  @Get('v1/verify')
+  async verify(@CurrentPrincipal() caller: Principal) {
+    if (!isAdmin(caller)) throw httpError(403, 'FORBIDDEN', 'verifying needs estate:admin');
+    const { events, differences } = await rebuildErrors(() => this.projector.verify());
+    return { equal: differences.length === 0, events, differences };
+  }
+}
+
+async function rebuildErrors<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof RebuildTimeout) throw httpError(504, 'REBUILD_TIMEOUT', error.message);
+    if (error instanceof RebuildUnavailable) throw httpError(503, 'REBUILD_UNAVAILABLE', error.message);
+    throw error;
   }
 }

@@ -1,6 +1,7 @@
 import type { DataSource, QueryRunner } from 'typeorm';
 import { escapeUnstorable } from '@estate/contracts';
 import type { CatalogEntry, ServerRegisteredData } from '@estate/events';
+import type { StoredPosition } from '@estate/platform';
 
 type Runner = Pick<QueryRunner, 'query'>;
 
@@ -22,18 +23,19 @@ export class CatalogRepository {
     );
   }
 
-  async setCheckpoint(runner: Runner, topic: string, partition: number, nextOffset: string): Promise<void> {
+  async setCheckpoint(runner: Runner, topic: string, partition: number, position: StoredPosition): Promise<void> {
     await runner.query(
-      `INSERT INTO discovery.checkpoints (topic, partition, next_offset) VALUES ($1, $2, $3)
-       ON CONFLICT (topic, partition) DO UPDATE SET next_offset = EXCLUDED.next_offset`, [topic, partition, nextOffset],
+      `INSERT INTO discovery.checkpoints (topic, partition, next_offset, last_event_id) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (topic, partition) DO UPDATE SET next_offset = EXCLUDED.next_offset, last_event_id = EXCLUDED.last_event_id`,
+      [topic, partition, position.next, position.lastEventId],
     );
   }
 
-  async checkpoint(topic: string, partition: number): Promise<string | undefined> {
-    const rows: Array<{ next_offset: string }> = await this.db.query(
-      `SELECT next_offset FROM discovery.checkpoints WHERE topic = $1 AND partition = $2`, [topic, partition],
+  async checkpoint(topic: string, partition: number): Promise<StoredPosition | undefined> {
+    const rows: Array<{ next_offset: string; last_event_id: string | null }> = await this.db.query(
+      `SELECT next_offset, last_event_id FROM discovery.checkpoints WHERE topic = $1 AND partition = $2`, [topic, partition],
     );
-    return rows[0]?.next_offset;
+    return rows[0] && { next: rows[0].next_offset, lastEventId: rows[0].last_event_id };
   }
 
   async checkpoints(topic: string): Promise<Map<number, string>> {
@@ -41,6 +43,12 @@ export class CatalogRepository {
       `SELECT partition, next_offset FROM discovery.checkpoints WHERE topic = $1`, [topic],
     );
     return new Map(rows.map((r) => [r.partition, r.next_offset]));
+  }
+
+  /** How many registry events the projection has applied: stream positions start at 0 and have no gaps. */
+  async appliedEvents(): Promise<number> {
+    const [row]: Array<{ applied: string }> = await this.db.query(`SELECT coalesce(sum(position + 1), 0) AS applied FROM discovery.streams`);
+    return Number(row.applied);
   }
 
   async server(runner: Runner, name: string): Promise<ServerRegisteredData | undefined> {

@@ -61,4 +61,20 @@ export class CatalogDeadLetters1764500000101 implements MigrationInterface {
   }
 }
 
-export const DISCOVERY_MIGRATIONS = [CreateCatalogProjection1732900000001, KeepCatalogText1732900000003, CatalogDeadLetters1764500000101];
+/**
+ * A position means nothing without its log: with the next offset, the id of the event applied
+ * last, so a restart can check the log still holds that event there.
+ */
+export class CheckpointEventId1732900000010 implements MigrationInterface {
+  name = 'CheckpointEventId1732900000010';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`ALTER TABLE discovery.checkpoints ADD COLUMN last_event_id text`);
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`ALTER TABLE discovery.checkpoints DROP COLUMN last_event_id`);
+  }
+}
+
+export const DISCOVERY_MIGRATIONS = [CreateCatalogProjection1732900000001, KeepCatalogText1732900000003, CheckpointEventId1732900000010, CatalogDeadLetters1764500000101];

@@ -50,4 +50,20 @@ export class KeepEventPayloadText1732900000002 implements MigrationInterface {
   }
 }
 
-export const REGISTRY_MIGRATIONS = [CreateEventStore1732900000000, KeepEventPayloadText1732900000002];
+/**
+ * What the relay expects the log to hold after its sends: the topic's message count (sum of the
+ * partitions' high-water marks) and the last event sent. A log holding fewer messages lost some.
+ */
+export class RelayLogMark1732900000011 implements MigrationInterface {
+  name = 'RelayLogMark1732900000011';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`ALTER TABLE registry.relay_checkpoint ADD COLUMN log_high bigint NOT NULL DEFAULT 0, ADD COLUMN last_event_id uuid`);
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`ALTER TABLE registry.relay_checkpoint DROP COLUMN log_high, DROP COLUMN last_event_id`);
+  }
+}
+
+export const REGISTRY_MIGRATIONS = [CreateEventStore1732900000000, KeepEventPayloadText1732900000002, RelayLogMark1732900000011];

@@ -1,16 +1,23 @@
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
-import type { EventBus, Logger } from '@estate/platform';
+import type { EventBus, Logger, TopicSpec } from '@estate/platform';
 import { APPEND_CHANNEL, rowToEnvelope } from './postgres-event-store';
 
 const BATCH = 500;
 const POLL_MS = 250;
+/** How often an idle relay checks that the log still holds what it sent. */
+const CHECK_MS = 5000;
 
 /**
  * Publishes stored events to Kafka in commit-safe order (the transactional outbox is the event
  * table itself). It reads only rows whose transaction is older than every transaction still
  * running, ordered by (transaction id, position): a row that commits late can never land behind
  * the checkpoint. Delivery is at-least-once; consumers dedupe by event id.
+ *
+ * The event store is the truth and the log only a copy: the relay remembers how many messages the
+ * log held after its sends and checks it before every send and every few seconds. A log that holds
+ * fewer (a broker's data lost, a topic deleted or truncated) gets every stored event again, in the
+ * original order with the original ids, before anything new.
  */
 export class OutboxRelay {
   /** This instance's own session: holds the relay lock (when leading) and LISTENs for appends. */
@@ -22,15 +29,22 @@ export class OutboxRelay {
   private stopped = false;
   /** The last pass's error, until a pass succeeds (health reports say why events wait). */
   lastFailure?: string;
+  private lastCheck = 0;
+  private checkSoon = true;
+  private readonly topic: string;
+  private readonly spec: TopicSpec;
 
   constructor(
     private readonly db: DataSource,
     private readonly databaseUrl: string,
     private readonly bus: EventBus,
-    private readonly topic: string,
+    topic: string | TopicSpec,
     private readonly logger: Logger,
     readonly name = 'kafka',
-  ) {}
+  ) {
+    this.spec = typeof topic === 'string' ? { name: topic } : topic;
+    this.topic = this.spec.name;
+  }
 
   async start(): Promise<void> {
     await this.db.query(
@@ -68,6 +82,7 @@ export class OutboxRelay {
       .then(() => (this.lastFailure = undefined))
       .catch((error: unknown) => {
         this.lastFailure = error instanceof Error ? error.message : String(error);
+        this.checkSoon = true;
         this.logger.error({ err: error }, 'relay pass failed; will retry');
       })
       .finally(() => {
@@ -125,7 +140,13 @@ export class OutboxRelay {
     let sent = 0;
     for (;;) {
       const batch = await this.readBatch();
-      if (batch.length === 0) return sent;
+      if (batch.length === 0) {
+        if (this.checkSoon || Date.now() - this.lastCheck >= CHECK_MS) await this.checkLog();
+        return sent;
+      }
+      // Before sending: a log that lost events gets them back first, so no event lands before its predecessors.
+      const before = await this.checkLog();
+      if (before === undefined) continue;
       await this.bus.publish(
         this.topic,
         batch.map((row) => {
@@ -137,17 +158,62 @@ export class OutboxRelay {
           };
         }),
       );
+      const held = await this.held();
+      const expected = before + BigInt(batch.length);
+      if (held === undefined || held < expected) {
+        await this.startOver(held, expected, batch[batch.length - 1].id);
+        continue;
+      }
       const last = batch[batch.length - 1];
       // Never backwards, even if a relay that lost its lock mid-pass finishes late.
       await this.db.query(
-        `UPDATE registry.relay_checkpoint SET tx_id = $2::xid8, position = $3
-          WHERE relay = $1 AND (tx_id, position) < ($2::xid8, $3::bigint)`, [
-        this.name,
-        last.tx_id,
-        last.position,
-      ]);
+        `UPDATE registry.relay_checkpoint SET tx_id = $2::xid8, position = $3, log_high = $4, last_event_id = $5
+          WHERE relay = $1 AND (tx_id, position) < ($2::xid8, $3::bigint)`,
+        [this.name, last.tx_id, last.position, String(held), last.id],
+      );
       sent += batch.length;
     }
+  }
+
+  /**
+   * Compares the log with what the relay put there. Returns the messages the log holds, or
+   * undefined when it lost some (the checkpoint is then reset: the next read starts over).
+   */
+  private async checkLog(): Promise<bigint | undefined> {
+    this.lastCheck = Date.now();
+    this.checkSoon = false;
+    const held = await this.held();
+    const rows: Array<{ log_high: string; last_event_id: string | null }> = await this.db.query(
+      `SELECT log_high, last_event_id FROM registry.relay_checkpoint WHERE relay = $1`, [this.name],
+    );
+    const expected = BigInt(rows[0]?.log_high ?? '0');
+    if (held !== undefined && held >= expected) return held;
+    if (held === undefined && expected === 0n) {
+      await this.bus.ensureTopics([this.spec]);
+      return (await this.held()) ?? 0n;
+    }
+    await this.startOver(held, expected, rows[0]?.last_event_id ?? null);
+    return undefined;
+  }
+
+  private async startOver(held: bigint | undefined, expected: bigint, lastEventId: string | null): Promise<void> {
+    this.logger.warn(
+      { topic: this.topic, held: held === undefined ? null : String(held), expected: String(expected), lastEventId },
+      `the ${this.topic} log ${held === undefined ? 'no longer exists' : `holds ${held} messages`} where the relay had put ${expected} (last event ${lastEventId ?? 'unknown'}): it was reset, truncated or recreated; re-sending every stored event in its original order`,
+    );
+    await this.bus.ensureTopics([this.spec]);
+    const now = (await this.held()) ?? 0n;
+    await this.db.query(
+      `UPDATE registry.relay_checkpoint SET tx_id = '0'::xid8, position = 0, log_high = $2, last_event_id = NULL WHERE relay = $1`,
+      [this.name, String(now)],
+    );
+  }
+
+  /** How many messages the topic holds (the partitions' high-water marks summed); undefined when it does not exist. */
+  private async held(): Promise<bigint | undefined> {
+    const offsets = await this.bus.offsets(this.topic);
+    if (offsets.length === 0) return undefined;
+    return offsets.reduce((sum, p) => sum + BigInt(p.high), 0n);
   }
 
   private async readBatch(): Promise<RelayRow[]> {

@@ -35,7 +35,8 @@ export class DeadLetterOffice {
 
   /** Creates the dead-letter topic when missing; call once before consuming. */
   async prepare(): Promise<void> {
-    await this.bus.ensureTopics([{ name: this.topic }]);
+    // Kept forever, like the registry log: a dead letter is evidence, not traffic.
+    await this.bus.ensureTopics([{ name: this.topic, retentionMs: -1, retentionBytes: -1 }]);
   }
 
   /** How many messages this process dead-lettered: the metric. */

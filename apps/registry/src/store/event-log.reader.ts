@@ -1,0 +1,33 @@
+import type { DataSource } from 'typeorm';
+import type { EventEnvelope } from '@estate/events';
+import { rowToEnvelope } from './postgres-event-store';
+
+export interface EventPage {
+  events: EventEnvelope[];
+  /** Where the next page starts (pass it as `after`). */
+  next: string;
+  /** How many events the store holds in all. */
+  total: number;
+}
+
+/**
+ * Reads the whole event store in append order, a page at a time: what discovery folds when the log
+ * is incomplete, and what `estate verify` compares a projection with. Only rows below the oldest
+ * running transaction are read, so a page never skips an append that commits late.
+ */
+export class EventLogReader {
+  constructor(private readonly db: DataSource) {}
+
+  async page(after: string, limit: number): Promise<EventPage> {
+    const rows: Array<Parameters<typeof rowToEnvelope>[0] & { position: string }> = await this.db.query(
+      `SELECT position, id, stream_id, stream_version, type, version, data, actor, correlation_id, occurred_at
+         FROM registry.events
+        WHERE position > $1 AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+        ORDER BY position
+        LIMIT $2`,
+      [after, limit],
+    );
+    const [{ total }]: Array<{ total: string }> = await this.db.query(`SELECT count(*) AS total FROM registry.events`);
+    return { events: rows.map(rowToEnvelope), next: rows.length > 0 ? rows[rows.length - 1].position : after, total: Number(total) };
+  }
+}

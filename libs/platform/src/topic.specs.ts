@@ -1,0 +1,20 @@
+import { topicName, type TopicKey } from '@estate/events';
+import type { TopicSpec } from './event-bus.port';
+
+/** Seven days: how long calls stay on their topic unless ESTATE_CALLS_RETENTION_MS says otherwise. */
+export const DEFAULT_CALLS_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+
+/**
+ * The declared configuration of Estate's topics. The registry log is kept forever (it is
+ * the log every projection can be rebuilt from); the catalog keeps the latest entry per tool;
+ * calls age out after a configured time.
+ */
+export function estateTopics(prefix: string, callsRetentionMs: number): Record<TopicKey, TopicSpec> {
+  return {
+    registryEvents: { name: topicName(prefix, 'registryEvents'), retentionMs: -1, retentionBytes: -1, recreate: false },
+    catalog: { name: topicName(prefix, 'catalog'), compacted: true },
+    calls: { name: topicName(prefix, 'calls'), retentionMs: callsRetentionMs },
+    // Dead letters are evidence of what a consumer could not apply: kept like the registry log.
+    deadLetter: { name: topicName(prefix, 'deadLetter'), retentionMs: -1, retentionBytes: -1 },
+  };
+}

@@ -1,0 +1,76 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { Client } from 'pg';
+import { createLogger, InMemoryEventBus } from '@estate/platform';
+import { bankSpecs } from '../examples/bank/bank.specs';
+import { loadAuditConfig } from '../apps/audit/src/config';
+import { startAudit } from '../apps/audit/src/audit.app';
+import { loadDiscoveryConfig } from '../apps/discovery/src/config';
+import { startDiscovery } from '../apps/discovery/src/discovery.app';
+import { loadRegistryConfig } from '../apps/registry/src/config';
+import { startRegistry } from '../apps/registry/src/registry.app';
+import { ADMIN, http, TEST_SECRET, token, waitFor } from './support/estate.harness';
+import { createTestDatabase, REPO_ROOT } from './support/infra';
+
+const run = promisify(execFile);
+
+async function estate(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [path.join(REPO_ROOT, 'dist/apps/cli/src/main.js'), ...args], { env: { ...process.env, ...env } });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('estate rebuild and estate verify (in-process bus, real PostgreSQL)', () => {
+  const stops: Array<() => Promise<void>> = [];
+  let env: Record<string, string>;
+  let databaseUrl: string;
+
+  beforeAll(async () => {
+    const db = await createTestDatabase();
+    databaseUrl = db.url;
+    const logger = createLogger('cli-verify', 'error');
+    const bus = new InMemoryEventBus();
+    const base = { ESTATE_JWT_SECRET: TEST_SECRET, ESTATE_REGISTRY_PORT: '0', ESTATE_DISCOVERY_PORT: '0', ESTATE_AUDIT_PORT: '0' };
+    const registry = await startRegistry({ ...loadRegistryConfig(base), databaseUrl }, bus, logger);
+    const discovery = await startDiscovery({ ...loadDiscoveryConfig(base), registryUrl: registry.url, databaseUrl }, bus, logger);
+    const audit = await startAudit({ ...loadAuditConfig(base), databaseUrl }, bus, logger);
+    stops.push(db.drop, () => bus.close(), registry.stop, discovery.stop, audit.stop);
+    const admin = await token(ADMIN);
+    env = { ESTATE_REGISTRY_URL: registry.url, ESTATE_DISCOVERY_URL: discovery.url, ESTATE_AUDIT_URL: audit.url, ESTATE_TOKEN: admin };
+    expect((await http('POST', `${registry.url}/v1/servers`, admin, { name: 'bank', url: 'http://127.0.0.1:9/mcp', owner: 'payments' })).status).toBe(201);
+    for (const spec of bankSpecs('bank')) expect((await http('POST', `${registry.url}/v1/tools`, admin, spec)).status).toBe(201);
+    await waitFor(async () => (((await http('GET', `${discovery.url}/v1/catalog`, admin)).body.tools as unknown[]).length === 3 ? true : undefined), 'the catalog', 30000);
+  });
+
+  afterAll(async () => {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+  });
+
+  it('rebuilds and reports the counts', async () => {
+    const rebuilt = await estate(['rebuild'], env);
+    expect(rebuilt.code).toBe(0);
+    expect(JSON.parse(rebuilt.stdout.slice(rebuilt.stdout.indexOf('{')))).toEqual({ tools: 3, servers: 1, events: 4, source: 'log' });
+  });
+
+  it('passes on an intact estate and fails, naming the difference, when the catalog drifts from the event store', async () => {
+    const intact = await estate(['verify'], env);
+    expect(intact).toMatchObject({ code: 0, stdout: expect.stringMatching(/audit chain: intact \(\d+ entries\)\ncatalog: equal to a fresh fold of the event store \(4 events\)/) });
+
+    const pg = new Client({ connectionString: databaseUrl });
+    await pg.connect();
+    await pg.query(`DELETE FROM discovery.tools WHERE name = 'bank.transfer'`);
+    await pg.end();
+    const drifted = await estate(['verify'], env);
+    expect(drifted.code).toBe(1);
+    expect(drifted.stderr).toContain('catalog: DIFFERS from a fresh fold of the event store:\n  - tool bank.transfer: in the event store, missing from the catalog');
+
+    // A rebuild repairs it.
+    expect((await estate(['rebuild'], env)).code).toBe(0);
+    expect((await estate(['verify'], env)).code).toBe(0);
+  });
+});
