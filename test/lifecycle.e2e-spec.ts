@@ -198,7 +198,7 @@ describe('npm start lifecycle on Kafka', () => {
       BANK_PORT: '0',
     });
     await untilRunning(estate, 120_000);
-    expect(estate.output()).toContain('bus: kafka');
+    expect(estate.output()).toContain('bus: Kafka (KAFKA_BROKERS)');
     expect(await serves(estate)).toBe(200);
     // What a stop has to end: an audit SSE subscriber and an MCP session with its GET stream.
     const sse = await fetch(`${estate.auditUrl}/v1/events/stream`, { headers: { authorization: `Bearer ${await token(ADMIN)}` } });
