@@ -61,13 +61,15 @@ describe('entryHash', () => {
 
 describe('ChainVerifier', () => {
   it('accepts an empty trail and an intact chain', () => {
-    expect(verify([])).toEqual({ ok: true, entries: 0 });
-    expect(verify(chain(['a', 'b', 'c']))).toEqual({ ok: true, entries: 3 });
+    expect(verify([])).toEqual({ ok: true, entries: 0, headHash: GENESIS_HASH });
+    const links = chain(['a', 'b', 'c']);
+    // The head hash is the newest entry's: what an operator keeps elsewhere to notice a rewritten table.
+    expect(verify(links)).toEqual({ ok: true, entries: 3, headHash: links[2].hash });
   });
 
   it('accepts gaps in seq (sequence values lost to rolled-back appends)', () => {
     const links = chain(['a', 'b']).map((link, index) => ({ ...link, seq: index === 0 ? 1 : 5 }));
-    expect(verify(links)).toEqual({ ok: true, entries: 2 });
+    expect(verify(links)).toMatchObject({ ok: true, entries: 2 });
   });
 
   it('reports the first entry whose content was changed', () => {

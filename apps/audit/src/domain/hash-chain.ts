@@ -49,6 +49,8 @@ export interface VerifyResult {
   ok: boolean;
   entries: number;
   firstBrokenSeq?: number;
+  /** The newest entry's hash when the chain is intact: keep it elsewhere to notice a rewritten table. */
+  headHash?: string;
 }
 
 /** What the one-row chain head says: the newest entry's seq and hash (0 and genesis when empty). */
@@ -91,6 +93,6 @@ export class ChainVerifier {
     if (this.brokenAt !== undefined) return { ok: false, entries: this.count, firstBrokenSeq: this.brokenAt };
     if (this.lastSeq !== this.head.lastSeq) return { ok: false, entries: this.count, firstBrokenSeq: this.lastSeq + 1 };
     if (this.expectedPrev !== this.head.hash) return { ok: false, entries: this.count, firstBrokenSeq: this.head.lastSeq };
-    return { ok: true, entries: this.count };
+    return { ok: true, entries: this.count, headHash: this.head.hash };
   }
 }
