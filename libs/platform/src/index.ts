@@ -43,7 +43,7 @@ export { serviceHealth } from './health/service.health';
 export type { ServiceHealthParts } from './health/service.health';
 export { isBackendOutage } from './http/backend-outage';
 export { PoisonMessage, poisonReason } from './consumer/poison.classifier';
-export { DeadLetterOffice } from './consumer/dead-letter.office';
+export { DeadLetterOffice, deadLetterTableSql } from './consumer/dead-letter.office';
 export type { DeadLetterRecord } from './consumer/dead-letter.office';
 export { boundText } from './bounded-text';
 export type { BoundedText } from './bounded-text';

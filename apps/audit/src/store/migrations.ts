@@ -1,3 +1,4 @@
+import { deadLetterTableSql } from '@estate/platform';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 export class CreateAuditTrail1732900000002 implements MigrationInterface {
@@ -67,19 +68,7 @@ export class RecordEveryMessage1764500000100 implements MigrationInterface {
 
   async up(runner: QueryRunner): Promise<void> {
     await runner.query(`ALTER TABLE audit.entries ALTER COLUMN payload TYPE text USING payload::text`);
-    await runner.query(`
-      CREATE TABLE audit.dead_letters (
-        id bigserial PRIMARY KEY,
-        topic text NOT NULL,
-        partition integer NOT NULL,
-        "offset" bigint NOT NULL,
-        -- Bytes as received: a key or value may hold what text cannot.
-        key bytea,
-        value bytea,
-        reason text NOT NULL,
-        failed_at timestamptz NOT NULL DEFAULT now(),
-        CONSTRAINT dead_letters_position_unique UNIQUE (topic, partition, "offset")
-      )`);
+    await runner.query(deadLetterTableSql('audit'));
     // Per partition: the first offset handled, the next one expected, and how many distinct offsets were handled.
     await runner.query(`
       CREATE TABLE audit.consumed (

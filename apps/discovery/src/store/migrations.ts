@@ -1,3 +1,4 @@
+import { deadLetterTableSql } from '@estate/platform';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 export class CreateCatalogProjection1732900000001 implements MigrationInterface {
@@ -42,18 +43,7 @@ export class CatalogDeadLetters1764500000101 implements MigrationInterface {
   name = 'CatalogDeadLetters1764500000101';
 
   async up(runner: QueryRunner): Promise<void> {
-    await runner.query(`
-      CREATE TABLE discovery.dead_letters (
-        id bigserial PRIMARY KEY,
-        topic text NOT NULL,
-        partition integer NOT NULL,
-        "offset" bigint NOT NULL,
-        key bytea,
-        value bytea,
-        reason text NOT NULL,
-        failed_at timestamptz NOT NULL DEFAULT now(),
-        CONSTRAINT dead_letters_position_unique UNIQUE (topic, partition, "offset")
-      )`);
+    await runner.query(deadLetterTableSql('discovery'));
   }
 
   async down(runner: QueryRunner): Promise<void> {

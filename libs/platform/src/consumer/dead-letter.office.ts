@@ -14,6 +14,25 @@ export interface DeadLetterRecord {
   failedAt: string;
 }
 
+/**
+ * The dead-letter table each consuming service keeps in its own schema: the message's bytes as
+ * received (a key or value may hold what text cannot) and why it was given up, once per position.
+ */
+export function deadLetterTableSql(schema: string): string {
+  return `
+    CREATE TABLE ${schema}.dead_letters (
+      id bigserial PRIMARY KEY,
+      topic text NOT NULL,
+      partition integer NOT NULL,
+      "offset" bigint NOT NULL,
+      key bytea,
+      value bytea,
+      reason text NOT NULL,
+      failed_at timestamptz NOT NULL DEFAULT now(),
+      CONSTRAINT dead_letters_position_unique UNIQUE (topic, partition, "offset")
+    )`;
+}
+
 /** Longest reason kept; a reason quoting a hostile value must not grow without bound. */
 const MAX_REASON = 1000;
 
