@@ -6,7 +6,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Ajv from 'ajv';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { Client } from 'pg';
 import { parse } from 'yaml';
 import {
@@ -359,6 +359,20 @@ describe('provisioned infrastructure', () => {
     expect(randomTopicPrefix()).toMatch(/^t[0-9a-f]+\.$/);
   });
 
+  /**
+   * kafkajs's own `waitForLeaders` gives up when a busy KRaft broker answers the first metadata
+   * request with UNKNOWN_TOPIC_OR_PARTITION (the topic is created, its metadata not yet served).
+   */
+  async function leaderElected(admin: Admin, topic: string): Promise<void> {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const metadata = await admin.fetchTopicMetadata({ topics: [topic] }).catch(() => undefined);
+      if (metadata?.topics[0]?.partitions.every((p) => p.leader >= 0)) return;
+      if (Date.now() > deadline) throw new Error(`no leader for ${topic} within 30 s`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+
   it('Kafka: produces and consumes one message on a random topic', async () => {
     const kafka = new Kafka({ clientId: 'estate-infra-test', brokers: kafkaBrokers(), logLevel: logLevel.NOTHING });
     const topic = `${randomTopicPrefix()}smoke`;
@@ -367,7 +381,8 @@ describe('provisioned infrastructure', () => {
     const consumer = kafka.consumer({ groupId: `${topic}.group` });
     try {
       await admin.connect();
-      await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 1 }], waitForLeaders: true });
+      await admin.createTopics({ topics: [{ topic, numPartitions: 1, replicationFactor: 1 }] });
+      await leaderElected(admin, topic);
       await producer.connect();
       const value = `hello ${Date.now()}`;
       await producer.send({ topic, messages: [{ key: 'k', value }] });
