@@ -1,0 +1,87 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { ADMIN, http, token, waitFor } from './support/estate.harness';
+import { startEstateServices, type EstateServices } from './support/estate.stack';
+import { freePort } from './support/infra';
+import { startPrivatePostgres, type PrivatePostgres } from './support/private-postgres';
+import { PublishLedger } from './support/publish.ledger';
+
+/**
+ * What survives what, the other half: PostgreSQL (a private one this test stops and starts, same
+ * data, same port) goes away under a steady publisher while the services run on the shared
+ * broker. Publishes are refused as unavailable while it is gone, the services come back by
+ * themselves, and every accepted publish ends up everywhere exactly once, in order.
+ */
+describe('PostgreSQL restarted under a steady publisher, on Kafka', () => {
+  let dir: string;
+  let pgPort: number;
+  let pg: PrivatePostgres;
+  let stack: EstateServices;
+  let ledger: PublishLedger;
+  let admin: string;
+  const figures: Record<string, number> = {};
+
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const startPostgres = async () => (pg = await startPrivatePostgres(path.join(dir, 'pg'), pgPort));
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'estate-pg-restart-'));
+    pgPort = await freePort();
+    await startPostgres();
+    stack = await startEstateServices({ name: 'pg-restart', audit: true, databaseUrl: pg.url, env: { ESTATE_EDGE_GROUP: `pg-restart-edge-${Date.now()}` } });
+    admin = await token(ADMIN);
+    ledger = new PublishLedger({ stack, edge: await stack.startEdge(), admin, server: 'pgr', retryUnavailable: true });
+    expect((await http('POST', `${stack.registryUrl}/v1/servers`, admin, { name: 'pgr', url: 'http://127.0.0.1:1/mcp', owner: 'ops' })).status).toBe(201);
+  }, 90_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+    await pg?.stop().catch(() => undefined);
+    if (dir) await rm(dir, { recursive: true, force: true });
+    process.stderr.write(`[durability] PostgreSQL restart on Kafka (ms): ${JSON.stringify({ ...figures, ...ledger?.figures })}\n`);
+  }, 60_000);
+
+  /** Each service answers its reads with 200 and calls itself ready: what an operator would look at. */
+  async function answersNormally(url: string, read: string): Promise<true | undefined> {
+    const [answer, ready] = await Promise.all([http('GET', `${url}${read}`, admin), fetch(`${url}/readyz`)]);
+    return answer.status === 200 && ready.status === 200 ? true : undefined;
+  }
+
+  it('refuses publishes with 503 and Retry-After while it is down, reconnects without a restart and loses nothing', async () => {
+    const publishing = ledger.publishFor(18_000, ['a', 'b', 'c']);
+    await sleep(4_000);
+    const stopping = Date.now();
+    await pg.stop();
+    const down = Date.now();
+    figures['postgres stop'] = down - stopping;
+    await sleep(4_000);
+    const refusedWhileDown = ledger.refusals.length;
+    const acceptedBeforeBack = ledger.published.length;
+    const starting = Date.now();
+    await startPostgres();
+    const back = Date.now();
+    figures['postgres down'] = back - down;
+    figures['postgres start'] = back - starting;
+
+    const services = { registry: [stack.registryUrl, '/v1/tools'], discovery: [stack.discoveryUrl, '/v1/catalog'], audit: [stack.auditUrl!, '/v1/audit?limit=5'] } as const;
+    await Promise.all(Object.entries(services).map(async ([service, [url, read]]) => {
+      await waitFor(() => answersNormally(url, read), `${service} to answer normally after PostgreSQL came back`, 30_000);
+      figures[`${service} answers normally`] = Date.now() - back;
+    }));
+    // Whole again: the publish held up by the outage, and all before it, everywhere.
+    await waitFor(async () => (ledger.published.length > acceptedBeforeBack ? true : undefined), 'the refused publish to be accepted on a retry', 30_000);
+    figures['refused publish accepted'] = Date.now() - back;
+    await ledger.untilWhole('whole after postgres is back', back, acceptedBeforeBack + 1);
+    await publishing;
+    await ledger.expectRecovered('publishing ended', Date.now());
+    await ledger.expectOrderKept();
+
+    // The outage was seen by the publisher, and only as "unavailable, try again": never a 500.
+    expect(refusedWhileDown).toBeGreaterThan(0);
+    for (const refusal of ledger.refusals) expect(refusal).toMatchObject({ status: 503, retryAfter: expect.stringMatching(/^\d+$/), error: 'UNAVAILABLE' });
+    figures['refused attempts'] = ledger.refusals.length;
+    figures['accepted publishes'] = ledger.published.length;
+    figures['stored although refused'] = ledger.storedDespiteRefusal.length;
+  }, 90_000);
+});
