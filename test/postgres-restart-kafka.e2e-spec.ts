@@ -70,7 +70,10 @@ describe('PostgreSQL restarted under a steady publisher, on Kafka', () => {
       figures[`${service} answers normally`] = Date.now() - back;
     }));
     // Whole again: the publish held up by the outage, and all before it, everywhere.
-    await waitFor(async () => (ledger.published.length > acceptedBeforeBack ? true : undefined), 'the refused publish to be accepted on a retry', 30_000);
+    await waitFor(async () => {
+      if (ledger.failure) throw ledger.failure;
+      return ledger.published.length > acceptedBeforeBack ? true : undefined;
+    }, 'the refused publish to be accepted on a retry', 30_000);
     figures['refused publish accepted'] = Date.now() - back;
     await ledger.untilWhole('whole after postgres is back', back, acceptedBeforeBack + 1);
     await publishing;
