@@ -50,6 +50,8 @@ describe('PostgreSQL restarted under a steady publisher, on Kafka', () => {
 
   it('refuses publishes with 503 and Retry-After while it is down, reconnects without a restart and loses nothing', async () => {
     const publishing = ledger.publishFor(18_000, ['a', 'b', 'c']);
+    // An answer the publisher may not retry (a 500) fails the test at once, whatever it waits for.
+    const unlessPublisherFails = <T>(wait: Promise<T>) => Promise.race([wait, publishing.then(() => new Promise<never>(() => undefined))]);
     await sleep(4_000);
     const stopping = Date.now();
     await pg.stop();
@@ -65,17 +67,14 @@ describe('PostgreSQL restarted under a steady publisher, on Kafka', () => {
     figures['postgres start'] = back - starting;
 
     const services = { registry: [stack.registryUrl, '/v1/tools'], discovery: [stack.discoveryUrl, '/v1/catalog'], audit: [stack.auditUrl!, '/v1/audit?limit=5'] } as const;
-    await Promise.all(Object.entries(services).map(async ([service, [url, read]]) => {
+    await unlessPublisherFails(Promise.all(Object.entries(services).map(async ([service, [url, read]]) => {
       await waitFor(() => answersNormally(url, read), `${service} to answer normally after PostgreSQL came back`, 30_000);
       figures[`${service} answers normally`] = Date.now() - back;
-    }));
+    })));
     // Whole again: the publish held up by the outage, and all before it, everywhere.
-    await waitFor(async () => {
-      if (ledger.failure) throw ledger.failure;
-      return ledger.published.length > acceptedBeforeBack ? true : undefined;
-    }, 'the refused publish to be accepted on a retry', 30_000);
+    await unlessPublisherFails(waitFor(async () => (ledger.published.length > acceptedBeforeBack ? true : undefined), 'the refused publish to be accepted on a retry', 30_000));
     figures['refused publish accepted'] = Date.now() - back;
-    await ledger.untilWhole('whole after postgres is back', back, acceptedBeforeBack + 1);
+    await unlessPublisherFails(ledger.untilWhole('whole after postgres is back', back, acceptedBeforeBack + 1));
     await publishing;
     await ledger.expectRecovered('publishing ended', Date.now());
     await ledger.expectOrderKept();

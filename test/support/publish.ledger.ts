@@ -38,8 +38,6 @@ export class PublishLedger {
   /** Publishes stored although their answer was a refusal (the connection died after the commit). */
   readonly storedDespiteRefusal: string[] = [];
   readonly figures: Record<string, number> = {};
-  /** Why the publisher stopped, if an answer was neither an acceptance nor a refusal it may retry. */
-  failure?: Error;
   private readonly next = new Map<string, number>();
   private readonly template: ToolSpec;
 
@@ -63,8 +61,7 @@ export class PublishLedger {
       this.refusals.push({ at: Date.now(), status: response.status, retryAfter: response.headers.get('retry-after'), error: body.error });
       // A broker fault never refuses a publish (only PostgreSQL is needed); a PostgreSQL fault only as unavailable.
       if (!this.options.retryUnavailable || response.status !== 503) {
-        this.failure = new Error(`publishing ${spec.name}@${spec.version} answered ${response.status}: ${JSON.stringify(body)}`);
-        throw this.failure;
+        throw new Error(`publishing ${spec.name}@${spec.version} answered ${response.status}: ${JSON.stringify(body)}`);
       }
       await sleep(250);
     }
