@@ -48,8 +48,25 @@ describe('PostgreSQL restarted under a steady publisher, on Kafka', () => {
     return answer.status === 200 && ready.status === 200 ? true : undefined;
   }
 
-  it('refuses publishes with 503 and Retry-After while it is down, reconnects without a restart and loses nothing', async () => {
-    const publishing = ledger.publishFor(18_000, ['a', 'b', 'c']);
+  /** Reads discovery's catalog and the audit trail every 200 ms until `done`; returns every answer that was not 200. */
+  async function readSteadily(done: () => boolean): Promise<Array<{ service: string; status: number; retryAfter: string | null }>> {
+    const odd: Array<{ service: string; status: number; retryAfter: string | null }> = [];
+    const reads = { discovery: `${stack.discoveryUrl}/v1/catalog`, audit: `${stack.auditUrl}/v1/audit?limit=5` };
+    while (!done()) {
+      for (const [service, url] of Object.entries(reads)) {
+        const answer = await fetch(url, { headers: { authorization: `Bearer ${admin}` } });
+        await answer.arrayBuffer();
+        if (answer.status !== 200) odd.push({ service, status: answer.status, retryAfter: answer.headers.get('retry-after') });
+      }
+      await sleep(200);
+    }
+    return odd;
+  }
+
+  it('refuses publishes and reads with 503 and Retry-After while it is down, reconnects without a restart and loses nothing', async () => {
+    let published = false;
+    const publishing = ledger.publishFor(18_000, ['a', 'b', 'c']).finally(() => (published = true));
+    const reading = readSteadily(() => published);
     // An answer the publisher may not retry (a 500) fails the test at once, whatever it waits for.
     const unlessPublisherFails = <T>(wait: Promise<T>) => Promise.race([wait, publishing.then(() => new Promise<never>(() => undefined))]);
     await sleep(4_000);
@@ -76,13 +93,17 @@ describe('PostgreSQL restarted under a steady publisher, on Kafka', () => {
     figures['refused publish accepted'] = Date.now() - back;
     await unlessPublisherFails(ledger.untilWhole('whole after postgres is back', back, acceptedBeforeBack + 1));
     await publishing;
+    const oddReads = await reading;
     await ledger.expectRecovered('publishing ended', Date.now());
     await ledger.expectOrderKept();
 
     // The outage was seen by the publisher, and only as "unavailable, try again": never a 500.
     expect(refusedWhileDown).toBeGreaterThan(0);
     for (const refusal of ledger.refusals) expect(refusal).toMatchObject({ status: 503, retryAfter: expect.stringMatching(/^\d+$/), error: 'UNAVAILABLE' });
+    expect(new Set(oddReads.map((r) => r.service))).toEqual(new Set(['discovery', 'audit']));
+    for (const read of oddReads) expect(read).toMatchObject({ status: 503, retryAfter: expect.stringMatching(/^\d+$/) });
     figures['refused attempts'] = ledger.refusals.length;
+    figures['refused reads'] = oddReads.length;
     figures['accepted publishes'] = ledger.published.length;
     figures['stored although refused'] = ledger.storedDespiteRefusal.length;
   }, 90_000);
