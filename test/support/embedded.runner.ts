@@ -6,14 +6,15 @@ import { freePort } from './infra';
 
 /**
  * `npm start`'s entry point (dist/apps/estate/src/main.js) as a real child process in a process
- * group of its own, on fixed ports and a data directory of its own, with no Kafka and no
- * DATABASE_URL: embedded PostgreSQL and the durable log. Restartable, to test what survives.
+ * group of its own, on fixed ports and a data directory of its own, with no DATABASE_URL
+ * (embedded PostgreSQL) and, unless `env` names brokers, no Kafka: the durable log.
+ * Restartable, to test what survives. `env` applies to every start.
  */
 export class EmbeddedEstateRunner {
   child?: ChildService;
   private ports = { registry: 0, discovery: 0, audit: 0, edge: 0 };
 
-  constructor(readonly dataDir: string) {}
+  constructor(readonly dataDir: string, private readonly env: Record<string, string> = {}) {}
 
   get urls() {
     const at = (port: number) => `http://127.0.0.1:${port}`;
@@ -31,7 +32,7 @@ export class EmbeddedEstateRunner {
     const child = spawnService('apps/estate/src/main.js', {
       ESTATE_DATA_DIR: this.dataDir, ESTATE_DEMO: '0', DATABASE_URL: '', KAFKA_BROKERS: '', ESTATE_JWT_SECRET: '', ESTATE_TOPIC_PREFIX: '',
       ESTATE_REGISTRY_PORT: String(this.ports.registry), ESTATE_DISCOVERY_PORT: String(this.ports.discovery),
-      ESTATE_AUDIT_PORT: String(this.ports.audit), ESTATE_EDGE_PORT: String(this.ports.edge), LOG_LEVEL: 'warn', ...extraEnv,
+      ESTATE_AUDIT_PORT: String(this.ports.audit), ESTATE_EDGE_PORT: String(this.ports.edge), LOG_LEVEL: 'warn', ...this.env, ...extraEnv,
     }, { detached: true });
     this.child = child;
     await waitFor(async () => {

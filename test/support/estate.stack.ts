@@ -27,11 +27,14 @@ export interface EstateServices {
   stop(): Promise<void>;
 }
 
-export async function startEstateServices(options: { name: string; audit?: boolean; brokers?: string[]; env?: Record<string, string> }): Promise<EstateServices> {
+/** `databaseUrl`: a PostgreSQL of the caller's own (one it may stop); else a fresh database on the shared one. */
+export async function startEstateServices(options: {
+  name: string; audit?: boolean; brokers?: string[]; env?: Record<string, string>; databaseUrl?: string;
+}): Promise<EstateServices> {
   const logger = createLogger(options.name, 'error');
   const stops: Array<() => Promise<void>> = [];
-  const db = await createTestDatabase();
-  stops.push(db.drop);
+  const db = options.databaseUrl ? { url: options.databaseUrl } : await createTestDatabase();
+  if ('drop' in db) stops.push(db.drop);
   const env = {
     ESTATE_JWT_SECRET: TEST_SECRET,
     ESTATE_TOPIC_PREFIX: randomTopicPrefix(),

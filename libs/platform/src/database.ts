@@ -46,6 +46,16 @@ async function ensureSchema(url: string, schema: string): Promise<void> {
   }
 }
 
+/**
+ * The connection under a transaction broke. TypeORM releases a query runner as soon as its
+ * connection reports an error, so the next query (or the rollback) fails with "Query runner
+ * already released" instead of the connection error: that would read as a bug (500) where the
+ * caller should hear "unavailable, retry" (503). SQLSTATE 08006 is connection_failure.
+ */
+export class ConnectionLostError extends Error {
+  readonly code = '08006';
+}
+
 /** Runs `work` in one transaction on its own connection: commit on success, roll back on any error. */
 export async function inTransaction<T>(
   db: DataSource, work: (runner: QueryRunner) => Promise<T>, isolation?: 'READ COMMITTED' | 'REPEATABLE READ' | 'SERIALIZABLE',
@@ -58,7 +68,10 @@ export async function inTransaction<T>(
     await runner.commitTransaction();
     return result;
   } catch (error) {
-    if (runner.isTransactionActive) await runner.rollbackTransaction();
+    // A lost connection takes its transaction with it: the server rolls it back.
+    if (runner.isReleased) throw new ConnectionLostError('the database connection was lost during a transaction', { cause: error });
+    // A rollback that fails must not hide why the transaction failed.
+    if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
     throw error;
   } finally {
     await runner.release();
