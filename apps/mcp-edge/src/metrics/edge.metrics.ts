@@ -1,4 +1,4 @@
-import type { CallEvent, CatalogEntry } from '@estate/events';
+import type { CallEvent, CatalogEntry, RefusalReason, UpstreamRequestRefusalReason } from '@estate/events';
 import { Counter, Histogram, type Registry } from 'prom-client';
 
 /** The label value for any tool name or version the catalog does not publish. */
@@ -8,6 +8,14 @@ export const UNKNOWN_LABEL = 'unknown';
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 const UPSTREAM_METHODS = new Set(['sampling/createMessage', 'elicitation/create']);
+
+/** Every value the bounded labels can take, shown at zero from the start so rates and alerts see them before the first one. */
+const REFUSAL_REASONS: Record<RefusalReason, true> = {
+  unknown_tool: true, invalid_params: true, invalid_arguments: true, rate_limited: true, confirmation_required: true, too_large: true, quarantined: true,
+};
+const UPSTREAM_OUTCOMES = ['answered', 'failed', ...Object.keys({
+  not_allowed: true, no_call_in_flight: true, ambiguous_caller: true, client_not_capable: true,
+} satisfies Record<UpstreamRequestRefusalReason, true>).map((reason) => `refused_${reason}`)];
 
 /** What the labels may name: only tools and versions the catalog publishes. */
 export interface PublishedTools {
@@ -45,6 +53,8 @@ export class EdgeCallMetrics {
     });
     this.refusals = new Counter({ name: 'estate_tool_call_refusals_total', help: 'tools/call requests the edge refused, by reason.', labelNames: ['reason'], registers });
     this.upstreamRequests = new Counter({ name: 'estate_upstream_requests_total', help: 'Sampling and elicitation requests from upstreams, by method and outcome.', labelNames: ['method', 'outcome'], registers });
+    for (const reason of Object.keys(REFUSAL_REASONS)) this.refusals.inc({ reason }, 0);
+    for (const method of UPSTREAM_METHODS) for (const outcome of UPSTREAM_OUTCOMES) this.upstreamRequests.inc({ method, outcome }, 0);
   }
 
   observe(event: CallEvent): void {

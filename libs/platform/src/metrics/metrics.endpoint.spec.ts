@@ -49,7 +49,7 @@ describe('/metrics access', () => {
 
   it('refuses a wrong token, an agent token and no token with 401 once a token is set, even from loopback', async () => {
     const server = await started(TOKEN);
-    for (const headers of [{ authorization: 'Bearer not-the-secret' }, { authorization: 'Bearer eyJhbGciOiJIUzI1NiJ9.e30.sig' }, {}]) {
+    for (const headers of [{ authorization: 'Bearer not-the-secret' }, { authorization: 'Bearer eyJhbGciOiJIUzI1NiJ9.e30.sig' }, {}] as Array<Record<string, string>>) {
       const answer = await get(server, '/metrics', headers);
       expect(answer.status).toBe(401);
       expect(answer.headers['www-authenticate']).toBe('Bearer realm="metrics"');
