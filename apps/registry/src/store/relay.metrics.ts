@@ -5,11 +5,11 @@ import type { OutboxRelay } from './outbox.relay';
 import { relayBacklog, type RelayBacklog } from './relay.backlog';
 
 /**
- * The registry's registry: the outbox depth and the relay's lag, read from the same query the
+ * The registry's metrics: the outbox depth and the relay's lag, read from the same query the
  * `relay.backlog` readiness check runs, at scrape time. A scrape that cannot reach the database
  * leaves the series out rather than repeat stale figures.
  */
-export function registryRegistry(db: DataSource, relay: OutboxRelay): Registry {
+export function registryMetrics(db: DataSource, relay: OutboxRelay): Registry {
   const registry = serviceRegistry('registry');
   let reading: { at: number; backlog: Promise<RelayBacklog | undefined> } | undefined;
   // The three gauges are collected together; one query serves them all.
