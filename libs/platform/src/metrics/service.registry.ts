@@ -37,7 +37,7 @@ export function collectedGauge(registry: Registry, name: string, help: string, r
       try {
         this.set(await read());
       } catch {
-        // An unreadable figure is absent from this scrape; `up` and the service's logs say why.
+        // An unreadable figure is absent from this scrape; /readyz names the cause.
       }
     },
   });
