@@ -61,6 +61,9 @@ describe('docker-compose.yml under Docker Compose v2 loader (compose-go)', () =>
     expect(Object.keys(project.services).sort()).toEqual(
       ['audit', 'bank', 'bank-seed', 'discovery', 'kafka', 'kafka-topics', 'mcp-edge', 'postgres', 'registry'],
     );
+    // Prometheus and Grafana belong to the `observability` profile: a plain `up` leaves them out.
+    expect(project.services.prometheus).toBeUndefined();
+    expect(project.services.grafana).toBeUndefined();
     for (const name of ['registry', 'discovery', 'mcp-edge', 'audit']) {
       expect(project.services[name].depends_on).toEqual({
         kafka: 'service_healthy',

@@ -49,6 +49,8 @@ const ESTATE_SERVICES: Record<string, string> = {
 };
 /** Run once per `up` and exit: topics with their configs, then the sample bank's registration. */
 const ONE_SHOTS = ['kafka-topics', 'bank-seed'];
+/** Started only with `--profile observability`. */
+const OBSERVABILITY = ['prometheus', 'grafana'];
 const PORT_ENV: Record<string, string> = {
   registry: 'ESTATE_REGISTRY_PORT',
   discovery: 'ESTATE_DISCOVERY_PORT',
@@ -183,7 +185,7 @@ describe('docker-compose.yml', () => {
 
   it('defines the whole stack with health-gated dependencies and restart policies', () => {
     expect(Object.keys(compose.services).sort()).toEqual(
-      ['audit', 'bank', 'discovery', 'kafka', 'mcp-edge', 'postgres', 'registry', ...ONE_SHOTS].sort(),
+      ['audit', 'bank', 'discovery', 'kafka', 'mcp-edge', 'postgres', 'registry', ...ONE_SHOTS, ...OBSERVABILITY].sort(),
     );
     expect(compose.services.kafka.image).toMatch(/^apache\/kafka:4\.1\.\d+$/);
     expect(compose.services['kafka-topics'].image).toBe(compose.services.kafka.image);
@@ -261,6 +263,34 @@ describe('docker-compose.yml', () => {
       const hostVar = PORT_ENV[service].replace(/_PORT$/, '_HOST');
       expect(env[hostVar]).toBe('0.0.0.0');
     }
+  });
+
+  it('observability profile: pinned Prometheus and Grafana on loopback ports, mounting files that exist, scraping every service with the token', () => {
+    const services = compose.services as Record<string, Service & { profiles?: string[]; volumes?: string[]; configs?: Array<{ source: string; target: string }> }>;
+    for (const name of OBSERVABILITY) {
+      const svc = services[name];
+      expect({ name, profiles: svc.profiles }).toEqual({ name, profiles: ['observability'] });
+      expect(svc.image).toMatch(/^(prom\/prometheus:v\d+\.\d+\.\d+|grafana\/grafana:\d+\.\d+\.\d+)$/);
+      for (const port of svc.ports ?? []) expect(String(port)).toMatch(/^127\.0\.0\.1:/);
+      for (const source of (svc.volumes ?? []).map((v) => v.split(':')[0]).filter((v) => v.startsWith('./'))) {
+        expect({ name, source, exists: exists(source) }).toEqual({ name, source, exists: true });
+      }
+    }
+    // No estate service needs a profile: a plain `up` is the whole product.
+    for (const name of Object.keys(ESTATE_SERVICES)) expect((services[name] as { profiles?: string[] }).profiles).toBeUndefined();
+    const prometheus = parse(read('infra/observability/prometheus/prometheus.yml')) as {
+      scrape_configs: Array<{ authorization: { credentials_file: string }; static_configs: Array<{ targets: string[] }> }>;
+    };
+    const [job] = prometheus.scrape_configs;
+    expect(services.prometheus.configs).toEqual([{ source: 'metrics_token', target: job.authorization.credentials_file }]);
+    expect(job.static_configs.flatMap((c) => c.targets).sort()).toEqual(Object.keys(ESTATE_SERVICES).map((s) => `${s}:${KNOWN_PORTS[s]}`).sort());
+    const token = /ESTATE_METRICS_TOKEN: (\S+)/.exec(composeText)?.[1];
+    expect(token).toBeDefined();
+    expect(composeText).toContain(`content: ${token}`);
+    const datasource = parse(read('infra/observability/grafana/provisioning/datasources/prometheus.yml')) as { datasources: Array<{ uid: string; url: string }> };
+    expect(datasource.datasources[0].url).toBe('http://prometheus:9090');
+    const dashboard = JSON.parse(read('infra/observability/grafana/dashboards/estate.json')) as { panels: Array<{ datasource?: { uid: string } }> };
+    for (const panel of dashboard.panels.filter((p) => p.datasource)) expect(panel.datasource!.uid).toBe(datasource.datasources[0].uid);
   });
 
   it('no two services publish the same host port', () => {

@@ -1,6 +1,7 @@
 import { topicName } from '@estate/events';
 import {
-  ConsumerMonitor, DeadLetterOffice, estateTopics, openDatabase, PrincipalResolver, serviceHealth, startHttpApp, type EventBus, type Logger,
+  ConsumerMonitor, DeadLetterOffice, estateTopics, openDatabase, PrincipalResolver, registerConsumerMetrics, registerDeadLetterMetrics, serviceHealth,
+  serviceRegistry, startHttpApp, type EventBus, type Logger,
 } from '@estate/platform';
 import { AuditConsumer } from './audit.consumer';
 import type { AuditConfig } from './config';
@@ -47,9 +48,13 @@ export async function startAudit(
   await consumer.start();
   const trail = new TrailCompleteness(repo, bus, [topics.registryEvents, topics.calls]);
   const resolver = new PrincipalResolver(config.auth);
+  const metrics = serviceRegistry('audit');
+  registerConsumerMetrics(metrics, monitor);
+  registerDeadLetterMetrics(metrics, deadLetters);
   const { app, url } = await startHttpApp({
     module: AuditModule.with(repo, feed, resolver, trail),
     health: { report: serviceHealth(config.health, { db, monitor, consumers: [...names.values()] }), resolver },
+    metrics: { registry: metrics, token: config.metricsToken },
     logger,
     host: config.host,
     port: config.port,

@@ -149,21 +149,35 @@ export class CatalogProjector {
   /** Rebuild aside (from the log when it is complete, else from the event store), then swap in one transaction. */
   async rebuild(): Promise<RebuildOutcome> {
     return this.mutex.run(async () => {
-      const rebuilt = await new CatalogRebuilder(this.bus, this.topics.events, this.groupId, this.logger, this.rebuildOptions).fold(await this.repo.appliedEvents());
-      const { projection } = rebuilt;
-      await this.inTransaction((runner) =>
-        this.repo.replaceAll(runner, [...projection.servers.values()], [...projection.tools.values()], projection.streams),
-      );
-      await this.publishAll();
-      const outcome = { tools: projection.tools.size, servers: projection.servers.size, events: rebuilt.events, source: rebuilt.source };
-      this.logger.info(outcome, 'rebuild finished');
-      return outcome;
+      const watch = this.rebuildOptions.watch;
+      watch?.started();
+      try {
+        const outcome = await this.rebuildAside();
+        watch?.finished('ok');
+        return outcome;
+      } catch (error) {
+        watch?.finished('failed');
+        throw error;
+      }
     });
+  }
+
+  private async rebuildAside(): Promise<RebuildOutcome> {
+    const rebuilt = await new CatalogRebuilder(this.bus, this.topics.events, this.groupId, this.logger, this.rebuildOptions).fold(await this.repo.appliedEvents());
+    const { projection } = rebuilt;
+    await this.inTransaction((runner) =>
+      this.repo.replaceAll(runner, [...projection.servers.values()], [...projection.tools.values()], projection.streams),
+    );
+    await this.publishAll();
+    const outcome = { tools: projection.tools.size, servers: projection.servers.size, events: rebuilt.events, source: rebuilt.source };
+    this.logger.info(outcome, 'rebuild finished');
+    return outcome;
   }
 
   /** Compares the served catalog with a fresh fold of the event store; an empty list means equal. */
   async verify(): Promise<{ events: number; differences: string[] }> {
-    const folded = await new CatalogRebuilder(this.bus, this.topics.events, this.groupId, this.logger, this.rebuildOptions).foldFromStore();
+    // A verification is not a rebuild: its fold reports no progress.
+    const folded = await new CatalogRebuilder(this.bus, this.topics.events, this.groupId, this.logger, { ...this.rebuildOptions, watch: undefined }).foldFromStore();
     return this.mutex.run(async () => ({
       events: folded.events,
       differences: diffCatalogs(

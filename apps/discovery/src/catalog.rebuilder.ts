@@ -11,9 +11,17 @@ export interface RegistryEventSource {
   read(after: string, limit: number): Promise<{ events: EventEnvelope[]; next: string }>;
 }
 
+/** Hears a rebuild from start to end (the metrics); progress comes with every page folded. */
+export interface RebuildWatch {
+  started(): void;
+  progress(events: number, total: number): void;
+  finished(outcome: 'ok' | 'failed'): void;
+}
+
 export interface RebuildOptions {
   source?: RegistryEventSource;
   timeoutMs?: number;
+  watch?: RebuildWatch;
 }
 
 export interface RebuildOutcome {
@@ -150,6 +158,7 @@ export class CatalogRebuilder {
   }
 
   private progress(events: number, total: number, from: string): void {
+    this.options.watch?.progress(events, total);
     if (Date.now() - this.lastProgress < PROGRESS_MS) return;
     this.lastProgress = Date.now();
     this.logger.info({ events, total }, `rebuild in progress: ${events} of ${total} events read from the ${from}`);

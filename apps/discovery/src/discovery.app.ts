@@ -4,6 +4,7 @@ import {
 } from '@estate/platform';
 import { CatalogProjector } from './catalog.projector';
 import type { DiscoveryConfig } from './config';
+import { discoveryRegistry } from './discovery.metrics';
 import { DiscoveryModule } from './discovery.module';
 import { RegistryEventsClient } from './registry-events.client';
 import { CatalogRepository } from './store/catalog.repository';
@@ -25,14 +26,16 @@ export async function startDiscovery(config: DiscoveryConfig & { databaseUrl: st
   const watched = monitor.watch(bus, (o) => (o.groupId === config.groupId ? 'projector' : undefined));
   const deadLetters = new DeadLetterOffice(bus, topicName(config.topicPrefix, 'deadLetter'), 'discovery', logger.child({ component: 'dead-letters' }));
   await deadLetters.prepare();
+  const metrics = discoveryRegistry(monitor, deadLetters);
   const projector = new CatalogProjector(
-    repo, watched, topics, config.groupId, logger.child({ component: 'projector' }), deadLetters, { source, timeoutMs: config.rebuildTimeoutMs },
+    repo, watched, topics, config.groupId, logger.child({ component: 'projector' }), deadLetters, { source, timeoutMs: config.rebuildTimeoutMs, watch: metrics.rebuilds },
   );
   await projector.start();
   const resolver = new PrincipalResolver(config.auth);
   const { app, url } = await startHttpApp({
     module: DiscoveryModule.with(repo, projector, resolver),
     health: { report: serviceHealth(config.health, { db, monitor, consumers: ['projector'] }), resolver },
+    metrics: { registry: metrics.registry, token: config.metricsToken },
     logger,
     host: config.host,
     port: config.port,

@@ -27,4 +27,10 @@ describe('loadEdgeConfig', () => {
       /ESTATE_MAX_UPSTREAM_MESSAGE_BYTES must be a positive number[\s\S]*ESTATE_UPSTREAM_TEXT_ACTION/,
     );
   });
+
+  it('takes a scrape token of at least 16 characters, and leaves /metrics to loopback without one', () => {
+    expect(loadEdgeConfig(SECRET).metricsToken).toBeUndefined();
+    expect(loadEdgeConfig({ ...SECRET, ESTATE_METRICS_TOKEN: 'scrape-token-0123456789' }).metricsToken).toBe('scrape-token-0123456789');
+    expect(() => loadEdgeConfig({ ...SECRET, ESTATE_METRICS_TOKEN: 'short' })).toThrow(/ESTATE_METRICS_TOKEN must be at least 16 characters/);
+  });
 });

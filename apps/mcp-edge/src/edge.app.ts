@@ -9,12 +9,13 @@ import { createMcpEndpoint } from './http/mcp.endpoint';
 import { serveMcpFirst } from './http/mcp.router';
 import { RequestGuard } from './http/request.guard';
 import { refuseUnknownRoutes } from './http/unknown-route.handler';
+import { edgeRegistry } from './metrics/edge.registry';
 
 /** The edge's composition root: the core (edge.core.ts) behind the /mcp endpoint. */
 export async function startEdge(config: EdgeConfig, bus: EventBus, logger: Logger) {
   const monitor = new ConsumerMonitor(bus, config.health);
   const catalogTopic = topicName(config.topicPrefix, 'catalog');
-  const { replica, sessions, deadLetters, stop } = await startEdgeCore(config, monitor.watch(bus, (o) => (o.topic === catalogTopic ? 'catalog' : undefined)), logger);
+  const { replica, sessions, deadLetters, recorder, stop } = await startEdgeCore(config, monitor.watch(bus, (o) => (o.topic === catalogTopic ? 'catalog' : undefined)), logger);
   const resolver = new PrincipalResolver(config.auth);
   const allowedHosts = config.allowedHosts.length > 0 ? config.allowedHosts : isLoopback(config.host) ? ['127.0.0.1', 'localhost', '[::1]'] : [];
   let base = config.publicUrl ?? '';
@@ -38,6 +39,7 @@ export async function startEdge(config: EdgeConfig, bus: EventBus, logger: Logge
       report: serviceHealth(config.health, { monitor, consumers: ['catalog'], facts: async () => ({ sessions: sessions.size, tools: replica.size, deadLetters: deadLetters.count }) }),
       resolver,
     },
+    metrics: { registry: edgeRegistry({ replica, sessions, recorder, deadLetters, monitor }), token: config.metricsToken },
     logger,
     host: config.host,
     port: config.port,

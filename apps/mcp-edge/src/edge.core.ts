@@ -43,6 +43,7 @@ export async function startEdgeCore(config: EdgeConfig, bus: EventBus, logger: L
     replica,
     sessions,
     deadLetters,
+    recorder,
     stop: async () => {
       await sessions.closeAll();
       await recorder.flush();

@@ -8,6 +8,7 @@ import { REGISTRY_MIGRATIONS } from './store/migrations';
 import { OutboxRelay } from './store/outbox.relay';
 import { PostgresEventStore } from './store/postgres-event-store';
 import { relayBacklog, relayBacklogCheck } from './store/relay.backlog';
+import { registryMetrics } from './store/relay.metrics';
 
 export interface RunningService {
   url: string;
@@ -39,6 +40,7 @@ export async function startRegistry(config: RegistryConfig & { databaseUrl: stri
   const { app, url } = await startHttpApp({
     module: RegistryModule.with(service, resolver, new EventLogReader(db)),
     health: { report: health, resolver },
+    metrics: { registry: registryMetrics(db, relay), token: config.metricsToken },
     logger,
     host: config.host,
     port: config.port,

@@ -88,6 +88,8 @@ export interface CommonConfig {
   /** How long estate.calls keeps calls (retention.ms); the registry log is always kept forever. */
   callsRetentionMs: number;
   health: HealthConfig;
+  /** ESTATE_METRICS_TOKEN: the bearer secret a scraper shows for /metrics; unset, only loopback clients get them. */
+  metricsToken?: string;
 }
 
 /** What `/readyz` holds a service to. */
@@ -113,7 +115,14 @@ export function readCommon(reader: EnvReader): CommonConfig {
     logLevel: reader.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
     callsRetentionMs: readRetention(reader, 'ESTATE_CALLS_RETENTION_MS', DEFAULT_CALLS_RETENTION_MS),
     health: readHealth(reader),
+    metricsToken: readMetricsToken(reader),
   };
+}
+
+function readMetricsToken(reader: EnvReader): string | undefined {
+  const token = reader.optional('ESTATE_METRICS_TOKEN');
+  if (token !== undefined && token.length < 16) reader.problems.push('ESTATE_METRICS_TOKEN must be at least 16 characters');
+  return token;
 }
 
 function readHealth(reader: EnvReader): HealthConfig {

@@ -47,3 +47,7 @@ export { DeadLetterOffice, deadLetterTableSql } from './consumer/dead-letter.off
 export type { DeadLetterRecord } from './consumer/dead-letter.office';
 export { boundText } from './bounded-text';
 export type { BoundedText } from './bounded-text';
+export { serviceRegistry, registerDeadLetterMetrics, collectedGauge } from './metrics/service.registry';
+export { registerConsumerMetrics } from './metrics/consumer.metrics';
+export { metricsEndpoint, judgeMetricsAccess, isLoopbackClient, METRICS_PATH } from './metrics/metrics.endpoint';
+export type { MetricsAccess } from './metrics/metrics.endpoint';

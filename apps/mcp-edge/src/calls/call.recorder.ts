@@ -12,6 +12,7 @@ export class CallRecorder {
   private buffer: OutgoingMessage[] = [];
   private timer?: NodeJS.Timeout;
   private flushing?: Promise<void>;
+  private readonly listeners: Array<(event: CallEvent) => void> = [];
 
   constructor(
     private readonly bus: EventBus,
@@ -20,7 +21,13 @@ export class CallRecorder {
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
+  /** Hears every record as it is made (the metrics); a listener must not throw. */
+  onRecord(listener: (event: CallEvent) => void): void {
+    this.listeners.push(listener);
+  }
+
   record(event: CallEvent, sessionId: string | undefined): void {
+    for (const listener of this.listeners) listener(event);
     const principal = event.data.principal;
     const envelope: EventEnvelope = {
       id: randomUUID(),

@@ -1,11 +1,15 @@
 import { Controller, Get, Inject } from '@nestjs/common';
+import { METRICS_PATH } from '@estate/platform';
 
 export const EDGE_METADATA = Symbol('EdgeMetadata');
 
 const RESOURCE_METADATA = ['.well-known/oauth-protected-resource', '.well-known/oauth-protected-resource/mcp'];
 
-/** Every path the edge serves besides /mcp (all GET; health routes from libs/platform); anything else is refused before Nest routes it. */
-export const EDGE_ROUTES = ['/healthz', '/readyz', '/v1/status', ...RESOURCE_METADATA.map((path) => `/${path}`)];
+/**
+ * Every path the edge serves besides /mcp (all GET; health and metrics routes from libs/platform);
+ * anything else is refused before Nest routes it. /metrics is answered before this list is consulted.
+ */
+export const EDGE_ROUTES = ['/healthz', '/readyz', '/v1/status', METRICS_PATH, ...RESOURCE_METADATA.map((path) => `/${path}`)];
 
 export interface EdgeMetadata {
   resource: string;

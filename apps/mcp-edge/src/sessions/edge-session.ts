@@ -61,13 +61,15 @@ export class EdgeSession {
   }
 
   /** Several catalog changes in one tick become one notification. */
-  notifyListChanged(): void {
-    if (this.listChangedPending || this.lifecycle.phase !== 'operating') return;
+  /** True when a notification is now due; false when one already is, or the session cannot take one. */
+  notifyListChanged(): boolean {
+    if (this.listChangedPending || this.lifecycle.phase !== 'operating') return false;
     this.listChangedPending = true;
     setImmediate(() => {
       this.listChangedPending = false;
       void this.server.sendToolListChanged().catch(() => undefined);
     });
+    return true;
   }
 
   async close(): Promise<void> {

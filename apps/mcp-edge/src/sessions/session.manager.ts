@@ -127,6 +127,12 @@ export class SessionManager {
   }
 
   private readonly closedListeners: Array<(id: string) => Promise<void>> = [];
+  private readonly fanOutListeners: Array<(sessions: number) => void> = [];
+
+  /** Hears how many sessions each catalog change notified (the metrics). */
+  onListChanged(listener: (sessions: number) => void): void {
+    this.fanOutListeners.push(listener);
+  }
 
   /** Runs after a session closed (DELETE, idle expiry, shutdown): e.g. its own upstream sessions go too. */
   onClosed(listener: (id: string) => Promise<void>): void {
@@ -168,6 +174,7 @@ export class SessionManager {
    * none), judged by the rights of each session's most recent request.
    */
   private onCatalogChange(changes: CatalogChange[]): void {
+    let notified = 0;
     for (const session of this.sessions.values()) {
       const affected = changes.some(({ name, before, after }) => {
         const pin = session.pins[name];
@@ -175,8 +182,9 @@ export class SessionManager {
         const is = after && resolveForPrincipal(after, session.principal, pin)?.version;
         return was !== is;
       });
-      if (affected) session.notifyListChanged();
+      if (affected && session.notifyListChanged()) notified += 1;
     }
+    for (const listener of this.fanOutListeners) listener(notified);
   }
 
   private async sweep(): Promise<void> {

@@ -7,6 +7,7 @@ import type { PrincipalResolver } from '../principal.auth';
 import { ProblemFilter } from './problem.filter';
 import { guardRequestUrl } from './request-url.guard';
 import { BoundedParamsPipe } from './bounded-params.pipe';
+import { metricsEndpoint, type MetricsAccess } from '../metrics/metrics.endpoint';
 
 /** Nest's own log lines, routed to pino on stderr. */
 export class PinoNestLogger implements LoggerService {
@@ -28,6 +29,8 @@ export interface HttpAppOptions {
   configure?: (app: NestExpressApplication) => void;
   /** Serves /healthz, /readyz and /v1/status beside the service's own routes. */
   health?: { report: ServiceHealth; resolver: PrincipalResolver };
+  /** Serves /metrics from this service's own registry, ahead of every other route. */
+  metrics?: MetricsAccess;
 }
 
 @Module({})
@@ -50,6 +53,7 @@ export async function startHttpApp(options: HttpAppOptions): Promise<{ app: INes
     bodyParser: false,
     abortOnError: false,
   });
+  if (options.metrics) app.use(metricsEndpoint(options.metrics));
   options.configure?.(app);
   app.use(guardRequestUrl);
   app.useBodyParser('json', { limit: options.bodyLimit ?? '1mb' });
