@@ -1,5 +1,6 @@
 import { topicName, type TopicKey } from '@estate/events';
 import type { TopicSpec } from './event-bus.port';
+import { RECORD_BATCH_SLACK_BYTES, REGISTRY_EVENT_MAX_BYTES } from './message.size';
 
 /** Seven days: how long calls stay on their topic unless ESTATE_CALLS_RETENTION_MS says otherwise. */
 export const DEFAULT_CALLS_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -11,7 +12,12 @@ export const DEFAULT_CALLS_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
  */
 export function estateTopics(prefix: string, callsRetentionMs: number): Record<TopicKey, TopicSpec> {
   return {
-    registryEvents: { name: topicName(prefix, 'registryEvents'), retentionMs: -1, retentionBytes: -1, recreate: false },
+    // Holds the largest event the registry stores (its relay batches by bytes up to that bound too):
+    // with the broker's default of about 1 MB, one large contract would stop the relay for good.
+    registryEvents: {
+      name: topicName(prefix, 'registryEvents'), retentionMs: -1, retentionBytes: -1, recreate: false,
+      maxMessageBytes: REGISTRY_EVENT_MAX_BYTES + RECORD_BATCH_SLACK_BYTES,
+    },
     catalog: { name: topicName(prefix, 'catalog'), compacted: true },
     calls: { name: topicName(prefix, 'calls'), retentionMs: callsRetentionMs },
     // Dead letters are evidence of what a consumer could not apply: kept like the registry log.

@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { CallEvent, EventEnvelope } from '@estate/events';
-import type { EventBus, Logger, OutgoingMessage } from '@estate/platform';
+import { batchBySize, MessageRefused, messageBytes, type EventBus, type Logger, type OutgoingMessage } from '@estate/platform';
 
 const FLUSH_MS = 20;
+/** Records per send, and bytes per send: well under the calls topic's ~1 MB max.message.bytes (the broker's default). */
+const BATCH = 500;
+const BATCH_BYTES = 512 * 1024;
 
 /**
  * Publishes every call, refusal and probe to `estate.calls`, keyed by principal. Records are
@@ -40,14 +43,43 @@ export class CallRecorder {
   async flush(): Promise<void> {
     this.timer = undefined;
     await this.flushing;
-    const batch = this.buffer;
-    if (batch.length === 0) return;
+    const pending = this.buffer;
+    if (pending.length === 0) return;
     this.buffer = [];
-    this.flushing = this.bus.publish(this.topic, batch).catch((error: unknown) => {
-      this.logger.warn({ err: error, count: batch.length }, 'could not publish call records; will retry');
-      this.buffer = batch.concat(this.buffer);
-      this.timer ??= setTimeout(() => void this.flush(), 500);
-    });
+    this.flushing = this.send(pending);
     await this.flushing;
+  }
+
+  /**
+   * Sends in batches the topic takes (a burst of calls could otherwise add up past its limit and be
+   * refused on every retry); what fails for a passing reason goes back to the buffer, in order.
+   */
+  private async send(pending: OutgoingMessage[]): Promise<void> {
+    const batches = batchBySize(pending, messageBytes, BATCH, BATCH_BYTES);
+    for (let i = 0; i < batches.length; i += 1) {
+      try {
+        await this.publishOrDrop(batches[i]);
+      } catch (error) {
+        const rest = batches.slice(i).flat();
+        this.logger.warn({ err: error, count: rest.length }, 'could not publish call records; will retry');
+        this.buffer = rest.concat(this.buffer);
+        this.timer ??= setTimeout(() => void this.flush(), 500);
+        return;
+      }
+    }
+  }
+
+  /** A record the topic refuses for its size is refused on every retry: it is dropped with one error line instead of blocking the rest. */
+  private async publishOrDrop(batch: OutgoingMessage[]): Promise<void> {
+    try {
+      await this.bus.publish(this.topic, batch);
+    } catch (error) {
+      if (!(error instanceof MessageRefused)) throw error;
+      if (batch.length > 1) {
+        for (const one of batch) await this.publishOrDrop([one]);
+        return;
+      }
+      this.logger.error({ topic: this.topic, bytes: messageBytes(batch[0]), type: batch[0].headers?.['estate-type'] }, `a call record was refused by ${this.topic} and dropped: ${error.message}`);
+    }
   }
 }

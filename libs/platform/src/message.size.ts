@@ -1,0 +1,42 @@
+import type { OutgoingMessage } from './event-bus.port';
+
+/**
+ * The largest registry event (key, value and headers, UTF-8) the registry stores. A request body
+ * may be 1 MB; the event adds its envelope and the decider's change list, so the bound is twice that.
+ */
+export const REGISTRY_EVENT_MAX_BYTES = 2 * 1024 * 1024;
+
+/** What a record adds to its key, value and headers inside a Kafka record batch (lengths, deltas, attributes), rounded up. */
+const RECORD_OVERHEAD_BYTES = 64;
+
+/** A batch's own header (offsets, CRC, producer fields) and room for per-record overhead the estimate misses. */
+export const RECORD_BATCH_SLACK_BYTES = 64 * 1024;
+
+/** The bytes a message takes in a record batch, near enough to keep batches under a topic's `max.message.bytes`. */
+export function messageBytes(message: OutgoingMessage): number {
+  let bytes = RECORD_OVERHEAD_BYTES + Buffer.byteLength(message.key) + (message.value === null ? 0 : Buffer.byteLength(message.value));
+  for (const [name, value] of Object.entries(message.headers ?? {})) bytes += Buffer.byteLength(name) + Buffer.byteLength(value) + 2;
+  return bytes;
+}
+
+/**
+ * Splits messages into consecutive batches of at most `maxCount` messages and `maxBytes` bytes
+ * (see messageBytes); a message over `maxBytes` goes alone, so a batch always holds at least one.
+ */
+export function batchBySize<T>(items: T[], sizeOf: (item: T) => number, maxCount: number, maxBytes: number): T[][] {
+  const batches: T[][] = [];
+  let current: T[] = [];
+  let bytes = 0;
+  for (const item of items) {
+    const size = sizeOf(item);
+    if (current.length > 0 && (current.length >= maxCount || bytes + size > maxBytes)) {
+      batches.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(item);
+    bytes += size;
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
