@@ -1,6 +1,6 @@
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolSpec } from '@estate/contracts';
-import { connect, http, token, waitFor, type McpSession } from './support/estate.harness';
+import { connect, token, waitFor, type McpSession } from './support/estate.harness';
 import { startToolsStack, type ToolsStack } from './support/edge-tools.fixture';
 import { floodBehaviour, reply, replyError, startHostileUpstream, type HostileTool, type HostileUpstream } from './support/hostile-upstream';
 
@@ -223,20 +223,5 @@ describe('a hostile upstream behind the edge (real Kafka, PostgreSQL, SDK client
     expect(grown).toBeLessThan(100 * MiB);
     expect(Date.now() - started).toBeLessThan(20000);
     expect(textOf(await agent.client.callTool({ name: 'alpha.ping', arguments: {} }))).toBe('ran ping');
-  });
-
-  it('refuses at publish a pattern the linear-time engine cannot run, and validates a catastrophic one in linear time', async () => {
-    const backref = spec('zeta', { name: 'echo', description: 'Echoes a code.', inputSchema: { type: 'object', properties: { code: { type: 'string', pattern: '^(a)\\1$' } } } }, { version: '1.1.0' });
-    const refused = await http('POST', `${stack.registryUrl}/v1/tools`, stack.admin, backref);
-    expect(refused.status).toBe(422);
-    expect(JSON.stringify(refused.body)).toContain('$.inputSchema.properties.code.pattern');
-    const nested = { type: 'object', properties: { code: { type: 'string', pattern: '^(a+)+$' } } };
-    zeta.tools.find((t) => t.name === 'echo')!.inputSchema = nested;
-    await stack.publish(spec('zeta', { name: 'echo', description: 'Echoes a code.', inputSchema: nested }, { version: '2.0.0' }));
-    const started = Date.now();
-    const answer = await agent.client.callTool({ name: 'zeta.echo', arguments: { code: `${'a'.repeat(40)}!` } });
-    expect(Date.now() - started).toBeLessThan(5000);
-    expect(answer.isError).toBe(true);
-    expect(textOf(answer)).toContain('pattern');
   });
 });

@@ -6,6 +6,12 @@ import type { OutgoingMessage } from './event-bus.port';
  */
 export const REGISTRY_EVENT_MAX_BYTES = 2 * 1024 * 1024;
 
+/**
+ * The largest catalog entry discovery publishes. An entry holds every version of a tool: room for a
+ * few versions of the largest contract, far more of ordinary ones (see publishCatalogEntries).
+ */
+export const CATALOG_ENTRY_MAX_BYTES = 4 * REGISTRY_EVENT_MAX_BYTES;
+
 /** What a record adds to its key, value and headers inside a Kafka record batch (lengths, deltas, attributes), rounded up. */
 const RECORD_OVERHEAD_BYTES = 64;
 
