@@ -9,6 +9,7 @@ import { bankSpecs } from '../../../../examples/bank/bank.specs';
 import { http, TEST_SECRET, token, waitFor } from '../../../../test/support/estate.harness';
 import { createTestDatabase, kafkaBrokers, randomTopicPrefix } from '../../../../test/support/infra';
 import { loadRegistryConfig } from '../config';
+import { toHttpError } from '../http/registry.errors.mapper';
 import { startRegistry } from '../registry.app';
 import { EventTooLarge } from './event-store.port';
 import { REGISTRY_MIGRATIONS } from './migrations';
@@ -97,6 +98,15 @@ describe('registry events of any accepted size reach Kafka (real PostgreSQL and 
     await arrived([...names, ...small]);
     expect(registry.relay.lastFailure).toBeUndefined();
     expect(new Set(seen.map((e) => e.id)).size).toBe(seen.length);
+  });
+
+  it('refuses with 413 a contract whose event would pass the limit, storing nothing (behind the body limit: the service itself)', async () => {
+    const actor = { id: 'root', scopes: ['estate:admin', 'estate:publish'], clearance: 'restricted' as const };
+    const outcome = await registry.service.publish(specOfSize('big.giant', REGISTRY_EVENT_MAX_BYTES), actor, 'c', false);
+    if (outcome.ok) throw new Error('a contract over the event limit was stored');
+    expect(outcome.error).toMatchObject({ code: 'EVENT_TOO_LARGE', message: expect.stringMatching(/^the event for tool:big\.giant would take \d+ bytes on the registry log; the limit is 2097152/) });
+    expect(toHttpError(outcome.error).getStatus()).toBe(413);
+    expect(await registry.service.readTool(actor, 'big.giant')).toBeUndefined();
   });
 });
 
