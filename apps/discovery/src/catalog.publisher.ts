@@ -1,5 +1,5 @@
 import type { CatalogEntry } from '@estate/events';
-import { batchBySize, MessageRefused, messageBytes, type EventBus, type Logger, type OutgoingMessage } from '@estate/platform';
+import { batchBySize, messageBytes, publishOrSetAside, type EventBus, type Logger, type OutgoingMessage } from '@estate/platform';
 
 /** Entries per send. */
 const BATCH = 500;
@@ -12,23 +12,13 @@ const BATCH = 500;
  */
 export async function publishCatalogEntries(bus: EventBus, topic: string, entries: CatalogEntry[], maxBytes: number, logger: Logger): Promise<void> {
   const messages: OutgoingMessage[] = entries.map((entry) => ({ key: entry.name, value: JSON.stringify(entry) }));
-  for (const batch of batchBySize(messages, messageBytes, BATCH, maxBytes)) await publishOrWithdraw(bus, topic, batch, logger);
-}
-
-async function publishOrWithdraw(bus: EventBus, topic: string, batch: OutgoingMessage[], logger: Logger): Promise<void> {
-  try {
-    await bus.publish(topic, batch);
-  } catch (error) {
-    if (!(error instanceof MessageRefused)) throw error;
-    if (batch.length > 1) {
-      for (const one of batch) await publishOrWithdraw(bus, topic, [one], logger);
-      return;
-    }
-    const [entry] = batch;
-    logger.error(
-      { topic, tool: entry.key, bytes: messageBytes(entry) },
-      `the catalog entry of ${entry.key} (${messageBytes(entry)} bytes, every version) is larger than ${topic} takes; the tool is withdrawn from the edges until versions are retired: ${error.message}`,
-    );
-    await bus.publish(topic, [{ key: entry.key, value: null }]);
+  for (const batch of batchBySize(messages, messageBytes, BATCH, maxBytes)) {
+    await publishOrSetAside(bus, topic, batch, (m) => m, async (entry, error) => {
+      logger.error(
+        { topic, tool: entry.key, bytes: messageBytes(entry) },
+        `the catalog entry of ${entry.key} (${messageBytes(entry)} bytes, every version) is larger than ${topic} takes; the tool is withdrawn from the edges until its entry fits: ${error.message}`,
+      );
+      await bus.publish(topic, [{ key: entry.key, value: null }]);
+    });
   }
 }

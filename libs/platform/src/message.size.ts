@@ -1,4 +1,4 @@
-import type { OutgoingMessage } from './event-bus.port';
+import { MessageRefused, type EventBus, type OutgoingMessage } from './event-bus.port';
 
 /**
  * The largest registry event (key, value and headers, UTF-8) the registry stores. A request body
@@ -45,4 +45,27 @@ export function batchBySize<T>(items: T[], sizeOf: (item: T) => number, maxCount
   }
   if (current.length > 0) batches.push(current);
   return batches;
+}
+
+/**
+ * Publishes items as one batch. When the bus refuses the batch for its size, it sends them one by
+ * one and hands each one it still refuses to `setAside` instead of failing: sending it again would
+ * fail again and hold back everything behind it. Any other failure is thrown. Returns how many were set aside.
+ */
+export async function publishOrSetAside<T>(
+  bus: EventBus, topic: string, items: T[], messageOf: (item: T) => OutgoingMessage, setAside: (item: T, error: MessageRefused) => Promise<void>,
+): Promise<number> {
+  try {
+    await bus.publish(topic, items.map(messageOf));
+    return 0;
+  } catch (error) {
+    if (!(error instanceof MessageRefused)) throw error;
+    if (items.length === 1) {
+      await setAside(items[0], error);
+      return 1;
+    }
+    let setAsideCount = 0;
+    for (const item of items) setAsideCount += await publishOrSetAside(bus, topic, [item], messageOf, setAside);
+    return setAsideCount;
+  }
 }

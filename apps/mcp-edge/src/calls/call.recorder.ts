@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CallEvent, EventEnvelope } from '@estate/events';
-import { batchBySize, MessageRefused, messageBytes, type EventBus, type Logger, type OutgoingMessage } from '@estate/platform';
+import { batchBySize, messageBytes, publishOrSetAside, type EventBus, type Logger, type OutgoingMessage } from '@estate/platform';
 
 const FLUSH_MS = 20;
 /** Records per send, and bytes per send: well under the calls topic's ~1 MB max.message.bytes (the broker's default). */
@@ -69,17 +69,10 @@ export class CallRecorder {
     }
   }
 
-  /** A record the topic refuses for its size is refused on every retry: it is dropped with one error line instead of blocking the rest. */
+  /** A record the topic refuses for its size is refused on every retry: dropped with one error line instead of blocking the rest. */
   private async publishOrDrop(batch: OutgoingMessage[]): Promise<void> {
-    try {
-      await this.bus.publish(this.topic, batch);
-    } catch (error) {
-      if (!(error instanceof MessageRefused)) throw error;
-      if (batch.length > 1) {
-        for (const one of batch) await this.publishOrDrop([one]);
-        return;
-      }
-      this.logger.error({ topic: this.topic, bytes: messageBytes(batch[0]), type: batch[0].headers?.['estate-type'] }, `a call record was refused by ${this.topic} and dropped: ${error.message}`);
-    }
+    await publishOrSetAside(this.bus, this.topic, batch, (m) => m, async (record, error) => {
+      this.logger.error({ topic: this.topic, bytes: messageBytes(record), type: record.headers?.['estate-type'] }, `a call record was refused by ${this.topic} and dropped: ${error.message}`);
+    });
   }
 }

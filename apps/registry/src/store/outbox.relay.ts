@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
-import { batchBySize, MessageRefused, messageBytes, REGISTRY_EVENT_MAX_BYTES, type EventBus, type Logger, type OutgoingMessage, type TopicSpec } from '@estate/platform';
+import { batchBySize, messageBytes, publishOrSetAside, REGISTRY_EVENT_MAX_BYTES, type EventBus, type Logger, type OutgoingMessage, type TopicSpec } from '@estate/platform';
 import { eventMessage } from './event.message';
 import { APPEND_CHANNEL, rowToEnvelope } from './postgres-event-store';
 
@@ -161,7 +161,8 @@ export class OutboxRelay {
     // Before sending: a log that lost events gets them back first, so no event lands before its predecessors.
     const before = await this.checkLog();
     if (before === undefined) return false;
-    const parked = await this.publishOrPark(batch);
+    // An event the bus refuses for its size is refused on every pass: it is parked, not retried forever.
+    const parked = await publishOrSetAside(this.bus, this.topic, batch, (o) => o.message, (o, error) => this.park(o, error.message));
     const held = await this.held();
     const last = batch[batch.length - 1].row;
     const expected = before + BigInt(batch.length - parked);
@@ -178,24 +179,7 @@ export class OutboxRelay {
     return true;
   }
 
-  /**
-   * Publishes a batch; returns how many of its events were parked instead. The bus refusing an event
-   * for its size refuses it on every pass: retrying would stop every event behind it forever.
-   */
-  private async publishOrPark(batch: Outgoing[]): Promise<number> {
-    try {
-      await this.bus.publish(this.topic, batch.map((o) => o.message));
-      return 0;
-    } catch (error) {
-      if (!(error instanceof MessageRefused)) throw error;
-      if (batch.length === 1) return this.park(batch[0], error.message);
-      let parked = 0;
-      for (const one of batch) parked += await this.publishOrPark([one]);
-      return parked;
-    }
-  }
-
-  private async park(refused: Outgoing, reason: string): Promise<number> {
+  private async park(refused: Outgoing, reason: string): Promise<void> {
     const { row, message } = refused;
     const bytes = messageBytes(message);
     await this.db.query(
@@ -207,7 +191,6 @@ export class OutboxRelay {
       { topic: this.topic, eventId: row.id, stream: row.stream_id, position: row.stream_version, bytes },
       `event ${row.id} (${row.stream_id} #${row.stream_version}, ${bytes} bytes) was refused by ${this.topic} and parked in registry.relay_parked; the events behind it go on: ${reason}`,
     );
-    return 1;
   }
 
   /**
