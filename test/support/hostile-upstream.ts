@@ -14,7 +14,7 @@ export interface HostileTool {
   outputSchema?: Record<string, unknown>;
 }
 
-export type ToolBehaviour = (res: ServerResponse, id: unknown) => void | Promise<void>;
+export type ToolBehaviour = (res: ServerResponse, id: unknown, params: Record<string, unknown>) => void | Promise<void>;
 
 export interface HostileUpstream {
   url: string;
@@ -88,7 +88,7 @@ export async function startHostileUpstream(): Promise<HostileUpstream> {
         return reply(res, id, { tools: upstream.tools });
       case 'tools/call': {
         const behaviour = upstream.behaviours.get(String(params.name));
-        if (behaviour) return behaviour(res, id);
+        if (behaviour) return behaviour(res, id, params);
         return reply(res, id, { content: [{ type: 'text', text: `ran ${String(params.name)}` }] });
       }
       case 'resources/list':
