@@ -163,7 +163,7 @@ describe('health and readiness', () => {
       partitions: [expect.objectContaining({ partition: 0, position: '1', end: '1', lag: 0, lastAppliedOffset: '0' })],
     })]);
     const registry = await get(`${urls.registry}/v1/status`, admin);
-    expect(registry.body.relay).toEqual({ waiting: 0, oldestSeconds: 0, leading: true, lastError: null });
+    expect(registry.body.relay).toEqual({ waiting: 0, parked: 0, oldestSeconds: 0, leading: true, lastError: null });
   }, 90_000);
 
   it('calls a consumer stuck on one message not ready, with its lag and the last error for an admin, and ready again once it moves', async () => {

@@ -14,7 +14,7 @@ export interface HostileTool {
   outputSchema?: Record<string, unknown>;
 }
 
-export type ToolBehaviour = (res: ServerResponse, id: unknown) => void | Promise<void>;
+export type ToolBehaviour = (res: ServerResponse, id: unknown, params: Record<string, unknown>) => void | Promise<void>;
 
 export interface HostileUpstream {
   url: string;
@@ -25,6 +25,11 @@ export interface HostileUpstream {
   reads: Map<string, Array<{ uri: string; text: string }>>;
   prompts: Array<{ name: string; description?: string }>;
   promptMessages: Map<string, string>;
+  templates: Array<{ uriTemplate: string; name: string; description?: string }>;
+  /** What every completion/complete is answered with. */
+  completions: string[];
+  /** Sends a notification on every open GET stream (log messages reach the edge this way). */
+  notify(method: string, params: Record<string, unknown>): void;
   /** How many bytes the last streamed flood got out before the edge hung up. */
   flooded: number;
   close(): Promise<void>;
@@ -65,28 +70,35 @@ export function floodBehaviour(upstream: { flooded: number }, total: number): To
 export async function startHostileUpstream(): Promise<HostileUpstream> {
   const upstream: HostileUpstream = {
     url: '', tools: [], behaviours: new Map(), resources: [], reads: new Map(), prompts: [], promptMessages: new Map(), flooded: 0,
-    close: async () => undefined,
+    templates: [], completions: [], notify: () => undefined, close: async () => undefined,
   };
   const streams = new Set<ServerResponse>();
+  upstream.notify = (method, params) => {
+    for (const stream of streams) stream.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method, params })}\n\n`);
+  };
   const answer = async (method: string, params: Record<string, unknown>, id: unknown, res: ServerResponse) => {
     switch (method) {
       case 'initialize':
         res.setHeader('mcp-session-id', 'hostile-session');
         return reply(res, id, {
           protocolVersion: params.protocolVersion, serverInfo: { name: 'hostile', version: '6.6.6' },
-          capabilities: { tools: { listChanged: true }, resources: {}, prompts: {} },
+          capabilities: { tools: { listChanged: true }, resources: {}, prompts: {}, completions: {}, logging: {} },
         });
       case 'tools/list':
         return reply(res, id, { tools: upstream.tools });
       case 'tools/call': {
         const behaviour = upstream.behaviours.get(String(params.name));
-        if (behaviour) return behaviour(res, id);
+        if (behaviour) return behaviour(res, id, params);
         return reply(res, id, { content: [{ type: 'text', text: `ran ${String(params.name)}` }] });
       }
       case 'resources/list':
         return reply(res, id, { resources: upstream.resources });
       case 'resources/templates/list':
-        return reply(res, id, { resourceTemplates: [] });
+        return reply(res, id, { resourceTemplates: upstream.templates });
+      case 'completion/complete':
+        return reply(res, id, { completion: { values: upstream.completions, total: upstream.completions.length, hasMore: false } });
+      case 'logging/setLevel':
+        return reply(res, id, {});
       case 'resources/read':
         return reply(res, id, { contents: (upstream.reads.get(String(params.uri)) ?? []).map((c) => ({ ...c, mimeType: 'text/plain' })) });
       case 'prompts/list':

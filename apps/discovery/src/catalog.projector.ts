@@ -1,9 +1,10 @@
 import type { QueryRunner } from 'typeorm';
 import {
-  inTransaction, judgePosition, messageEventId, poisonReason, SerialQueue, type BusMessage, type DeadLetterOffice, type EventBus, type Logger, type Subscription,
+  CATALOG_ENTRY_MAX_BYTES, catalogTopicSpec, inTransaction, judgePosition, messageEventId, poisonReason, SerialQueue, type BusMessage, type DeadLetterOffice, type EventBus, type Logger, type Subscription,
 } from '@estate/platform';
 import { applyEnvelope, type ApplyOutcome, type ProjectionTarget } from './catalog.apply';
 import { diffCatalogs } from './catalog.diff';
+import { publishCatalogEntries } from './catalog.publisher';
 import { CatalogRebuilder, type RebuildOutcome, type RebuildOptions } from './catalog.rebuilder';
 import type { CatalogRepository } from './store/catalog.repository';
 
@@ -127,7 +128,7 @@ export class CatalogProjector {
       `the registry log was reset, truncated or recreated (${reason}); discovery re-reads it from offset ${startAt}, events already applied change nothing`,
     );
     await this.inTransaction((runner) => this.repo.setCheckpoint(runner, this.topics.events, partition, { next: startAt, lastEventId: null }));
-    await this.bus.ensureTopics([{ name: this.topics.catalog, compacted: true }]);
+    await this.bus.ensureTopics([catalogTopicSpec(this.topics.catalog)]);
     await this.publishAll();
   }
 
@@ -189,14 +190,12 @@ export class CatalogProjector {
 
   private async publish(names: string[]): Promise<void> {
     if (names.length === 0) return;
-    const entries = await this.repo.toolsNamed(names);
-    await this.bus.publish(this.topics.catalog, entries.map((entry) => ({ key: entry.name, value: JSON.stringify(entry) })));
+    await publishCatalogEntries(this.bus, this.topics.catalog, await this.repo.toolsNamed(names), CATALOG_ENTRY_MAX_BYTES, this.logger);
   }
 
   /** The compacted topic is idempotent: republishing every entry on start heals a publish lost in a crash. */
   private async publishAll(): Promise<void> {
-    const tools = await this.repo.allTools();
-    await this.bus.publish(this.topics.catalog, tools.map((entry) => ({ key: entry.name, value: JSON.stringify(entry) })));
+    await publishCatalogEntries(this.bus, this.topics.catalog, await this.repo.allTools(), CATALOG_ENTRY_MAX_BYTES, this.logger);
   }
 
   private dbTarget(runner: QueryRunner): ProjectionTarget {

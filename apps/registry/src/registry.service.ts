@@ -11,7 +11,7 @@ import { registryError, type RegistryError } from './domain/registry.errors';
 import {
   serverViewFor, toolSummaryFor, toolViewFor, versionViewFor, type AgentVersionView, type ToolSummary, type ToolView,
 } from './domain/registry-read.policy';
-import { ConcurrencyConflict, type EventStore } from './store/event-store.port';
+import { ConcurrencyConflict, EventTooLarge, type EventStore } from './store/event-store.port';
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: RegistryError };
 
@@ -141,6 +141,9 @@ export class RegistryService {
       try {
         return await attempt();
       } catch (error) {
+        if (error instanceof EventTooLarge) {
+          return { ok: false, error: registryError('EVENT_TOO_LARGE', `${error.message}: make the contract smaller`, { bytes: error.bytes, limit: error.limit }) };
+        }
         if (!(error instanceof ConcurrencyConflict)) throw error;
         if (i >= MAX_ATTEMPTS) {
           return { ok: false, error: registryError('CONCURRENCY_CONFLICT', `${error.streamId} kept changing; try again`) };

@@ -10,6 +10,17 @@ export interface OutgoingMessage {
   headers?: Record<string, string>;
 }
 
+/**
+ * The bus refused a message for what it is (larger than the topic takes), not for a passing state:
+ * sending it again fails again, so a sender must set it aside instead of retrying forever.
+ */
+export class MessageRefused extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'MessageRefused';
+  }
+}
+
 export interface BusMessage {
   topic: string;
   partition: number;
@@ -30,6 +41,8 @@ export interface TopicSpec {
   partitions?: number;
   retentionMs?: number;
   retentionBytes?: number;
+  /** The largest record batch the topic accepts (Kafka's `max.message.bytes`); unset keeps the broker's default. */
+  maxMessageBytes?: number;
   /**
    * Whether the bus may create the topic again when it finds it gone (on a publish or a consumer
    * crash). False for the registry log: only its relay may, because it refills it in order first.

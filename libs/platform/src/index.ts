@@ -1,6 +1,7 @@
-export { EVENT_BUS } from './event-bus.port';
+export { EVENT_BUS, MessageRefused } from './event-bus.port';
 export type { EventBus, BusMessage, OutgoingMessage, PartitionOffsets, SubscribeOptions, Subscription, TopicSpec } from './event-bus.port';
-export { estateTopics, DEFAULT_CALLS_RETENTION_MS } from './topic.specs';
+export { catalogTopicSpec, estateTopics, DEFAULT_CALLS_RETENTION_MS } from './topic.specs';
+export { batchBySize, CATALOG_ENTRY_MAX_BYTES, messageBytes, publishOrSetAside, RECORD_BATCH_SLACK_BYTES, REGISTRY_EVENT_MAX_BYTES } from './message.size';
 export { judgePosition, messageEventId } from './log-position';
 export type { StoredPosition, PositionVerdict } from './log-position';
 export { InMemoryEventBus } from './in-memory-event-bus';

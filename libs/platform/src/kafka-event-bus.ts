@@ -1,7 +1,7 @@
 import { Kafka, logLevel, Partitioners, type Admin, type Consumer, type Producer, type LogEntry } from 'kafkajs';
 import type { Logger } from 'pino';
 import { withDeadline } from './bounded-stop';
-import type { BusMessage, EventBus, OutgoingMessage, PartitionOffsets, SubscribeOptions, Subscription, TopicSpec } from './event-bus.port';
+import { MessageRefused, type BusMessage, type EventBus, type OutgoingMessage, type PartitionOffsets, type SubscribeOptions, type Subscription, type TopicSpec } from './event-bus.port';
 import { correctTopicConfigs, declaredConfig } from './kafka-topic.configs';
 
 export interface KafkaBusOptions {
@@ -82,6 +82,8 @@ export class KafkaEventBus implements EventBus {
     try {
       await send();
     } catch (error) {
+      const refusal = sizeRefusal(error);
+      if (refusal) throw new MessageRefused(`${topic} refused the batch (${refusal}): a message is larger than the topic's max.message.bytes`, { cause: error });
       // The producer never creates topics (they would get the broker's defaults): a declared topic
       // that vanished (a broker's data was lost) is created again with its spec, then sent to once more.
       const spec = this.specs.get(topic);
@@ -267,4 +269,14 @@ export class KafkaEventBus implements EventBus {
     }
     return this.producer;
   }
+}
+
+/** Kafka's refusals of a batch for its size: deterministic, so retrying the same batch cannot help. */
+const SIZE_REFUSALS = new Set(['MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE']);
+
+function sizeRefusal(error: unknown): string | undefined {
+  for (let e = error as { type?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth += 1) {
+    if (typeof e.type === 'string' && SIZE_REFUSALS.has(e.type)) return e.type;
+  }
+  return undefined;
 }

@@ -23,20 +23,26 @@ describe('declared topic configuration (real Kafka)', () => {
   it('creates each topic with its declared retention and cleanup policy', async () => {
     const specs = estateTopics(randomTopicPrefix(), 3_600_000);
     await bus.ensureTopics([specs.registryEvents, specs.catalog, specs.calls]);
-    expect(await configsOf(specs.registryEvents.name)).toMatchObject({ 'retention.ms': '-1', 'retention.bytes': '-1', 'cleanup.policy': 'delete' });
+    expect(await configsOf(specs.registryEvents.name)).toMatchObject({
+      'retention.ms': '-1', 'retention.bytes': '-1', 'cleanup.policy': 'delete', 'max.message.bytes': String(2 * 1024 * 1024 + 64 * 1024),
+    });
     expect(await configsOf(specs.catalog.name)).toMatchObject({ 'cleanup.policy': 'compact' });
     expect(await configsOf(specs.calls.name)).toMatchObject({ 'retention.ms': '3600000', 'cleanup.policy': 'delete' });
   });
 
-  it('corrects an existing registry log that would age out, keeping settings it does not declare', async () => {
+  it('corrects an existing registry log that would age out or refuse large events, keeping settings it does not declare', async () => {
     const specs = estateTopics(randomTopicPrefix(), 3_600_000);
     const topic = specs.registryEvents.name;
     await admin.createTopics({
       waitForLeaders: true,
-      topics: [{ topic, numPartitions: 1, configEntries: [{ name: 'retention.ms', value: '604800000' }, { name: 'max.message.bytes', value: '2000000' }] }],
+      topics: [{ topic, numPartitions: 1, configEntries: [
+        { name: 'retention.ms', value: '604800000' }, { name: 'max.message.bytes', value: '1000000' }, { name: 'segment.ms', value: '86400000' },
+      ] }],
     });
     await bus.ensureTopics([specs.registryEvents]);
-    expect(await configsOf(topic)).toMatchObject({ 'retention.ms': '-1', 'retention.bytes': '-1', 'max.message.bytes': '2000000' });
+    expect(await configsOf(topic)).toMatchObject({
+      'retention.ms': '-1', 'retention.bytes': '-1', 'max.message.bytes': String(2 * 1024 * 1024 + 64 * 1024), 'segment.ms': '86400000',
+    });
   });
 
   it('creates a declared topic again, with its configuration, when a publish finds it gone', async () => {

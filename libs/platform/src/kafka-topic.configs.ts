@@ -7,6 +7,7 @@ export function declaredConfig(spec: TopicSpec): Record<string, string> {
   const config: Record<string, string> = { 'cleanup.policy': spec.compacted ? 'compact' : 'delete' };
   if (spec.retentionMs !== undefined) config['retention.ms'] = String(spec.retentionMs);
   if (spec.retentionBytes !== undefined) config['retention.bytes'] = String(spec.retentionBytes);
+  if (spec.maxMessageBytes !== undefined) config['max.message.bytes'] = String(spec.maxMessageBytes);
   return config;
 }
 

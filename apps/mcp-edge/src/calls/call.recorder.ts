@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { CallEvent, EventEnvelope } from '@estate/events';
-import type { EventBus, Logger, OutgoingMessage } from '@estate/platform';
+import { batchBySize, messageBytes, publishOrSetAside, type EventBus, type Logger, type OutgoingMessage } from '@estate/platform';
 
 const FLUSH_MS = 20;
+/** Records per send, and bytes per send: well under the calls topic's ~1 MB max.message.bytes (the broker's default). */
+const BATCH = 500;
+const BATCH_BYTES = 512 * 1024;
 
 /**
  * Publishes every call, refusal and probe to `estate.calls`, keyed by principal. Records are
@@ -47,14 +50,36 @@ export class CallRecorder {
   async flush(): Promise<void> {
     this.timer = undefined;
     await this.flushing;
-    const batch = this.buffer;
-    if (batch.length === 0) return;
+    const pending = this.buffer;
+    if (pending.length === 0) return;
     this.buffer = [];
-    this.flushing = this.bus.publish(this.topic, batch).catch((error: unknown) => {
-      this.logger.warn({ err: error, count: batch.length }, 'could not publish call records; will retry');
-      this.buffer = batch.concat(this.buffer);
-      this.timer ??= setTimeout(() => void this.flush(), 500);
-    });
+    this.flushing = this.send(pending);
     await this.flushing;
+  }
+
+  /**
+   * Sends in batches the topic takes (a burst of calls could otherwise add up past its limit and be
+   * refused on every retry); what fails for a passing reason goes back to the buffer, in order.
+   */
+  private async send(pending: OutgoingMessage[]): Promise<void> {
+    const batches = batchBySize(pending, messageBytes, BATCH, BATCH_BYTES);
+    for (let i = 0; i < batches.length; i += 1) {
+      try {
+        await this.publishOrDrop(batches[i]);
+      } catch (error) {
+        const rest = batches.slice(i).flat();
+        this.logger.warn({ err: error, count: rest.length }, 'could not publish call records; will retry');
+        this.buffer = rest.concat(this.buffer);
+        this.timer ??= setTimeout(() => void this.flush(), 500);
+        return;
+      }
+    }
+  }
+
+  /** A record the topic refuses for its size is refused on every retry: dropped with one error line instead of blocking the rest. */
+  private async publishOrDrop(batch: OutgoingMessage[]): Promise<void> {
+    await publishOrSetAside(this.bus, this.topic, batch, (m) => m, async (record, error) => {
+      this.logger.error({ topic: this.topic, bytes: messageBytes(record), type: record.headers?.['estate-type'] }, `a call record was refused by ${this.topic} and dropped: ${error.message}`);
+    });
   }
 }

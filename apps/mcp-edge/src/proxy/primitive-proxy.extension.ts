@@ -58,7 +58,7 @@ export class PrimitiveProxyExtension implements ServerExtension {
     this.subscriptions = new ResourceSubscriptions(deps.logger);
     this.resources = new ResourceProxy(this.gateway, this.subscriptions, deps.logger);
     this.prompts = new PromptProxy(this.gateway, deps.logger);
-    const relay = new UpstreamRequestRelay(deps.replica, this.inFlight, () => this.states.values(), deps.recorder, deps.logger);
+    const relay = new UpstreamRequestRelay(deps.replica, this.inFlight, () => this.states.values(), deps.recorder, deps.logger, this.gateway);
     deps.upstreams.onClient((client, upstream) => {
       relay.setup(client, upstream);
       this.subscriptions.setup(client, upstream);
@@ -93,8 +93,12 @@ export class PrimitiveProxyExtension implements ServerExtension {
     const options: UpstreamCallOptions = {};
     if (token !== undefined) {
       // The SDK client sends its own token upstream and hands us each update; the client's token goes back down.
-      options.onprogress = (progress) =>
-        void extra.sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken: token } }).catch(() => undefined);
+      // A progress message is upstream text the model may read: the prompt-text rules apply.
+      const server = this.deps.replica.get(params.name)?.upstream.server ?? params.name;
+      options.onprogress = (progress) => {
+        const checked = this.gateway.checkPushed(server, 'notifications/progress', progress);
+        if (checked) void extra.sendNotification({ method: 'notifications/progress', params: { ...checked, progressToken: token } }).catch(() => undefined);
+      };
     }
     const run = () => this.deps.pipeline.call(state.session, params, extra, options);
     const entry = this.deps.replica.get(params.name);

@@ -117,12 +117,24 @@ export class PromptProxy {
       [server, client, upstreamRef] = [target.server, connected, ref];
     }
     if (!client.getServerCapabilities()?.completions) return { completion: { values: [], hasMore: false } };
+    let answer: CompleteResult;
     try {
-      return await this.gateway.run(state, server, extra, () =>
+      answer = await this.gateway.run(state, server, extra, () =>
         client.complete({ ...params, ref: upstreamRef }, { timeout: this.gateway.timeoutMs, signal: extra.signal }));
     } catch (error) {
       throw this.gateway.failure(error, server, 'completion/complete');
     }
+    return this.checkedCompletion(server, stripEstateMeta(answer));
+  }
+
+  /** Completion values become the agent's own input: the same rules as prompt text. Under `strip` an offending value is left out, not replaced (a placeholder is no completion). */
+  private checkedCompletion(server: string, answer: CompleteResult): CompleteResult {
+    const { values } = answer.completion;
+    const hide = this.gateway.checkTexts(server, 'completion/complete', values.map((text, i) => ({ path: `$.completion.values[${i}]`, text })));
+    if (hide.size === 0) return answer;
+    const kept = values.filter((_, i) => !hide.has(`$.completion.values[${i}]`));
+    const total = answer.completion.total === undefined ? {} : { total: answer.completion.total - (values.length - kept.length) };
+    return { ...answer, completion: { ...answer.completion, ...total, values: kept } };
   }
 
   /** The reachable server that has this prompt, checked against its current list (not a stale map). */

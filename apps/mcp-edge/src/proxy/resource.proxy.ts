@@ -59,9 +59,11 @@ export class ResourceProxy {
           const page = await client.listResourceTemplates(cursor ? { cursor } : undefined, { timeout: this.gateway.timeoutMs });
           return { items: page.resourceTemplates, nextCursor: page.nextCursor };
         });
-        for (const template of listed) state.rememberTemplate(template.uriTemplate, target.server);
+        // Bound like URIs: a template in another server's namespace is not this server's to list.
+        const claimable = listed.filter((t) => this.mayClaim(state, target.server, t.uriTemplate));
+        for (const template of claimable) state.rememberTemplate(template.uriTemplate, target.server);
         // A template another server listed first stays that server's.
-        resourceTemplates.push(...listed.filter((t) => state.templates.get(t.uriTemplate)?.server === target.server));
+        resourceTemplates.push(...this.ownedTemplates(state, target.server, claimable));
       } catch (error) {
         this.logger.warn({ server: target.server, err: error }, 'could not list upstream resource templates');
       }
@@ -115,17 +117,32 @@ export class ResourceProxy {
     return true;
   }
 
+  /** The listed templates this server owns in the session's map, with their texts checked like resources'. */
+  private ownedTemplates(state: ProxySessionState, server: string, listed: ResourceTemplate[]): ResourceTemplate[] {
+    return listed.flatMap((template) => {
+      if (state.templates.get(template.uriTemplate)?.server !== server) return [];
+      const clean = this.checkedListing(server, 'resources/templates/list', template);
+      return clean ? [clean] : [];
+    });
+  }
+
+  /** A listed resource or template with its description and title checked; undefined when the text action refuses it. */
+  private checkedListing<T extends Resource | ResourceTemplate>(server: string, method: string, item: T): T | undefined {
+    const texts = [{ path: '$.description', text: item.description ?? '' }, { path: '$.title', text: item.title ?? '' }];
+    const hide = this.gateway.checkListed(server, method, texts);
+    if (hide === 'drop') return undefined;
+    const clean = stripEstateMeta(item);
+    if (clean.description !== undefined) clean.description = withheld(hide, '$.description', clean.description);
+    if (clean.title !== undefined) clean.title = withheld(hide, '$.title', clean.title);
+    return clean;
+  }
+
   /** The listed resources this server owns in the session's map (the first server to list a URI owns it), with their texts checked. */
   private owned(state: ProxySessionState, server: string, listed: Resource[]): Resource[] {
     return listed.flatMap((resource) => {
       if (state.resources.get(resource.uri) !== server) return [];
-      const texts = [{ path: '$.description', text: resource.description ?? '' }, { path: '$.title', text: resource.title ?? '' }];
-      const hide = this.gateway.checkListed(server, 'resources/list', texts);
-      if (hide === 'drop') return [];
-      const clean = stripEstateMeta(resource);
-      if (clean.description !== undefined) clean.description = withheld(hide, '$.description', clean.description);
-      if (clean.title !== undefined) clean.title = withheld(hide, '$.title', clean.title);
-      return [clean];
+      const clean = this.checkedListing(server, 'resources/list', resource);
+      return clean ? [clean] : [];
     });
   }
 

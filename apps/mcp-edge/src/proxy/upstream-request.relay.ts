@@ -10,6 +10,7 @@ import type { CatalogReplica } from '../catalog/catalog.replica';
 import { WireError } from '../mcp/wire-error';
 import { currentUpstream } from './upstream-access';
 import type { InFlightCall, InFlightRegistry, ProxySessionState } from './proxy-session.state';
+import type { UpstreamGateway } from './upstream.gateway';
 
 /** What a refused upstream request gets back: the spec's "user rejected" shape, with our reason. */
 const REFUSED_CODE = -1;
@@ -35,6 +36,7 @@ export class UpstreamRequestRelay {
     private readonly sessions: () => Iterable<ProxySessionState>,
     private readonly recorder: CallRecorder,
     private readonly logger: Logger,
+    private readonly gateway: Pick<UpstreamGateway, 'checkPushed'>,
   ) {}
 
   /** Installs the relays on a new upstream client (UpstreamPool.onClient). */
@@ -51,10 +53,13 @@ export class UpstreamRequestRelay {
   }
 
   private log(server: string, notification: LoggingMessageNotification): void {
+    // A log message reaches the model like prompt text: checked once, then fanned out.
+    const params = this.gateway.checkPushed(server, 'notifications/message', notification.params);
+    if (!params) return;
     const inFlight = this.inFlight.of(server);
     for (const state of this.sessions()) {
-      if (!state.reached.has(server) || !state.wantsLog(notification.params.level) || state.session.lifecycle.phase !== 'operating') continue;
-      const message = { method: 'notifications/message' as const, params: notification.params };
+      if (!state.reached.has(server) || !state.wantsLog(params.level) || state.session.lifecycle.phase !== 'operating') continue;
+      const message = { method: 'notifications/message' as const, params };
       // During a call the message rides that call's stream; otherwise the session's standalone stream.
       const call = inFlight.find((c) => c.state === state);
       const sent = call ? call.sendNotification(message) : state.server.notification(message);

@@ -5,6 +5,7 @@ import type { CatalogReplica } from '../catalog/catalog.replica';
 import { WireError } from '../mcp/wire-error';
 import { failureRef, judgeUpstreamText, WITHHELD_TEXT, type UpstreamText } from '../upstream/upstream-answer.guard';
 import type { UpstreamTextAction } from '../upstream/upstream.config';
+import { textsIn, withholdIn } from '../upstream/upstream-text.tree';
 import type { UpstreamPool } from '../upstream/upstream.pool';
 import type { InFlightRegistry, ProxySessionState, HandlerExtra } from './proxy-session.state';
 import { reachableServers, type ReachableServer } from './upstream-access';
@@ -56,6 +57,21 @@ export class UpstreamGateway {
     } catch {
       return 'drop';
     }
+  }
+
+  /**
+   * For text an upstream pushes (a log message, a progress message): the value with withheld text
+   * replaced, or undefined when the action refuses it; a notification has no caller to answer, so
+   * a refused one is not relayed.
+   */
+  checkPushed<T>(server: string, method: string, value: T, path = '$'): T | undefined {
+    let hide: Set<string>;
+    try {
+      hide = this.checkTexts(server, method, textsIn(value, path));
+    } catch {
+      return undefined;
+    }
+    return hide.size === 0 ? value : (withholdIn(value, path, hide, WITHHELD_TEXT) as T);
   }
 
   reachable(state: ProxySessionState): ReachableServer[] {

@@ -30,6 +30,11 @@ export const DEFAULT_READ_LIMITS: UpstreamReadLimits = { maxMessageBytes: 4 * 10
 /** The JSON-RPC code of the answer the edge makes up for a request whose response it would not read. */
 export const RESPONSE_TOO_LARGE_CODE = -32603;
 
+/** The answer the edge makes up for request `id` when the upstream's response passed `limit` bytes (both transports). */
+export function responseTooLarge(id: RequestId, limit: number): JSONRPCMessage {
+  return { jsonrpc: '2.0', id, error: { code: RESPONSE_TOO_LARGE_CODE, message: `the upstream's response exceeded the edge's limit of ${limit} bytes` } };
+}
+
 function isRequest(message: JSONRPCMessage): boolean {
   return 'method' in message && 'id' in message;
 }
@@ -176,7 +181,7 @@ export class HttpClientTransport implements Transport {
         // The request this stream answers fails now instead of waiting for its timeout.
         if (!answered && id !== undefined) {
           answered = true;
-          this.deliver({ jsonrpc: '2.0', id, error: { code: RESPONSE_TOO_LARGE_CODE, message: `the upstream's response exceeded the edge's limit of ${this.limits.maxMessageBytes} bytes` } });
+          this.deliver(responseTooLarge(id, this.limits.maxMessageBytes));
         }
       },
       onRetry: (ms) => (this.retryMs = ms),

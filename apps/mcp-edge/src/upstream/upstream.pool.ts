@@ -1,10 +1,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CallToolResultSchema, ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult, type Progress, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogUpstream } from '@estate/events';
 import type { Logger } from '@estate/platform';
 import type { FailureKind } from '../policy/retry.policy';
 import { DEFAULT_READ_LIMITS, HttpClientTransport, UpstreamHttpError, type UpstreamReadLimits } from './http-client.transport';
+import { BoundedStdioTransport } from './stdio-client.transport';
 
 /**
  * Why an upstream call did not produce a result; becomes an `isError` tool result, never a
@@ -198,9 +198,9 @@ export class UpstreamPool {
   private transportFor(upstream: CatalogUpstream) {
     if (upstream.transport === 'stdio') {
       if (!upstream.command) throw new UpstreamFailure('unreachable', 'the upstream has no command registered');
-      const transport = new StdioClientTransport({ command: upstream.command, args: upstream.args ?? [], stderr: 'pipe' });
+      const transport = new BoundedStdioTransport(upstream.command, upstream.args ?? [], this.options.read.maxMessageBytes);
       // An unread stderr pipe fills up and stalls the child: forward its lines to our log.
-      transport.stderr?.on('data', (chunk: Buffer) => this.logger.debug({ server: upstream.server, stderr: chunk.toString('utf8').trim() }, 'upstream stderr'));
+      transport.stderr.on('data', (chunk: Buffer) => this.logger.debug({ server: upstream.server, stderr: chunk.toString('utf8').trim() }, 'upstream stderr'));
       return transport;
     }
     if (!upstream.url) throw new UpstreamFailure('unreachable', 'the upstream has no url registered');

@@ -13,6 +13,7 @@ export type RegistryErrorCode =
   | 'INVALID_TRANSITION'
   | 'INVALID_REPLACEMENT'
   | 'CONCURRENCY_CONFLICT'
+  | 'EVENT_TOO_LARGE'
   | 'FORBIDDEN';
 
 export interface RegistryError {

@@ -18,6 +18,8 @@ function statusOf(code: RegistryErrorCode): number {
     case 'INVALID_TRANSITION':
     case 'CONCURRENCY_CONFLICT':
       return 409;
+    case 'EVENT_TOO_LARGE':
+      return 413;
     case 'CONTRACT_REJECTED':
     case 'INVALID_REPLACEMENT':
     case 'SERVER_NOT_FOUND':

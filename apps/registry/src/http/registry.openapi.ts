@@ -103,9 +103,9 @@ export const REGISTRY_OPENAPI = {
         summary: 'List the published tools the caller may see', description: READS,
         responses: { ...responses('200', [401]), '200': { description: 'what the caller may see', ...json({ type: 'object', required: ['tools'], properties: { tools: { type: 'array', items: { $ref: '#/components/schemas/ToolSummary' } } } }) } },
       },
-      post: { summary: 'Publish a tool version (estate:publish)', requestBody: specBody, responses: responses('201', [400, 401, 403, 409, 422]) },
+      post: { summary: 'Publish a tool version (estate:publish)', requestBody: specBody, responses: responses('201', [400, 401, 403, 409, 413, 422]) },
     },
-    '/v1/tools/check': { post: { summary: 'Dry-run a publish: the same decision, nothing stored', requestBody: specBody, responses: responses('200', [400, 401, 403, 409, 422]) } },
+    '/v1/tools/check': { post: { summary: 'Dry-run a publish: the same decision, nothing stored', requestBody: specBody, responses: responses('200', [400, 401, 403, 409, 413, 422]) } },
     '/v1/tools/{name}': read('One tool and the versions the caller may see', READS, {
       type: 'object', required: ['name', 'versions'],
       properties: { name: { type: 'string' }, versions: { type: 'object', additionalProperties: { oneOf: [{ $ref: '#/components/schemas/GovernedVersion' }, { $ref: '#/components/schemas/AgentVersionView' }] } } },

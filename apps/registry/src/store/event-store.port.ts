@@ -18,6 +18,13 @@ export class ConcurrencyConflict extends Error {
   }
 }
 
+/** An event larger than the registry log carries: refused before it is stored, so it can never stop the relay. */
+export class EventTooLarge extends Error {
+  constructor(readonly streamId: string, readonly bytes: number, readonly limit: number) {
+    super(`the event for ${streamId} would take ${bytes} bytes on the registry log; the limit is ${limit}`);
+  }
+}
+
 /** The registry's event store: one stream per tool and per server, appends checked against the expected version. */
 export interface EventStore {
   readStream(streamId: string): Promise<EventEnvelope[]>;

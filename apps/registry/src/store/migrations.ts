@@ -66,4 +66,29 @@ export class RelayLogMark1732900000011 implements MigrationInterface {
   }
 }
 
-export const REGISTRY_MIGRATIONS = [CreateEventStore1732900000000, KeepEventPayloadText1732900000002, RelayLogMark1732900000011];
+/**
+ * Events the bus refused for their size (stored before the registry refused such events at the
+ * door, or under a topic whose limit was lowered): set aside so the events behind them go on.
+ */
+export class RelayParked1732900000012 implements MigrationInterface {
+  name = 'RelayParked1732900000012';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`CREATE TABLE registry.relay_parked (
+      relay text NOT NULL,
+      event_id uuid NOT NULL,
+      stream_id text NOT NULL,
+      stream_version integer NOT NULL,
+      bytes integer NOT NULL,
+      reason text NOT NULL,
+      parked_at timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY (relay, event_id)
+    )`);
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`DROP TABLE registry.relay_parked`);
+  }
+}
+
+export const REGISTRY_MIGRATIONS = [CreateEventStore1732900000000, KeepEventPayloadText1732900000002, RelayLogMark1732900000011, RelayParked1732900000012];

@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
-import type { EventBus, Logger, TopicSpec } from '@estate/platform';
+import { batchBySize, messageBytes, publishOrSetAside, REGISTRY_EVENT_MAX_BYTES, type EventBus, type Logger, type OutgoingMessage, type TopicSpec } from '@estate/platform';
+import { eventMessage } from './event.message';
 import { APPEND_CHANNEL, rowToEnvelope } from './postgres-event-store';
 
 const BATCH = 500;
@@ -41,6 +42,8 @@ export class OutboxRelay {
     topic: string | TopicSpec,
     private readonly logger: Logger,
     readonly name = 'kafka',
+    /** The bytes one send may carry; within the registry topic's declared max.message.bytes. */
+    private readonly maxBatchBytes = REGISTRY_EVENT_MAX_BYTES,
   ) {
     this.spec = typeof topic === 'string' ? { name: topic } : topic;
     this.topic = this.spec.name;
@@ -139,40 +142,55 @@ export class OutboxRelay {
   async drain(): Promise<number> {
     let sent = 0;
     for (;;) {
-      const batch = await this.readBatch();
-      if (batch.length === 0) {
+      const rows = await this.readBatch();
+      if (rows.length === 0) {
         if (this.checkSoon || Date.now() - this.lastCheck >= CHECK_MS) await this.checkLog();
         return sent;
       }
-      // Before sending: a log that lost events gets them back first, so no event lands before its predecessors.
-      const before = await this.checkLog();
-      if (before === undefined) continue;
-      await this.bus.publish(
-        this.topic,
-        batch.map((row) => {
-          const envelope = rowToEnvelope(row);
-          return {
-            key: envelope.stream,
-            value: JSON.stringify(envelope),
-            headers: { 'estate-type': envelope.type, 'estate-version': String(envelope.version), 'estate-id': envelope.id },
-          };
-        }),
-      );
-      const held = await this.held();
-      const expected = before + BigInt(batch.length);
-      if (held === undefined || held < expected) {
-        await this.startOver(held, expected, batch[batch.length - 1].id);
-        continue;
+      const outgoing = rows.map((row) => ({ row, message: eventMessage(rowToEnvelope(row)) }));
+      // Batches by bytes as well as count: the topic refuses a batch over its max.message.bytes.
+      for (const batch of batchBySize(outgoing, (o) => messageBytes(o.message), BATCH, this.maxBatchBytes)) {
+        if (!(await this.sendBatch(batch))) break;
+        sent += batch.length;
       }
-      const last = batch[batch.length - 1];
-      // Never backwards, even if a relay that lost its lock mid-pass finishes late.
-      await this.db.query(
-        `UPDATE registry.relay_checkpoint SET tx_id = $2::xid8, position = $3, log_high = $4, last_event_id = $5
-          WHERE relay = $1 AND (tx_id, position) < ($2::xid8, $3::bigint)`,
-        [this.name, last.tx_id, last.position, String(held), last.id],
-      );
-      sent += batch.length;
     }
+  }
+
+  /** Sends one batch and moves the checkpoint past it; false when the log lost events and is refilled first. */
+  private async sendBatch(batch: Outgoing[]): Promise<boolean> {
+    // Before sending: a log that lost events gets them back first, so no event lands before its predecessors.
+    const before = await this.checkLog();
+    if (before === undefined) return false;
+    // An event the bus refuses for its size is refused on every pass: it is parked, not retried forever.
+    const parked = await publishOrSetAside(this.bus, this.topic, batch, (o) => o.message, (o, error) => this.park(o, error.message));
+    const held = await this.held();
+    const last = batch[batch.length - 1].row;
+    const expected = before + BigInt(batch.length - parked);
+    if (held === undefined || held < expected) {
+      await this.startOver(held, expected, last.id);
+      return false;
+    }
+    // Never backwards, even if a relay that lost its lock mid-pass finishes late.
+    await this.db.query(
+      `UPDATE registry.relay_checkpoint SET tx_id = $2::xid8, position = $3, log_high = $4, last_event_id = $5
+        WHERE relay = $1 AND (tx_id, position) < ($2::xid8, $3::bigint)`,
+      [this.name, last.tx_id, last.position, String(held), last.id],
+    );
+    return true;
+  }
+
+  private async park(refused: Outgoing, reason: string): Promise<void> {
+    const { row, message } = refused;
+    const bytes = messageBytes(message);
+    await this.db.query(
+      `INSERT INTO registry.relay_parked (relay, event_id, stream_id, stream_version, bytes, reason)
+       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+      [this.name, row.id, row.stream_id, row.stream_version, bytes, reason],
+    );
+    this.logger.error(
+      { topic: this.topic, eventId: row.id, stream: row.stream_id, position: row.stream_version, bytes },
+      `event ${row.id} (${row.stream_id} #${row.stream_version}, ${bytes} bytes) was refused by ${this.topic} and parked in registry.relay_parked; the events behind it go on: ${reason}`,
+    );
   }
 
   /**
@@ -216,19 +234,29 @@ export class OutboxRelay {
     return offsets.reduce((sum, p) => sum + BigInt(p.high), 0n);
   }
 
+  /** The next events in commit order: at most BATCH of them, and about one batch's bytes (at least one event). */
   private async readBatch(): Promise<RelayRow[]> {
     return this.db.query(
-      `SELECT e.position, e.tx_id::text AS tx_id, e.id, e.stream_id, e.stream_version, e.type, e.version, e.data,
-              e.actor, e.correlation_id, e.occurred_at
-         FROM registry.events e, registry.relay_checkpoint c
-        WHERE c.relay = $1
-          AND (e.tx_id, e.position) > (c.tx_id, c.position)
-          AND e.tx_id < pg_snapshot_xmin(pg_current_snapshot())
-        ORDER BY e.tx_id, e.position
-        LIMIT ${BATCH}`,
-      [this.name],
+      `SELECT position, tx_id, id, stream_id, stream_version, type, version, data, actor, correlation_id, occurred_at
+         FROM (SELECT n.*, sum(octet_length(n.data::text)) OVER (ORDER BY n.tx, n.position) - octet_length(n.data::text) AS before
+                 FROM (SELECT e.position, e.tx_id::text AS tx_id, e.tx_id AS tx, e.id, e.stream_id, e.stream_version, e.type,
+                              e.version, e.data, e.actor, e.correlation_id, e.occurred_at
+                         FROM registry.events e, registry.relay_checkpoint c
+                        WHERE c.relay = $1
+                          AND (e.tx_id, e.position) > (c.tx_id, c.position)
+                          AND e.tx_id < pg_snapshot_xmin(pg_current_snapshot())
+                        ORDER BY e.tx_id, e.position
+                        LIMIT ${BATCH}) n) w
+        WHERE before < $2
+        ORDER BY tx, position`,
+      [this.name, this.maxBatchBytes],
     );
   }
+}
+
+interface Outgoing {
+  row: RelayRow;
+  message: OutgoingMessage;
 }
 
 interface RelayRow {

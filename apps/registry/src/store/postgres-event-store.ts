@@ -1,7 +1,8 @@
 import type { DataSource } from 'typeorm';
 import type { EventEnvelope } from '@estate/events';
-import { inTransaction } from '@estate/platform';
-import { ConcurrencyConflict, type AppendMeta, type EventStore, type NewEvent } from './event-store.port';
+import { inTransaction, REGISTRY_EVENT_MAX_BYTES } from '@estate/platform';
+import { eventMessageBytes } from './event.message';
+import { ConcurrencyConflict, EventTooLarge, type AppendMeta, type EventStore, type NewEvent } from './event-store.port';
 
 interface EventRow {
   id: string;
@@ -37,6 +38,7 @@ export class PostgresEventStore implements EventStore {
     private readonly db: DataSource,
     private readonly ids: () => string,
     private readonly clock: () => Date,
+    private readonly maxEventBytes = REGISTRY_EVENT_MAX_BYTES,
   ) {}
 
   async readStream(streamId: string): Promise<EventEnvelope[]> {
@@ -62,6 +64,10 @@ export class PostgresEventStore implements EventStore {
       correlationId: meta.correlationId,
       data: event.data,
     }));
+    for (const e of stamped) {
+      const bytes = eventMessageBytes(e);
+      if (bytes > this.maxEventBytes) throw new EventTooLarge(streamId, bytes, this.maxEventBytes);
+    }
     try {
       await inTransaction(this.db, async (runner) => {
         for (const e of stamped) {
