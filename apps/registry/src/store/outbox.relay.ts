@@ -6,6 +6,7 @@ import { APPEND_CHANNEL, rowToEnvelope } from './postgres-event-store';
 
 const BATCH = 500;
 const POLL_MS = 250;
+const FAILURE_LOG_EVERY_MS = 10_000;
 /** How often an idle relay checks that the log still holds what it sent. */
 const CHECK_MS = 5000;
 
@@ -30,6 +31,8 @@ export class OutboxRelay {
   private stopped = false;
   /** The last pass's error, until a pass succeeds (health reports say why events wait). */
   lastFailure?: string;
+  private failedPasses = 0;
+  private lastFailureLog = 0;
   private lastCheck = 0;
   private checkSoon = true;
   private readonly topic: string;
@@ -67,6 +70,25 @@ export class OutboxRelay {
     await this.session?.end().catch(() => undefined);
   }
 
+  /**
+   * An outage fails every pass (four a second): the first failure is an error line with its
+   * cause, the following ones a short warning at most every ten seconds, until a pass succeeds.
+   */
+  private failed(error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    this.checkSoon = true;
+    this.failedPasses += 1;
+    const now = Date.now();
+    if (this.lastFailure === undefined) this.logger.error({ err: error }, 'relay pass failed; will retry');
+    else if (now - this.lastFailureLog >= FAILURE_LOG_EVERY_MS) this.logger.warn({ failedPasses: this.failedPasses, error: message }, 'relay passes still failing; retrying');
+    else {
+      this.lastFailure = message;
+      return;
+    }
+    this.lastFailureLog = now;
+    this.lastFailure = message;
+  }
+
   /** Whether this instance holds the relay lock and so is the one publishing. */
   get leading(): boolean {
     return this.holdsLock;
@@ -82,12 +104,12 @@ export class OutboxRelay {
     this.running = true;
     void this.lead()
       .then((leading) => (leading ? this.drain() : 0))
-      .then(() => (this.lastFailure = undefined))
-      .catch((error: unknown) => {
-        this.lastFailure = error instanceof Error ? error.message : String(error);
-        this.checkSoon = true;
-        this.logger.error({ err: error }, 'relay pass failed; will retry');
+      .then(() => {
+        if (this.lastFailure !== undefined) this.logger.info({ failedPasses: this.failedPasses }, 'relay passes succeed again');
+        this.lastFailure = undefined;
+        this.failedPasses = 0;
       })
+      .catch((error: unknown) => this.failed(error))
       .finally(() => {
         this.running = false;
         if (this.again) {
