@@ -38,7 +38,8 @@ async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
 export function apiProxy(upstreams: ConsoleConfig['upstreams'], logger: Logger) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const match = ROUTE.exec(req.url ?? '');
-    if (!match) return problem(res, 404, 'NOT_FOUND', 'no such console API route');
+    // fetch would resolve dot segments and leave /v1: the relay reaches a service's API and nothing else.
+    if (!match || /(^|\/)(\.|%2e){1,2}(\/|$)/i.test(match[2])) return problem(res, 404, 'NOT_FOUND', 'no such console API route');
     const [, service, path, query] = match;
     const method = req.method ?? 'GET';
     if (method !== 'GET' && method !== 'POST') return problem(res, 405, 'METHOD_NOT_ALLOWED', `${method} is not proxied`);
