@@ -1,4 +1,4 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger } from '@estate/platform';
 import { loadConsoleConfig } from './config';
@@ -81,14 +81,24 @@ describe('console server (real HTTP, a recording upstream)', () => {
     seen.length = 0;
     expect((await fetch(`${running.url}/api/registry/healthz`)).status).toBe(404);
     expect((await fetch(`${running.url}/api/billing/v1/x`)).status).toBe(404);
-    for (const escape of ['/v1/../healthz', '/v1/%2e%2e/openapi.json', '/v1/./../x']) {
-      expect({ escape, status: (await fetch(`${running.url}/api/registry${escape}`)).status }).toEqual({ escape, status: 404 });
+    // Sent raw: fetch and browsers resolve dot segments before sending, a hand-made client need not.
+    for (const escape of ['/v1/../healthz', '/v1/%2e%2e/openapi.json', '/v1/./../x', '/v1/tools/%2E%2e/%2e%2E/healthz']) {
+      expect({ escape, status: await rawStatus(`/api/registry${escape}`) }).toEqual({ escape, status: 404 });
     }
     expect((await fetch(`${running.url}/api/registry/v1/tools`, { method: 'DELETE' })).status).toBe(405);
     const big = await fetch(`${running.url}/api/registry/v1/tools`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'x'.repeat(70 * 1024) });
     expect(big.status).toBe(413);
     expect(seen).toEqual([]);
   });
+
+  const rawStatus = (path: string) =>
+    new Promise<number>((resolve, reject) => {
+      const { hostname, port } = new URL(running.url);
+      request({ hostname, port, path }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      }).on('error', reject).end();
+    });
 
   it('answers 502 with the service named when it cannot be reached', async () => {
     const answer = await fetch(`${running.url}/api/audit/v1/audit`);
