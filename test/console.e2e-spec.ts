@@ -5,7 +5,7 @@ import type { ToolSpec } from '@estate/contracts';
 import { bankSpecs } from '../examples/bank/bank.specs';
 import { loadConsoleConfig } from '../apps/console/src/config';
 import { startConsole } from '../apps/console/src/console.app';
-import { ADMIN, http, token } from './support/estate.harness';
+import { ADMIN, http, token, waitFor } from './support/estate.harness';
 import { startEstateServices, type EstateServices } from './support/estate.stack';
 
 // The few browser globals the page callbacks touch, typed here so the project needs no DOM lib.
@@ -140,6 +140,27 @@ describe('web console in headless Chromium (in-process stack, real Kafka and Pos
     const rows = await page.$$eval('#audit-table tbody tr', (trs) => trs.map((tr) => Array.from((tr as unknown as El).querySelectorAll('td')).map((td) => td.textContent)));
     expect(rows.map((r) => [r[2], r[3], r[4]])).toEqual([['ToolVersionPublished', 'bank.lookup', '2.0.0'], ['ToolVersionPublished', 'bank.lookup', '1.0.0']]);
     await shot('audit');
+  });
+
+  it('loads the next page of the trail, on its cursor, when the end of the table scrolls into view', async () => {
+    // 60 more events, hidden from every agent (no one holds bulk:read), so the trail holds more than a page of 50.
+    const bulk: ToolSpec = { ...lookup, name: 'bank.bulk', requiredScopes: ['bulk:read'] };
+    for (let patch = 0; patch < 60; patch += 1) {
+      expect((await http('POST', `${stack.registryUrl}/v1/tools`, admin, { ...bulk, version: `1.0.${patch}` })).status).toBe(201);
+    }
+    await waitFor(async () => {
+      const trail = await http('GET', `${stack.auditUrl}/v1/audit?tool=bank.bulk&limit=100`, admin);
+      return (trail.body as { entries: unknown[] }).entries.length === 60 ? true : undefined;
+    }, 'audit to record the 60 publishes');
+    await page.$eval('#audit-type', (e) => { (e as unknown as El).value = ''; });
+    await page.$eval('#audit-tool', (e) => { (e as unknown as El).value = 'bank.bulk'; });
+    await page.click('#audit-filters button[type=submit]');
+    await page.waitForFunction(() => document.querySelectorAll('#audit-table tbody tr').length === 50, { timeout: 20000 });
+    await page.evaluate(() => (globalThis as unknown as { scrollTo(x: number, y: number): void }).scrollTo(0, 1e9));
+    await page.waitForFunction(() => document.querySelectorAll('#audit-table tbody tr').length === 60, { timeout: 20000 });
+    const versions = await page.$$eval('#audit-table tbody tr td:nth-child(5)', (cells) => cells.map((c) => c.textContent));
+    expect(versions).toEqual(Array.from({ length: 60 }, (_, i) => `1.0.${59 - i}`));
+    await waitForText('#audit-status', '60 entries loaded; end of the trail');
   });
 
   it('shows what a principal would discover, through discovery, leaving out what it must not see', async () => {

@@ -24,7 +24,7 @@ export function renderAudit(page) {
     field('audit-from', 'From', from), field('audit-to', 'To', to),
     h('div', {}, h('button', { type: 'submit' }, 'Apply filters')));
   const tbody = h('tbody', {});
-  const status = h('p', { class: 'muted', role: 'status' });
+  const status = h('p', { id: 'audit-status', class: 'muted', role: 'status' });
   const sentinel = h('div', { 'aria-hidden': 'true', style: null });
   const verify = h('div', {});
   const exportButton = h('button', { type: 'button', class: 'secondary' }, 'Export loaded entries (JSON)');

@@ -33,9 +33,12 @@ export const feed = {
     void this.run(this.controller.signal);
   },
 
+  /** On sign-out: the next holder of the tab starts from now, not from the last one's position. */
   stop() {
     this.controller?.abort();
     this.controller = null;
+    this.lastEventId = null;
+    this.entries = [];
     this.setState('closed');
   },
 
