@@ -1,5 +1,5 @@
 import { api } from './api.js';
-import { errorText, field, h, show, table } from './dom.js';
+import { count, errorText, field, h, show, table } from './dom.js';
 
 const FILTERS = [['tool', 'Tool'], ['version', 'Version'], ['principal', 'Principal'], ['type', 'Event type'], ['outcome', 'Outcome']];
 
@@ -54,7 +54,7 @@ export function renderAudit(page) {
       loaded.push(...answer.entries);
       tbody.append(...answer.entries.map(entryRow));
       cursor = answer.nextCursor;
-      status.textContent = `${loaded.length} entries loaded${cursor ? '; scroll for more' : '; end of the trail'}.`;
+      status.textContent = `${count(loaded.length, 'entry', 'entries')} loaded${cursor ? '; scroll for more' : '; end of the trail'}.`;
     } catch (error) {
       show(status, errorText(error));
     } finally {

@@ -1,6 +1,6 @@
 import { api, enc } from './api.js';
 import { feed } from './feed.js';
-import { errorText, field, h, show, statusBadge, table } from './dom.js';
+import { count, errorText, field, h, show, statusBadge, table } from './dom.js';
 
 const STATUSES = ['active', 'deprecated', 'retired', 'quarantined'];
 
@@ -59,9 +59,9 @@ export function renderCatalog(page) {
     Object.assign(filter, { query: search.value.trim(), status: status.value, sideEffect: sideEffect.value, classification: classification.value });
     const rows = rowsFor(catalog, filter);
     show(results,
-      table(`${rows.length} tool versions`, ['Tool', 'Version', 'Status', 'Side effect', 'Scopes', 'Tenants', 'Classification', 'Owner', 'Server'], rows.map(versionRow)),
+      table(count(rows.length, 'tool version'), ['Tool', 'Version', 'Status', 'Side effect', 'Scopes', 'Tenants', 'Classification', 'Owner', 'Server'], rows.map(versionRow)),
       h('h3', {}, 'Servers'),
-      table(`${catalog.servers.length} servers`, ['Server', 'Transport', 'Owner'], catalog.servers.map((s) =>
+      table(count(catalog.servers.length, 'server'), ['Server', 'Transport', 'Owner'], catalog.servers.map((s) =>
         h('tr', {}, h('td', {}, s.name), h('td', {}, s.transport ?? (s.command ? 'stdio' : 'streamable-http')), h('td', {}, s.owner ?? '—')))));
   };
   const load = async () => {

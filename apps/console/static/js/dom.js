@@ -47,3 +47,8 @@ export function table(caption, headings, rows) {
     h('thead', {}, h('tr', {}, headings.map((text) => h('th', { scope: 'col' }, text)))),
     h('tbody', {}, rows));
 }
+
+/** "1 tool", "3 tools". */
+export function count(n, singular, plural = `${singular}s`) {
+  return `${n} ${n === 1 ? singular : plural}`;
+}

@@ -1,5 +1,5 @@
 import { api, enc } from './api.js';
-import { errorText, field, h, show, statusBadge, table } from './dom.js';
+import { count, errorText, field, h, show, statusBadge, table } from './dom.js';
 
 // The answer is discovery's own resolution (POST /v1/discover on behalf of a principal, admin
 // only): the console never decides visibility itself.
@@ -26,7 +26,7 @@ export function renderPrincipal(page) {
       const rows = answer.tools.map((t) => h('tr', { 'data-tool': t.name },
         h('td', {}, h('a', { href: `#/tool/${enc(t.name)}/${enc(t.version)}` }, t.name)), h('td', {}, t.version), h('td', {}, statusBadge(t.status)), h('td', {}, t.description)));
       show(results, rows.length
-        ? table(`${answer.principal} sees ${rows.length} tools`, ['Tool', 'Version', 'Status', 'Description'], rows)
+        ? table(`${answer.principal} sees ${count(rows.length, 'tool')}`, ['Tool', 'Version', 'Status', 'Description'], rows)
         : h('p', {}, `${answer.principal} sees no tools.`));
     } catch (error) {
       show(results, errorText(error));

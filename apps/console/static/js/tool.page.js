@@ -1,5 +1,5 @@
 import { api, enc, session } from './api.js';
-import { errorText, field, h, show, statusBadge, table } from './dom.js';
+import { count, errorText, field, h, show, statusBadge, table } from './dom.js';
 
 const byVersionDesc = (a, b) => b.localeCompare(a, undefined, { numeric: true });
 const json = (value) => JSON.stringify(value, null, 2);
@@ -30,7 +30,7 @@ function diffSection(diff) {
     h('td', {}, h('code', {}, c.path)), h('td', {}, c.kind), h('td', { class: c.breaking ? 'breaking' : '' }, c.breaking ? `${c.bump} (breaking)` : c.bump), h('td', {}, c.message)));
   return h('section', { id: 'diff', 'aria-labelledby': 'diff-heading' }, heading,
     h('p', {}, `${diff.previous} → ${diff.version}: declared ${diff.declared}, the classifier requires ${diff.required}.`),
-    table(`${diff.changes.length} changes`, ['Path', 'Kind', 'Bump', 'What changed'], rows),
+    table(count(diff.changes.length, 'change'), ['Path', 'Kind', 'Bump', 'What changed'], rows),
     'witness' in diff
       ? [h('h4', {}, 'Witness'), h('p', {}, `A value ${diff.previous} accepted and ${diff.version} refuses:`), h('pre', { id: 'witness' }, json(diff.witness))]
       : null);
