@@ -25,7 +25,7 @@ export function renderAudit(page) {
     h('div', {}, h('button', { type: 'submit' }, 'Apply filters')));
   const tbody = h('tbody', {});
   const status = h('p', { id: 'audit-status', class: 'muted', role: 'status' });
-  const sentinel = h('div', { 'aria-hidden': 'true', style: null });
+  const sentinel = h('div', { 'aria-hidden': 'true' });
   const verify = h('div', {});
   const exportButton = h('button', { type: 'button', class: 'secondary' }, 'Export loaded entries (JSON)');
   let cursor = null;
