@@ -126,6 +126,23 @@ describe('web console in headless Chromium (in-process stack, real Kafka and Pos
     await waitForText('#catalog-results tr[data-tool="bank.lookup"][data-version="1.0.0"]', 'deprecated', 'sunset 2031-06-30');
   });
 
+  it('retires a version only once confirmed; cancelling sends nothing', async () => {
+    await go('#/tool/bank.lookup/1.0.0');
+    await page.waitForSelector('#retire-reason');
+    await page.type('#retire-reason', 'sunset brought forward');
+    await page.click('#retire button[type=submit]');
+    await waitForText('#retire [role=alertdialog]', 'Retire bank.lookup@1.0.0?');
+    await page.click('#retire [role=alertdialog] button.secondary');
+    expect(await page.$('#retire [role=alertdialog]')).toBeNull();
+    expect((await http('GET', `${stack.registryUrl}/v1/tools/bank.lookup/versions/1.0.0`, admin)).body).toMatchObject({ status: 'deprecated' });
+    await page.click('#retire button[type=submit]');
+    await page.click('#retire [role=alertdialog] button.danger');
+    await waitForText('#contract-heading + dl', 'retired');
+    expect((await http('GET', `${stack.registryUrl}/v1/tools/bank.lookup/versions/1.0.0`, admin)).body).toMatchObject({ status: 'retired' });
+    // A retired version offers no more actions.
+    expect(await page.$('#deprecate')).toBeNull();
+  });
+
   it('filters the audit trail, newest first, and shows the chain verification', async () => {
     await go('#/audit');
     await waitForText('#chain-status', 'Chain verified');
