@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# One image for the four Estate services and the sample "bank" upstream; docker-compose.yml
+# One image for the four Estate services, the web console and the sample "bank" upstream; docker-compose.yml
 # picks the entrypoint per service with `command`, e.g. node dist/apps/registry/src/main.js.
 ARG NODE_VERSION=20
 
@@ -21,7 +21,9 @@ WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
+# The console serves its page and scripts as written, from the source tree (no front-end build).
+COPY --from=build /app/apps/console/static ./apps/console/static
 # The node image ships an unprivileged `node` user (uid 1000).
 USER node
-EXPOSE 8000 8001 8002 8003 9100
+EXPOSE 8000 8001 8002 8003 8004 9100
 CMD ["node", "dist/apps/mcp-edge/src/main.js"]

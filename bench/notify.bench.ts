@@ -43,7 +43,7 @@ async function startEstate(brokers: string[] | undefined): Promise<Estate> {
     env: {
       ESTATE_DATA_DIR: dataDir, ESTATE_DEMO: '0', ESTATE_JWT_SECRET: BENCH_SECRET, DATABASE_URL: '',
       KAFKA_BROKERS: brokers?.join(',') ?? '', ESTATE_TOPIC_PREFIX: benchTopicPrefix(),
-      ESTATE_REGISTRY_PORT: '0', ESTATE_DISCOVERY_PORT: '0', ESTATE_AUDIT_PORT: '0', ESTATE_EDGE_PORT: '0',
+      ESTATE_REGISTRY_PORT: '0', ESTATE_DISCOVERY_PORT: '0', ESTATE_AUDIT_PORT: '0', ESTATE_EDGE_PORT: '0', ESTATE_CONSOLE_PORT: '0',
       ESTATE_DISCOVERY_GROUP: `bench-discovery-${suffix}`, ESTATE_AUDIT_GROUP: `bench-audit-${suffix}`,
     },
     ready: (out) => (out.includes('Ctrl-C stops everything') ? '' : undefined),

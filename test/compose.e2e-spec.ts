@@ -59,11 +59,13 @@ describe('docker-compose.yml under Docker Compose v2 loader (compose-go)', () =>
     const project = JSON.parse(stdout) as Loaded;
     expect(project.name).toBe('estate');
     expect(Object.keys(project.services).sort()).toEqual(
-      ['audit', 'bank', 'bank-seed', 'discovery', 'kafka', 'kafka-topics', 'mcp-edge', 'postgres', 'registry'],
+      ['audit', 'bank', 'bank-seed', 'console', 'discovery', 'kafka', 'kafka-topics', 'mcp-edge', 'postgres', 'registry'],
     );
     // Prometheus and Grafana belong to the `observability` profile: a plain `up` leaves them out.
     expect(project.services.prometheus).toBeUndefined();
     expect(project.services.grafana).toBeUndefined();
+    // The console starts once the services it relays to are up; it needs no broker or database.
+    expect(project.services.console.depends_on).toEqual({ registry: 'service_healthy', discovery: 'service_healthy', audit: 'service_healthy' });
     for (const name of ['registry', 'discovery', 'mcp-edge', 'audit']) {
       expect(project.services[name].depends_on).toEqual({
         kafka: 'service_healthy',

@@ -250,7 +250,7 @@ describe('joining npm start without Kafka (the durable log): estate stdio and se
   it('lets an HTTP edge started on its own join the same log, and tells a service with nothing to join why it stops', async () => {
     const port = await freePort();
     const edge = spawnService('apps/mcp-edge/src/main.js', {
-      ESTATE_DATA_DIR: dataDir, KAFKA_BROKERS: '', DATABASE_URL: '', ESTATE_JWT_SECRET: '', ESTATE_TOPIC_PREFIX: '', ESTATE_EDGE_PORT: String(port), LOG_LEVEL: 'info',
+      ESTATE_DATA_DIR: dataDir, KAFKA_BROKERS: '', DATABASE_URL: '', ESTATE_JWT_SECRET: '', ESTATE_TOPIC_PREFIX: '', ESTATE_EDGE_PORT: String(port), ESTATE_CONSOLE_PORT: '0', LOG_LEVEL: 'info',
     });
     try {
       const agent = await waitFor(async () => connect(`http://127.0.0.1:${port}/mcp`, await estate.token(ALICE)), 'the second edge to listen', 30000);

@@ -52,6 +52,7 @@ describe('estate end to end against the embedded default (npm start)', () => {
       ESTATE_DISCOVERY_PORT: String(ports.discovery),
       ESTATE_AUDIT_PORT: String(ports.audit),
       ESTATE_EDGE_PORT: String(ports.edge),
+      ESTATE_CONSOLE_PORT: '0',
       DATABASE_URL: '',
       KAFKA_BROKERS: '',
       LOG_LEVEL: 'warn',
@@ -86,6 +87,17 @@ describe('estate end to end against the embedded default (npm start)', () => {
       }, `port ${port} to be ready`);
       expect(ready).toMatchObject({ status: 'ready', failing: [] });
     }
+  });
+
+  it('prints the console URL and serves the console there under a strict content policy', async () => {
+    const url = /console\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(child.output())?.[1];
+    expect(url).toBeDefined();
+    const page = await fetch(`${url}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(await page.text()).toContain('<script type="module" src="/js/main.js"></script>');
+    const tools = await fetch(`${url}/api/registry/v1/tools`);
+    expect(tools.status).toBe(401);
   });
 
   it('stops cleanly on Ctrl-C', async () => {

@@ -308,7 +308,7 @@ describe('finding 1 against the embedded default (npm start)', () => {
     child = spawnService('apps/estate/src/main.js', {
       ESTATE_DATA_DIR: dataDir, ESTATE_DEMO: '0', ESTATE_JWT_SECRET: TEST_SECRET,
       ESTATE_REGISTRY_PORT: String(ports.registry), ESTATE_DISCOVERY_PORT: String(ports.discovery),
-      ESTATE_AUDIT_PORT: String(ports.audit), ESTATE_EDGE_PORT: String(ports.edge),
+      ESTATE_AUDIT_PORT: String(ports.audit), ESTATE_EDGE_PORT: String(ports.edge), ESTATE_CONSOLE_PORT: '0',
       DATABASE_URL: '', KAFKA_BROKERS: '', LOG_LEVEL: 'warn',
     });
     await waitFor(async () => (child.output().includes('Estate is running') ? true : undefined), 'npm start to print its banner', 90000);

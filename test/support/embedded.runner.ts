@@ -32,7 +32,7 @@ export class EmbeddedEstateRunner {
     const child = spawnService('apps/estate/src/main.js', {
       ESTATE_DATA_DIR: this.dataDir, ESTATE_DEMO: '0', DATABASE_URL: '', KAFKA_BROKERS: '', ESTATE_JWT_SECRET: '', ESTATE_TOPIC_PREFIX: '',
       ESTATE_REGISTRY_PORT: String(this.ports.registry), ESTATE_DISCOVERY_PORT: String(this.ports.discovery),
-      ESTATE_AUDIT_PORT: String(this.ports.audit), ESTATE_EDGE_PORT: String(this.ports.edge), LOG_LEVEL: 'warn', ...this.env, ...extraEnv,
+      ESTATE_AUDIT_PORT: String(this.ports.audit), ESTATE_EDGE_PORT: String(this.ports.edge), ESTATE_CONSOLE_PORT: '0', LOG_LEVEL: 'warn', ...this.env, ...extraEnv,
     }, { detached: true });
     this.child = child;
     await waitFor(async () => {

@@ -35,6 +35,7 @@ export const KNOWN_PORTS: Record<string, number> = {
   registry: 8001,
   discovery: 8002,
   audit: 8003,
+  console: 8004,
   bank: 9100,
 };
 

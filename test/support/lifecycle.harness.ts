@@ -30,6 +30,7 @@ export async function spawnEstate(dataDir: string, env: Record<string, string> =
       ESTATE_DISCOVERY_PORT: String(ports.discovery),
       ESTATE_AUDIT_PORT: String(ports.audit),
       ESTATE_EDGE_PORT: String(ports.edge),
+      ESTATE_CONSOLE_PORT: '0',
       DATABASE_URL: '',
       KAFKA_BROKERS: '',
       LOG_LEVEL: 'info',

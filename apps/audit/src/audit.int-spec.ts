@@ -87,8 +87,12 @@ describe('audit service on PostgreSQL and Kafka', () => {
     expect(seqs).toEqual([...seqs].sort((a, b) => b - a));
   });
 
-  it('filters by tool, version, principal, type and time', async () => {
+  it('filters by tool, version, principal, type, outcome and time', async () => {
     expect((await entries('principal=agent-a')).map((e) => e.outcome)).toEqual(['ok', 'tool_error', 'ok']);
+    expect((await entries('principal=agent-a&outcome=tool_error')).map((e) => e.outcome)).toEqual(['tool_error']);
+    // An outcome's class (before the colon) matches every reason of that class.
+    expect((await entries('outcome=refused')).map((e) => e.outcome)).toEqual(['refused:invalid_arguments']);
+    expect(await entries('outcome=refused:invalid_arguments')).toHaveLength(1);
     expect(await entries('tool=payments.lookup&version=1.0.0')).toHaveLength(6);
     expect((await entries('type=ToolCallRefused'))[0]).toMatchObject({ principal: 'agent-b', outcome: 'refused:invalid_arguments' });
     const registered = await entries('type=ServerRegistered');

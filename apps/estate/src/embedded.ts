@@ -7,6 +7,8 @@ import {
   type EmbeddedDatabase, type Env, type EventBus, type Logger,
 } from '@estate/platform';
 import { loadAuditConfig } from '../../audit/src/config';
+import { startConsole } from '../../console/src/console.app';
+import { loadConsoleConfig } from '../../console/src/config';
 import { startAudit } from '../../audit/src/audit.app';
 import { loadDiscoveryConfig } from '../../discovery/src/config';
 import { startDiscovery } from '../../discovery/src/discovery.app';
@@ -18,7 +20,7 @@ import type { EmbeddedConfig } from './config';
 import { rememberedPostgresPort, rememberPostgresPort } from './postgres-port.store';
 
 export interface EmbeddedEstate {
-  urls: { edge: string; registry: string; discovery: string; audit: string };
+  urls: { edge: string; registry: string; discovery: string; audit: string; console: string };
   secret?: string;
   /** How long the printed development tokens live: 12 h, or less when the services accept less. */
   devTokenSeconds: number;
@@ -53,7 +55,7 @@ async function ownPostgres(embedded: EmbeddedConfig, logger: Logger): Promise<Em
 }
 
 /**
- * All four services in one process: embedded PostgreSQL unless DATABASE_URL is set, a durable
+ * All four services and the console in one process: embedded PostgreSQL unless DATABASE_URL is set, a durable
  * event log in that PostgreSQL unless KAFKA_BROKERS is set. Same code and flow as the full stack.
  * While it runs, `estate.json` in the data directory lets other processes join it.
  */
@@ -67,6 +69,7 @@ export async function startEmbedded(env: Env, embedded: EmbeddedConfig, logger: 
     discovery: loadDiscoveryConfig(effective),
     edge: loadEdgeConfig(effective),
     audit: loadAuditConfig(effective),
+    console: loadConsoleConfig(effective),
   };
   let database: EmbeddedDatabase | undefined;
   const databaseUrl = configs.registry.databaseUrl ?? (database = await ownPostgres(embedded, logger)).url;
@@ -79,7 +82,12 @@ export async function startEmbedded(env: Env, embedded: EmbeddedConfig, logger: 
   const discovery = await startDiscovery({ ...configs.discovery, registryUrl: configs.discovery.registryUrl ?? registry.url, databaseUrl }, bus, logger.child({ service: 'discovery' }));
   const audit = await startAudit({ ...configs.audit, databaseUrl }, bus, logger.child({ service: 'audit' }));
   const edge = await startEdge(configs.edge, bus, logger.child({ service: 'mcp-edge' }));
-  const urls = { edge: edge.mcpUrl, registry: registry.url, discovery: discovery.url, audit: audit.url };
+  // The console relays to the services this process just started, wherever their ports landed.
+  const webConsole = await startConsole(
+    { ...configs.console, upstreams: { registry: registry.url, discovery: discovery.url, audit: audit.url } },
+    logger.child({ service: 'console' }),
+  );
+  const urls = { edge: edge.mcpUrl, registry: registry.url, discovery: discovery.url, audit: audit.url, console: webConsole.url };
   writeEstateRecord(embedded.dataDir, {
     pid: process.pid, startedAt: new Date().toISOString(), databaseUrl, kafkaBrokers: kafka ? configs.registry.kafkaBrokers : undefined,
     topicPrefix: configs.registry.topicPrefix, urls,
@@ -96,6 +104,7 @@ export async function startEmbedded(env: Env, embedded: EmbeddedConfig, logger: 
     stop: () => {
       removeEstateRecord(embedded.dataDir, process.pid);
       return stopInOrder(logger, [
+        { name: 'console', stop: () => webConsole.stop() },
         { name: 'mcp-edge', stop: () => edge.stop() },
         { name: 'audit', stop: () => audit.stop() },
         { name: 'discovery', stop: () => discovery.stop() },

@@ -27,6 +27,7 @@ async function banner(estate: EmbeddedEstate, adminToken?: string, agentToken?: 
     `  registry   ${estate.urls.registry}   (REST, /openapi.json)`,
     `  discovery  ${estate.urls.discovery}`,
     `  audit      ${estate.urls.audit}   (GET /v1/audit, /v1/events/stream)`,
+    `  console    ${estate.urls.console}   (web console: sign in with a token below)`,
     `  bus: ${BUS_LINE[estate.bus]}; database: ${estate.database}`,
     `  other processes join it through ${estate.recordFile}`,
   ];

@@ -9,8 +9,9 @@ import {
 } from './domain/tool.decider';
 import { registryError, type RegistryError } from './domain/registry.errors';
 import {
-  serverViewFor, toolSummaryFor, toolViewFor, versionViewFor, type AgentVersionView, type ToolSummary, type ToolView,
+  readsGovernance, serverViewFor, toolSummaryFor, toolViewFor, versionViewFor, type AgentVersionView, type ToolSummary, type ToolView,
 } from './domain/registry-read.policy';
+import { versionDiffFor, type VersionDiff } from './domain/version-diff';
 import { ConcurrencyConflict, EventTooLarge, type EventStore } from './store/event-store.port';
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: RegistryError };
@@ -112,6 +113,12 @@ export class RegistryService {
 
   async readVersion(viewer: Principal, name: string, version: string): Promise<ToolVersionState | AgentVersionView | undefined> {
     return versionViewFor(viewer, (await this.loadTool(name)).state, version);
+  }
+
+  /** Governance only (a diff shows every governed field); undefined for a missing version. */
+  async diffVersion(viewer: Principal, name: string, version: string): Promise<Outcome<VersionDiff | undefined>> {
+    if (!readsGovernance(viewer)) return { ok: false, error: registryError('FORBIDDEN', 'comparing versions needs estate:publish or estate:admin') };
+    return { ok: true, value: versionDiffFor(name, (await this.loadTool(name)).state, version) };
   }
 
   async readServer(viewer: Principal, name: string): Promise<ServerRegisteredData | undefined> {

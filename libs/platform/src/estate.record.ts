@@ -15,7 +15,7 @@ export interface EstateRecord {
   /** Set when the estate runs on Kafka: joiners then read the same brokers. */
   kafkaBrokers?: string[];
   topicPrefix: string;
-  urls: { edge: string; registry: string; discovery: string; audit: string };
+  urls: { edge: string; registry: string; discovery: string; audit: string; console?: string };
   /** The development JWT secret's file, when npm start made one (joiners verify tokens with it). */
   secretFile?: string;
 }

@@ -7,13 +7,13 @@ describe('parseAuditQuery', () => {
 
   it('reads every filter', () => {
     const parsed = parseAuditQuery({
-      tool: 'payments.lookup', version: '1.0.0', principal: 'agent-7', type: 'ToolCallCompleted',
+      tool: 'payments.lookup', version: '1.0.0', principal: 'agent-7', type: 'ToolCallCompleted', outcome: 'refused',
       from: '2025-01-01', to: '2025-01-02T00:00:00Z', limit: '10', cursor: encodeCursor(42),
     });
     expect(parsed).toEqual({
       ok: true,
       value: {
-        tool: 'payments.lookup', version: '1.0.0', principal: 'agent-7', type: 'ToolCallCompleted',
+        tool: 'payments.lookup', version: '1.0.0', principal: 'agent-7', type: 'ToolCallCompleted', outcome: 'refused',
         from: new Date('2025-01-01T00:00:00Z'), to: new Date('2025-01-02T00:00:00Z'), limit: 10, beforeSeq: 42,
       },
     });

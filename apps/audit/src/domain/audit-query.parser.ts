@@ -6,6 +6,8 @@ export interface AuditQuery {
   version?: string;
   principal?: string;
   type?: string;
+  /** An outcome as recorded (`ok`, `refused:invalid_arguments`) or its class before the colon (`refused`). */
+  outcome?: string;
   /** Inclusive lower bound on occurred_at. */
   from?: Date;
   /** Exclusive upper bound on occurred_at. */
@@ -40,7 +42,7 @@ const fail = (parameter: string, message: string): { ok: false; parameter: strin
   message,
 });
 
-/** Longest identifier (tool, version, principal, type) a filter may name; the trail's keys are bounded alike. */
+/** Longest identifier (tool, version, principal, type, outcome) a filter may name; the trail's keys are bounded alike. */
 export const MAX_IDENTIFIER_LENGTH = 256;
 
 /** A query parameter given once as text; repeated or structured parameters are refused. */
@@ -105,7 +107,7 @@ function parseCursor(raw: Record<string, unknown>): Parsed<number | undefined> {
 /** Validates `GET /v1/audit` query parameters; the first problem names its parameter. */
 export function parseAuditQuery(raw: Record<string, unknown>): Parsed<AuditQuery> {
   const texts: Record<string, string | undefined> = {};
-  for (const name of ['tool', 'version', 'principal', 'type'] as const) {
+  for (const name of ['tool', 'version', 'principal', 'type', 'outcome'] as const) {
     const parsed = single(raw, name);
     if (!parsed.ok) return parsed;
     texts[name] = parsed.value;

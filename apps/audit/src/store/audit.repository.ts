@@ -113,12 +113,14 @@ export class AuditRepository {
     const params: unknown[] = [];
     const add = (sql: string, value: unknown): void => {
       params.push(value);
-      where.push(sql.replace('?', `$${params.length}`));
+      // Every placeholder names the same parameter (the outcome filter uses it twice).
+      where.push(sql.replaceAll('?', `$${params.length}`));
     };
     if (query.tool !== undefined) add('tool = ?', query.tool);
     if (query.version !== undefined) add('version = ?', query.version);
     if (query.principal !== undefined) add('principal = ?', query.principal);
     if (query.type !== undefined) add('type = ?', query.type);
+    if (query.outcome !== undefined) add("(outcome = ? OR split_part(outcome, ':', 1) = ?)", query.outcome);
     if (query.from !== undefined) add('occurred_at >= ?', query.from.toISOString());
     if (query.to !== undefined) add('occurred_at < ?', query.to.toISOString());
     if (query.beforeSeq !== undefined) add('seq < ?', query.beforeSeq);

@@ -112,6 +112,15 @@ export class RegistryController {
     return found;
   }
 
+  /** The classifier's changes from the previous version, with the witness of a breaking one. Publishers and admins. */
+  @Get('v1/tools/:name/versions/:version/diff')
+  @UseGuards(BearerGuard)
+  async diff(@Param('name') name: string, @Param('version') version: string, @CurrentPrincipal() viewer: Principal) {
+    const found = unwrap(await this.registry.diffVersion(viewer, name, version));
+    if (!found) throw httpError(404, 'VERSION_NOT_FOUND', `${name}@${version} is not published`);
+    return found;
+  }
+
   @Get('v1/servers/:name')
   @UseGuards(BearerGuard)
   async server(@Param('name') name: string, @CurrentPrincipal() viewer: Principal) {

@@ -113,6 +113,13 @@ export const REGISTRY_OPENAPI = {
     '/v1/tools/{name}/versions/{version}': read('One version, if the caller may see it', READS, {
       oneOf: [{ $ref: '#/components/schemas/GovernedVersion' }, { $ref: '#/components/schemas/AgentVersionView' }],
     }, nameParams),
+    '/v1/tools/{name}/versions/{version}/diff': {
+      get: {
+        summary: 'What changed from the previous version: declared and required bump, every change with its path, the witness of a breaking one (estate:publish or estate:admin)',
+        parameters: nameParams,
+        responses: { ...responses('200', [401, 403, 404]), '200': { description: 'the classification', ...json({ type: 'object', required: ['name', 'version', 'previous', 'changes'], properties: { name: { type: 'string' }, version: { type: 'string' }, previous: { type: ['string', 'null'] }, declared: { type: ['string', 'null'] }, required: { type: ['string', 'null'] }, changes: { type: 'array', items: { type: 'object' } }, witness: {} } }) } },
+      },
+    },
     '/v1/tools/{name}/versions/{version}/deprecate': { post: { summary: 'Deprecate a version', parameters: nameParams, requestBody: lifecycleBody({ sunsetAt: { type: 'string', format: 'date-time' }, replacement: { type: 'string' } }), responses: responses('200', [400, 401, 403, 404, 409, 422]) } },
     '/v1/tools/{name}/versions/{version}/retire': { post: { summary: 'Retire a version', parameters: nameParams, requestBody: lifecycleBody({}), responses: responses('200', [400, 401, 403, 404, 409]) } },
     '/v1/tools/{name}/versions/{version}/quarantine': { post: { summary: 'Quarantine a version everywhere (estate:quarantine or estate:publish); idempotent', parameters: nameParams, requestBody: lifecycleBody({}), responses: responses('200', [400, 401, 403, 404]) } },

@@ -1,0 +1,32 @@
+import { lt, rcompare } from 'semver';
+import { bumpBetween, classifyToolChange, type SchemaChange } from '@estate/contracts';
+import type { ToolState } from './tool.decider';
+
+/**
+ * What changed from the version published just before `version` (the highest lower one): the
+ * declared bump, the bump the classifier requires, every change with its path, and for a
+ * breaking change the witness value the old contract accepted and the new one refuses.
+ */
+export interface VersionDiff {
+  name: string;
+  version: string;
+  previous: string | null;
+  declared: string | null;
+  required: string | null;
+  changes: SchemaChange[];
+  witness?: unknown;
+}
+
+/** undefined when the version was never published; the first version has no previous and no changes. */
+export function versionDiffFor(name: string, state: ToolState, version: string): VersionDiff | undefined {
+  const current = state.versions[version];
+  if (!current) return undefined;
+  const previous = Object.keys(state.versions).filter((v) => lt(v, version)).sort(rcompare)[0];
+  if (previous === undefined) return { name, version, previous: null, declared: null, required: null, changes: [] };
+  const classification = classifyToolChange(state.versions[previous].spec, current.spec);
+  const diff: VersionDiff = {
+    name, version, previous, declared: bumpBetween(previous, version), required: classification.bump, changes: classification.changes,
+  };
+  if (classification.witness !== undefined) diff.witness = classification.witness;
+  return diff;
+}
