@@ -1,6 +1,6 @@
 import type { QueryRunner } from 'typeorm';
 import {
-  inTransaction, judgePosition, messageEventId, poisonReason, SerialQueue, type BusMessage, type DeadLetterOffice, type EventBus, type Logger, type Subscription,
+  injectTraceHeaders, inTransaction, judgePosition, messageEventId, poisonReason, SerialQueue, withMessageSpan, type BusMessage, type DeadLetterOffice, type EventBus, type Logger, type Subscription,
 } from '@estate/platform';
 import { applyEnvelope, type ApplyOutcome, type ProjectionTarget } from './catalog.apply';
 import { diffCatalogs } from './catalog.diff';
@@ -48,7 +48,7 @@ export class CatalogProjector {
       groupId: this.groupId,
       fromBeginning: true,
       ownOffsets: (partition) => this.mutex.run(() => this.startAt(partition)),
-      handle: (message) => this.mutex.run(() => this.handle(message)),
+      handle: (message) => this.mutex.run(() => withMessageSpan('discovery apply', message, () => this.handle(message))),
     });
   }
 
@@ -176,7 +176,8 @@ export class CatalogProjector {
   private async publish(names: string[]): Promise<void> {
     if (names.length === 0) return;
     const entries = await this.repo.toolsNamed(names);
-    await this.bus.publish(this.topics.catalog, entries.map((entry) => ({ key: entry.name, value: JSON.stringify(entry) })));
+    // The event's trace goes on to the edges: their list_changed notification is its last span.
+    await this.bus.publish(this.topics.catalog, entries.map((entry) => ({ key: entry.name, value: JSON.stringify(entry), headers: injectTraceHeaders({}) })));
   }
 
   /** The compacted topic is idempotent: republishing every entry on start heals a publish lost in a crash. */

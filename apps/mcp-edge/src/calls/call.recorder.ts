@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CallEvent, EventEnvelope } from '@estate/events';
-import type { EventBus, Logger, OutgoingMessage } from '@estate/platform';
+import { injectTraceHeaders, type EventBus, type Logger, type OutgoingMessage } from '@estate/platform';
 
 const FLUSH_MS = 20;
 
@@ -33,7 +33,8 @@ export class CallRecorder {
       correlationId: sessionId ?? 'none',
       data: event.data,
     };
-    this.buffer.push({ key: principal, value: JSON.stringify(envelope), headers: { 'estate-type': event.type } });
+    // Sent later in a batch: the call's trace is taken now, so audit's record joins it.
+    this.buffer.push({ key: principal, value: JSON.stringify(envelope), headers: injectTraceHeaders({ 'estate-type': event.type }) });
     this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
   }
 

@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
-import type { EventBus, Logger, TopicSpec } from '@estate/platform';
+import { extractTraceContext, injectTraceHeaders, openSpan, SpanKind, type EventBus, type Logger, type OpenSpan, type OutgoingMessage, type TopicSpec } from '@estate/platform';
 import { APPEND_CHANNEL, rowToEnvelope } from './postgres-event-store';
 
 const BATCH = 500;
@@ -147,17 +147,7 @@ export class OutboxRelay {
       // Before sending: a log that lost events gets them back first, so no event lands before its predecessors.
       const before = await this.checkLog();
       if (before === undefined) continue;
-      await this.bus.publish(
-        this.topic,
-        batch.map((row) => {
-          const envelope = rowToEnvelope(row);
-          return {
-            key: envelope.stream,
-            value: JSON.stringify(envelope),
-            headers: { 'estate-type': envelope.type, 'estate-version': String(envelope.version), 'estate-id': envelope.id },
-          };
-        }),
-      );
+      await this.send(batch);
       const held = await this.held();
       const expected = before + BigInt(batch.length);
       if (held === undefined || held < expected) {
@@ -172,6 +162,27 @@ export class OutboxRelay {
         [this.name, last.tx_id, last.position, String(held), last.id],
       );
       sent += batch.length;
+    }
+  }
+
+  /** One span per event, in the trace the event was appended in; its context travels in the message's headers. */
+  private async send(batch: RelayRow[]): Promise<void> {
+    const spans: OpenSpan[] = [];
+    const messages = batch.map((row): OutgoingMessage => {
+      const envelope = rowToEnvelope(row);
+      const span = openSpan(`relay send ${this.topic}`, { 'messaging.destination.name': this.topic, 'estate.event_id': envelope.id, 'estate.event_type': envelope.type }, {
+        parent: extractTraceContext({ traceparent: row.traceparent ?? undefined }), kind: SpanKind.PRODUCER,
+      });
+      spans.push(span);
+      const headers = { 'estate-type': envelope.type, 'estate-version': String(envelope.version), 'estate-id': envelope.id };
+      return { key: envelope.stream, value: JSON.stringify(envelope), headers: injectTraceHeaders(headers, span.context) };
+    });
+    try {
+      await this.bus.publish(this.topic, messages);
+      for (const span of spans) span.end();
+    } catch (error) {
+      for (const span of spans) span.end(error);
+      throw error;
     }
   }
 
@@ -219,7 +230,7 @@ export class OutboxRelay {
   private async readBatch(): Promise<RelayRow[]> {
     return this.db.query(
       `SELECT e.position, e.tx_id::text AS tx_id, e.id, e.stream_id, e.stream_version, e.type, e.version, e.data,
-              e.actor, e.correlation_id, e.occurred_at
+              e.actor, e.correlation_id, e.occurred_at, e.traceparent
          FROM registry.events e, registry.relay_checkpoint c
         WHERE c.relay = $1
           AND (e.tx_id, e.position) > (c.tx_id, c.position)
@@ -243,4 +254,5 @@ interface RelayRow {
   actor: string;
   correlation_id: string;
   occurred_at: Date;
+  traceparent: string | null;
 }

@@ -7,6 +7,7 @@ import type { PrincipalResolver } from '../principal.auth';
 import { ProblemFilter } from './problem.filter';
 import { guardRequestUrl } from './request-url.guard';
 import { BoundedParamsPipe } from './bounded-params.pipe';
+import { resumeRequestTrace, traceRequests } from './request-trace.middleware';
 
 /** Nest's own log lines, routed to pino on stderr. */
 export class PinoNestLogger implements LoggerService {
@@ -50,9 +51,11 @@ export async function startHttpApp(options: HttpAppOptions): Promise<{ app: INes
     bodyParser: false,
     abortOnError: false,
   });
+  app.use(traceRequests);
   options.configure?.(app);
   app.use(guardRequestUrl);
   app.useBodyParser('json', { limit: options.bodyLimit ?? '1mb' });
+  app.use(resumeRequestTrace);
   app.disable('x-powered-by');
   app.useGlobalFilters(new ProblemFilter(options.logger));
   app.useGlobalPipes(new BoundedParamsPipe());

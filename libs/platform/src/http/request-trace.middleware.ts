@@ -1,0 +1,51 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { context, SpanKind, SpanStatusCode, trace, type Context } from '@opentelemetry/api';
+import { withCorrelation } from '../tracing/correlation';
+import { extractTraceContext } from '../tracing/tracing';
+
+type Next = (error?: unknown) => void;
+interface RequestTrace {
+  context: Context;
+  correlationId?: string;
+}
+
+const TRACE = Symbol('estate.request-trace');
+type TracedRequest = IncomingMessage & { [TRACE]?: RequestTrace };
+/** Longest path kept in a span name; the rest of a hostile URL is not worth storing. */
+const MAX_NAME_PATH = 120;
+
+/**
+ * Every request is one server span, continuing the caller's `traceparent` when it sends one, and
+ * handled with its `x-correlation-id` known to the log lines. Mounted first, ahead of every handler.
+ */
+export function traceRequests(req: IncomingMessage, res: ServerResponse, next: Next): void {
+  const parent = extractTraceContext(req.headers);
+  const path = (req.url ?? '/').split('?')[0].slice(0, MAX_NAME_PATH);
+  const span = trace.getTracer('estate').startSpan(`${req.method ?? 'GET'} ${path}`, {
+    kind: SpanKind.SERVER,
+    attributes: { 'http.request.method': req.method ?? 'GET', 'url.path': path },
+  }, parent);
+  res.once('close', () => {
+    span.setAttribute('http.response.status_code', res.statusCode);
+    if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end();
+  });
+  const header = req.headers['x-correlation-id'];
+  const known: RequestTrace = { context: trace.setSpan(parent, span), correlationId: typeof header === 'string' ? header.slice(0, 128) || undefined : undefined };
+  (req as TracedRequest)[TRACE] = known;
+  resume(known, next);
+}
+
+/**
+ * Enters the request's context again: a body parser calls `next` from a stream callback, where the
+ * context it was read in is lost. Mounted after the body parser.
+ */
+export function resumeRequestTrace(req: IncomingMessage, _res: ServerResponse, next: Next): void {
+  const known = (req as TracedRequest)[TRACE];
+  if (known) resume(known, next);
+  else next();
+}
+
+function resume(known: RequestTrace, next: Next): void {
+  withCorrelation(known.correlationId, () => context.with(known.context, () => next()));
+}
