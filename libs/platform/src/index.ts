@@ -27,6 +27,7 @@ export { EnvReader, readCommon, readAuth } from './env.reader';
 export type { Env, CommonConfig, HealthConfig } from './env.reader';
 export { BearerGuard, CurrentPrincipal, PRINCIPAL_RESOLVER } from './http/bearer.guard';
 export { startHttpApp, PinoNestLogger } from './http/http-app';
+export { traceRequests } from './http/request-trace.middleware';
 export type { HttpAppOptions } from './http/http-app';
 export { httpError } from './http/http-errors';
 export { startEmbeddedPostgres, freePort } from './embedded-postgres';
