@@ -49,7 +49,6 @@ describe('logger', () => {
       const raw = await logged(format, tty, (logger) => logger.warn({ tool: 'bank.lookup' }, 'published'));
       // Colours only for a terminal.
       expect(raw.includes('\u001b[')).toBe(tty);
-      // eslint-disable-next-line no-control-regex
       const text = raw.replace(/\u001b\[[0-9;]*m/g, '');
       expect(text).toMatch(/WARN.*\(logger-spec\): published/);
       expect(text).toContain('tool: "bank.lookup"');
