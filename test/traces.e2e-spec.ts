@@ -27,9 +27,17 @@ const parentOf = (span: FinishedSpan) => span.parentSpanContext?.spanId;
  * memory: one trace must run from the registry's HTTP request to the edge's notification, and
  * from the agent's tools/call to the upstream and audit's record, across real Kafka and PostgreSQL.
  */
-describe('traces across the estate (Kafka, PostgreSQL)', () => {
-  const exporter = new InMemorySpanExporter();
-  let tracing: Tracing | undefined;
+// One provider for the file: every service of the stack shares this process, as in `npm start`.
+const exporter = new InMemorySpanExporter();
+let tracing: Tracing | undefined;
+beforeAll(() => {
+  tracing = startTracing({}, 'estate-traces-e2e', { spanProcessors: [new SimpleSpanProcessor(exporter)] });
+});
+afterAll(async () => {
+  await tracing?.shutdown();
+});
+
+describe.each(['kafka', 'postgres'] as const)('traces across the estate (%s bus, PostgreSQL)', (bus) => {
   let estate: EstateServices;
   let proxy: RecordingProxy;
   let mcpUrl: string;
@@ -43,8 +51,7 @@ describe('traces across the estate (Kafka, PostgreSQL)', () => {
   };
 
   beforeAll(async () => {
-    tracing = startTracing({}, 'estate-traces-e2e', { spanProcessors: [new SimpleSpanProcessor(exporter)] });
-    estate = await startEstateServices({ name: 'traces', audit: true });
+    estate = await startEstateServices({ name: `traces-${bus}`, audit: true, bus });
     const bank = await startBankServer({ port: 0 });
     proxy = await startRecordingProxy(bank.url);
     estate.onStop(bank.close);
@@ -60,7 +67,6 @@ describe('traces across the estate (Kafka, PostgreSQL)', () => {
   afterAll(async () => {
     await alice?.close();
     await estate?.stop();
-    await tracing?.shutdown();
   });
 
   it('a publish is one trace: registry request → append → relay → discovery apply → edge notification, and audit', async () => {
