@@ -88,6 +88,7 @@ describe.each(['kafka', 'postgres'] as const)('traces across the estate (%s bus,
     }, 'the publish trace to reach the edge and audit');
 
     const request = named(spans, 'POST /v1/tools');
+    expect(request.attributes['http.response.status_code']).toBe(201);
     const append = named(spans, 'registry append');
     const relay = spans.find((s) => s.name.startsWith('relay send '));
     const apply = named(spans, 'discovery apply');
@@ -102,6 +103,23 @@ describe.each(['kafka', 'postgres'] as const)('traces across the estate (%s bus,
     expect(parentOf(audit)).toBe(relay?.spanContext().spanId);
     expect(append.attributes['estate.events']).toBe('ToolVersionPublished');
     expect(notify.attributes['estate.tools']).toBe('bank.lookup');
+  });
+
+  it('a request span is named by its route, not by the ids in its path', async () => {
+    const caller = callerTrace();
+    const response = await fetch(`${estate.registryUrl}/v1/tools/bank.lookup/versions/9.9.9/deprecate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${await token(ADMIN)}`, traceparent: caller.traceparent },
+      body: JSON.stringify({ reason: 'never published' }),
+    });
+    expect(response.status).toBeGreaterThanOrEqual(400);
+    const [span] = await waitFor(async () => {
+      const found = spansOf(caller.traceId).filter((s) => parentOf(s) === caller.spanId);
+      return found.length > 0 ? found : undefined;
+    }, 'the request span');
+    expect(span.name).toBe('POST /v1/tools/:name/versions/:version/deprecate');
+    expect(span.attributes['url.path']).toBe('/v1/tools/bank.lookup/versions/9.9.9/deprecate');
+    expect(span.attributes['http.response.status_code']).toBe(response.status);
   });
 
   it('a tools/call is one trace: edge request → call → validation, policy, upstream (which gets the traceparent) → audit', async () => {

@@ -248,8 +248,7 @@ export class HttpClientTransport implements Transport {
   private request(method: string, extra: OutgoingHttpHeaders, body?: string): Promise<IncomingMessage> {
     if (this.closed) return Promise.reject(new Error('the upstream transport is closed'));
     // The call's trace goes on at the upstream (W3C traceparent), when one is active.
-    const headers: OutgoingHttpHeaders = injectTraceHeaders<Record<string, string>>({}) as OutgoingHttpHeaders;
-    Object.assign(headers, extra);
+    const headers: OutgoingHttpHeaders = { ...injectTraceHeaders<Record<string, string>>({}), ...extra };
     if (this.sessionId) headers['mcp-session-id'] = this.sessionId;
     if (this.protocolVersion) headers['mcp-protocol-version'] = this.protocolVersion;
     const send = this.url.protocol === 'https:' ? https.request : http.request;

@@ -26,6 +26,9 @@ export function traceRequests(req: IncomingMessage, res: ServerResponse, next: N
     attributes: { 'http.request.method': req.method ?? 'GET', 'url.path': path },
   }, parent);
   res.once('close', () => {
+    // The route's template once the router matched one: ids in the path would make every span name unique.
+    const route = (req as { route?: { path?: unknown } }).route?.path;
+    if (typeof route === 'string') span.updateName(`${req.method ?? 'GET'} ${route}`);
     span.setAttribute('http.response.status_code', res.statusCode);
     if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
     span.end();
