@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { context, SpanKind, SpanStatusCode, trace, type Context } from '@opentelemetry/api';
 import { withCorrelation } from '../tracing/correlation';
@@ -6,17 +7,21 @@ import { extractTraceContext } from '../tracing/tracing';
 type Next = (error?: unknown) => void;
 interface RequestTrace {
   context: Context;
-  correlationId?: string;
+  correlationId: string;
 }
 
 const TRACE = Symbol('estate.request-trace');
 type TracedRequest = IncomingMessage & { [TRACE]?: RequestTrace };
 /** Longest path kept in a span name; the rest of a hostile URL is not worth storing. */
 const MAX_NAME_PATH = 120;
+/** The registry keeps at most this much of a correlation id (registry.controller.ts). */
+const MAX_CORRELATION = 128;
 
 /**
  * Every request is one server span, continuing the caller's `traceparent` when it sends one, and
- * handled with its `x-correlation-id` known to the log lines. Mounted first, ahead of every handler.
+ * handled with its `x-correlation-id` known to the log lines. A request without one gets a fresh
+ * id here, so its log lines and the events it appends (the registry reads the header) share it.
+ * Mounted first, ahead of every handler.
  */
 export function traceRequests(req: IncomingMessage, res: ServerResponse, next: Next): void {
   const parent = extractTraceContext(req.headers);
@@ -34,7 +39,9 @@ export function traceRequests(req: IncomingMessage, res: ServerResponse, next: N
     span.end();
   });
   const header = req.headers['x-correlation-id'];
-  const known: RequestTrace = { context: trace.setSpan(parent, span), correlationId: typeof header === 'string' ? header.slice(0, 128) || undefined : undefined };
+  const correlationId = (typeof header === 'string' ? header.slice(0, MAX_CORRELATION) : '') || randomUUID();
+  req.headers['x-correlation-id'] = correlationId;
+  const known: RequestTrace = { context: trace.setSpan(parent, span), correlationId };
   (req as TracedRequest)[TRACE] = known;
   resume(known, next);
 }
