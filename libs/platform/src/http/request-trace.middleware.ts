@@ -57,5 +57,6 @@ export function resumeRequestTrace(req: IncomingMessage, _res: ServerResponse, n
 }
 
 function resume(known: RequestTrace, next: Next): void {
-  withCorrelation(known.correlationId, () => context.with(known.context, () => next()));
+  // The correlation id rides in the context: set it inside the request's, not around it.
+  context.with(known.context, () => withCorrelation(known.correlationId, () => next()));
 }

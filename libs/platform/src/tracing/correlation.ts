@@ -1,16 +1,18 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { context, createContextKey } from '@opentelemetry/api';
 
 /**
- * The correlation id of the request or event being handled, for log lines. Kept apart from the
- * trace context on purpose: it must be known with tracing switched off too.
+ * The correlation id of the request or event being handled, for log lines. It rides in the trace
+ * context, so it is known exactly where a trace is: with tracing off nothing tracks async context
+ * at all (on Node 20 an AsyncLocalStorage would slow every promise in the process).
  */
-const current = new AsyncLocalStorage<string>();
+const CORRELATION = createContextKey('estate.correlation-id');
 
 /** Runs `work` with `correlationId` known to every log line it writes (undefined leaves the outer one). */
 export function withCorrelation<T>(correlationId: string | undefined, work: () => T): T {
-  return correlationId ? current.run(correlationId, work) : work();
+  return correlationId ? context.with(context.active().setValue(CORRELATION, correlationId), work) : work();
 }
 
 export function currentCorrelationId(): string | undefined {
-  return current.getStore();
+  const id = context.active().getValue(CORRELATION);
+  return typeof id === 'string' ? id : undefined;
 }

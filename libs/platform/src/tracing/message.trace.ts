@@ -1,6 +1,6 @@
 import type { BusMessage } from '../event-bus.port';
 import { withCorrelation } from './correlation';
-import { extractTraceContext, SpanKind, withSpan } from './tracing';
+import { extractTraceContext, SpanKind, tracingStarted, withSpan } from './tracing';
 
 const MAX_CORRELATION = 128;
 
@@ -9,9 +9,10 @@ const MAX_CORRELATION = 128;
  * the envelope's correlation id known to every log line written meanwhile.
  */
 export function withMessageSpan<T>(name: string, message: BusMessage, work: () => Promise<T>): Promise<T> {
+  if (!tracingStarted()) return work();
   const attributes = { 'messaging.destination.name': message.topic, 'messaging.kafka.partition': message.partition, 'messaging.kafka.offset': message.offset };
   const parent = extractTraceContext(message.headers);
-  return withCorrelation(correlationOf(message.value), () => withSpan(name, attributes, work, { parent, kind: SpanKind.CONSUMER }));
+  return withSpan(name, attributes, () => withCorrelation(correlationOf(message.value), work), { parent, kind: SpanKind.CONSUMER });
 }
 
 /** The envelope's correlation id, if the value is an envelope that has one; anything else has none. */

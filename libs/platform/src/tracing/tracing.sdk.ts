@@ -1,6 +1,7 @@
 import type * as Sdk from '@opentelemetry/sdk-node';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { Env } from '../env.reader';
+import { noteTracingStarted } from './tracing';
 
 /**
  * Tracing is off unless an exporter is named: OTEL_TRACES_EXPORTER, or an OTLP endpoint (which
@@ -41,5 +42,6 @@ export function startTracing(env: Env, serviceName: string, options: TracingOpti
     instrumentations: [],
   });
   sdk.start();
+  noteTracingStarted();
   return { shutdown: () => sdk.shutdown() };
 }

@@ -1,4 +1,5 @@
 import { trace } from '@opentelemetry/api';
+import { currentCorrelationId, withCorrelation } from './correlation';
 import { activeTraceIds, currentTraceparent, extractTraceContext, injectTraceHeaders, withSpan } from './tracing';
 import { startTracing, tracingWanted } from './tracing.sdk';
 
@@ -25,6 +26,8 @@ describe('tracing is off without OTEL variables', () => {
     expect(inside).toBeUndefined();
     expect(currentTraceparent()).toBeUndefined();
     expect(injectTraceHeaders({ 'estate-type': 'ToolCallCompleted' })).toEqual({ 'estate-type': 'ToolCallCompleted' });
+    // No async context is tracked at all, not even for correlation ids: promises keep their speed.
+    expect(withCorrelation('release-7', () => currentCorrelationId())).toBeUndefined();
     // Nothing registered: the API's tracer is still the no-op one.
     expect(trace.getTracer('estate').startSpan('probe').isRecording()).toBe(false);
   });

@@ -10,6 +10,20 @@ export type { Context as TraceContext } from '@opentelemetry/api';
  */
 const tracer = () => trace.getTracer('estate');
 
+/**
+ * Whether startTracing ran in this process. Until then spans are skipped outright: even the API's
+ * no-op spans cost about a microsecond each, and a tools/call makes four.
+ */
+let started = false;
+
+export function noteTracingStarted(): void {
+  started = true;
+}
+
+export function tracingStarted(): boolean {
+  return started;
+}
+
 export interface SpanOptions {
   /** Continue this context instead of the active one (a message's, a stored event's). */
   parent?: Context;
@@ -18,6 +32,7 @@ export interface SpanOptions {
 
 /** Runs `work` inside a new span; a throw marks the span as failed and is passed on. */
 export async function withSpan<T>(name: string, attributes: Attributes, work: () => Promise<T> | T, options: SpanOptions = {}): Promise<T> {
+  if (!started) return work();
   const parent = options.parent ?? context.active();
   return tracer().startActiveSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes }, parent, async (span) => {
     try {
@@ -79,6 +94,7 @@ export interface OpenSpan {
 /** A span its caller ends: for work done for many traces at once (a batch of messages sent together). */
 export function openSpan(name: string, attributes: Attributes, options: SpanOptions = {}): OpenSpan {
   const parent = options.parent ?? context.active();
+  if (!started) return { context: parent, end: () => undefined };
   const span = tracer().startSpan(name, { kind: options.kind ?? SpanKind.INTERNAL, attributes }, parent);
   return {
     context: trace.setSpan(parent, span),
