@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { context, SpanKind, SpanStatusCode, trace, type Context } from '@opentelemetry/api';
 import { withCorrelation } from '../tracing/correlation';
-import { extractTraceContext } from '../tracing/tracing';
+import { extractTraceContext, tracingStarted } from '../tracing/tracing';
 
 type Next = (error?: unknown) => void;
 interface RequestTrace {
@@ -24,6 +24,10 @@ const MAX_CORRELATION = 128;
  * Mounted first, ahead of every handler.
  */
 export function traceRequests(req: IncomingMessage, res: ServerResponse, next: Next): void {
+  const header = req.headers['x-correlation-id'];
+  const correlationId = (typeof header === 'string' ? header.slice(0, MAX_CORRELATION) : '') || randomUUID();
+  req.headers['x-correlation-id'] = correlationId;
+  if (!tracingStarted()) return next();
   const parent = extractTraceContext(req.headers);
   const path = (req.url ?? '/').split('?')[0].slice(0, MAX_NAME_PATH);
   const span = trace.getTracer('estate').startSpan(`${req.method ?? 'GET'} ${path}`, {
@@ -38,9 +42,6 @@ export function traceRequests(req: IncomingMessage, res: ServerResponse, next: N
     if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
     span.end();
   });
-  const header = req.headers['x-correlation-id'];
-  const correlationId = (typeof header === 'string' ? header.slice(0, MAX_CORRELATION) : '') || randomUUID();
-  req.headers['x-correlation-id'] = correlationId;
   const known: RequestTrace = { context: trace.setSpan(parent, span), correlationId };
   (req as TracedRequest)[TRACE] = known;
   resume(known, next);
