@@ -1,4 +1,5 @@
 import { context, createContextKey } from '@opentelemetry/api';
+import { tracingStarted } from './tracing';
 
 /**
  * The correlation id of the request or event being handled, for log lines. It rides in the trace
@@ -9,7 +10,8 @@ const CORRELATION = createContextKey('estate.correlation-id');
 
 /** Runs `work` with `correlationId` known to every log line it writes (undefined leaves the outer one). */
 export function withCorrelation<T>(correlationId: string | undefined, work: () => T): T {
-  return correlationId ? context.with(context.active().setValue(CORRELATION, correlationId), work) : work();
+  if (!correlationId || !tracingStarted()) return work();
+  return context.with(context.active().setValue(CORRELATION, correlationId), work);
 }
 
 export function currentCorrelationId(): string | undefined {
