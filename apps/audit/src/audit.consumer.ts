@@ -1,5 +1,5 @@
 import {
-  judgePosition, messageEventId, poisonReason, SerialQueue, type BusMessage, type DeadLetterOffice, type EventBus, type Logger, type Subscription,
+  judgePosition, messageEventId, poisonReason, SerialQueue, withMessageSpan, type BusMessage, type DeadLetterOffice, type EventBus, type Logger, type Subscription,
 } from '@estate/platform';
 import { parseEnvelope, toAuditEntry, type AuditSource } from './domain/audit-entry.mapper';
 import { AuditPositions } from './store/audit-positions.repository';
@@ -60,7 +60,7 @@ export class AuditConsumer {
       groupId: `${this.groupId}.${key}`,
       fromBeginning: true,
       ownOffsets: (partition) => this.mutex.run(() => this.startAt(topic, partition)),
-      handle: (message) => this.mutex.run(() => this.receive(source, key, message)),
+      handle: (message) => this.mutex.run(() => withMessageSpan(`audit record ${source}`, message, () => this.receive(source, key, message))),
     }));
   }
 

@@ -1,6 +1,7 @@
 import type { QueryRunner } from 'typeorm';
 import {
-  CATALOG_ENTRY_MAX_BYTES, catalogTopicSpec, inTransaction, judgePosition, messageEventId, poisonReason, SerialQueue, type BusMessage, type DeadLetterOffice, type EventBus, type Logger, type Subscription,
+  CATALOG_ENTRY_MAX_BYTES, catalogTopicSpec, injectTraceHeaders, inTransaction, judgePosition, messageEventId, poisonReason, SerialQueue, withMessageSpan,
+  type BusMessage, type DeadLetterOffice, type EventBus, type Logger, type Subscription,
 } from '@estate/platform';
 import { applyEnvelope, type ApplyOutcome, type ProjectionTarget } from './catalog.apply';
 import { diffCatalogs } from './catalog.diff';
@@ -49,7 +50,7 @@ export class CatalogProjector {
       groupId: this.groupId,
       fromBeginning: true,
       ownOffsets: (partition) => this.mutex.run(() => this.startAt(partition)),
-      handle: (message) => this.mutex.run(() => this.handle(message)),
+      handle: (message) => this.mutex.run(() => withMessageSpan('discovery apply', message, () => this.handle(message))),
     });
   }
 
@@ -190,7 +191,8 @@ export class CatalogProjector {
 
   private async publish(names: string[]): Promise<void> {
     if (names.length === 0) return;
-    await publishCatalogEntries(this.bus, this.topics.catalog, await this.repo.toolsNamed(names), CATALOG_ENTRY_MAX_BYTES, this.logger);
+    // The event's trace goes on to the edges: their list_changed notification is its last span.
+    await publishCatalogEntries(this.bus, this.topics.catalog, await this.repo.toolsNamed(names), CATALOG_ENTRY_MAX_BYTES, this.logger, injectTraceHeaders({}));
   }
 
   /** The compacted topic is idempotent: republishing every entry on start heals a publish lost in a crash. */

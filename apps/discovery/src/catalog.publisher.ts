@@ -10,8 +10,10 @@ const BATCH = 500;
  * it is set. Such an entry is withdrawn (a tombstone: the edges stop serving the tool) rather than
  * left stale, since a stale entry could miss a quarantine; and the rest of the catalog goes on.
  */
-export async function publishCatalogEntries(bus: EventBus, topic: string, entries: CatalogEntry[], maxBytes: number, logger: Logger): Promise<void> {
-  const messages: OutgoingMessage[] = entries.map((entry) => ({ key: entry.name, value: JSON.stringify(entry) }));
+export async function publishCatalogEntries(
+  bus: EventBus, topic: string, entries: CatalogEntry[], maxBytes: number, logger: Logger, headers?: Record<string, string>,
+): Promise<void> {
+  const messages: OutgoingMessage[] = entries.map((entry) => ({ key: entry.name, value: JSON.stringify(entry), ...(headers ? { headers } : {}) }));
   for (const batch of batchBySize(messages, messageBytes, BATCH, maxBytes)) {
     await publishOrSetAside(bus, topic, batch, (m) => m, async (entry, error) => {
       logger.error(

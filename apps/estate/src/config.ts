@@ -1,4 +1,4 @@
-import { EnvReader, type Env } from '@estate/platform';
+import { EnvReader, LOG_FORMATS, type Env, type LogFormat } from '@estate/platform';
 
 export interface EmbeddedConfig {
   dataDir: string;
@@ -6,9 +6,10 @@ export interface EmbeddedConfig {
   /** Start the sample bank upstream and publish its tools, so a first run has something to list. */
   demo: boolean;
   bankPort: number;
+  logFormat: LogFormat;
 }
 
-/** Reads ESTATE_DATA_DIR (.estate), ESTATE_PG_PORT, ESTATE_DEMO (1) and BANK_PORT (9100). */
+/** Reads ESTATE_DATA_DIR (.estate), ESTATE_PG_PORT, ESTATE_DEMO (1), BANK_PORT (9100) and LOG_FORMAT (auto). */
 export function loadEmbeddedConfig(env: Env): EmbeddedConfig {
   const reader = new EnvReader(env);
   const pgPort = reader.optional('ESTATE_PG_PORT');
@@ -17,5 +18,6 @@ export function loadEmbeddedConfig(env: Env): EmbeddedConfig {
     postgresPort: pgPort === undefined ? undefined : reader.port('ESTATE_PG_PORT', 0),
     demo: reader.oneOf('ESTATE_DEMO', ['0', '1'], '1') === '1',
     bankPort: reader.port('BANK_PORT', 9100),
+    logFormat: reader.oneOf('LOG_FORMAT', LOG_FORMATS, 'auto'),
   });
 }

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import path from 'node:path';
-import { createLogger, failBoot, issueDevToken, stopOnSignals } from '@estate/platform';
+import { createLogger, failBoot, issueDevToken, startTracing, stopOnSignals } from '@estate/platform';
 import { loadEmbeddedConfig } from './config';
 import { seedDemo } from './demo.seed';
 import { startEmbedded, type EmbeddedEstate } from './embedded';
@@ -51,9 +51,11 @@ async function banner(estate: EmbeddedEstate, adminToken?: string, agentToken?: 
 }
 
 async function main(): Promise<void> {
-  const logger = createLogger('estate', process.env.LOG_LEVEL ?? 'info');
+  let logger = createLogger('estate', process.env.LOG_LEVEL ?? 'info');
   try {
     const embedded = loadEmbeddedConfig(process.env);
+    logger = createLogger('estate', process.env.LOG_LEVEL ?? 'info', { format: embedded.logFormat });
+    const tracing = startTracing(process.env, 'estate');
     const estate = await startEmbedded(process.env, embedded, logger);
     const secret = estate.secret ?? process.env.ESTATE_JWT_SECRET;
     const options = { audience: process.env.ESTATE_JWT_AUDIENCE, expiresIn: `${estate.devTokenSeconds}s` };
@@ -64,6 +66,7 @@ async function main(): Promise<void> {
     stopOnSignals(logger, async () => {
       await estate.stop();
       await bank?.close();
+      await tracing?.shutdown();
     });
   } catch (error) {
     failBoot(logger, error);

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { topicName } from '@estate/events';
-import { ConsumerMonitor, PrincipalResolver, serviceHealth, startHttpApp, type EventBus, type Logger } from '@estate/platform';
+import { ConsumerMonitor, PrincipalResolver, serviceHealth, startHttpApp, traceRequests, type EventBus, type Logger } from '@estate/platform';
 import { isLoopback, type EdgeConfig } from './config';
 import { startEdgeCore } from './edge.core';
 import { EdgeModule } from './edge.module';
@@ -50,7 +50,8 @@ export async function startEdge(config: EdgeConfig, bus: EventBus, logger: Logge
   });
   base ||= url;
   answerClientErrors(app.getHttpServer());
-  serveMcpFirst(app.getHttpServer(), (req, res) => void endpoint(req, res));
+  // Ahead of Express, so the request's span is begun here (an agent's traceparent is continued).
+  serveMcpFirst(app.getHttpServer(), (req, res) => traceRequests(req, res, () => void endpoint(req, res)));
   logger.info({ url: `${url}/mcp` }, 'mcp edge listening');
   return {
     url,

@@ -1,4 +1,5 @@
 import type { DataClassification } from '@estate/contracts';
+import { LOG_FORMATS, type LogFormat } from './logger';
 import { DEFAULT_TOKEN_TIME_LIMITS, type AuthConfig } from './principal.auth';
 import { DEFAULT_CALLS_RETENTION_MS } from './topic.specs';
 
@@ -85,6 +86,8 @@ export interface CommonConfig {
   bus: 'kafka' | 'postgres';
   topicPrefix: string;
   logLevel: string;
+  /** LOG_FORMAT: `auto` is readable on a terminal and JSON elsewhere. */
+  logFormat: LogFormat;
   /** How long estate.calls keeps calls (retention.ms); the registry log is always kept forever. */
   callsRetentionMs: number;
   health: HealthConfig;
@@ -113,6 +116,7 @@ export function readCommon(reader: EnvReader): CommonConfig {
     bus,
     topicPrefix: reader.string('ESTATE_TOPIC_PREFIX', ''),
     logLevel: reader.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+    logFormat: reader.oneOf('LOG_FORMAT', LOG_FORMATS, 'auto'),
     callsRetentionMs: readRetention(reader, 'ESTATE_CALLS_RETENTION_MS', DEFAULT_CALLS_RETENTION_MS),
     health: readHealth(reader),
     metricsToken: readMetricsToken(reader),

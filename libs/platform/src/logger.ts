@@ -1,12 +1,31 @@
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
+import type * as Pretty from 'pino-pretty';
+import { currentCorrelationId } from './tracing/correlation';
+import { activeTraceIds } from './tracing/tracing';
 
 export type { Logger } from 'pino';
 
+/** `auto`: readable lines when stderr is a terminal, JSON (one object a line) otherwise. */
+export type LogFormat = 'auto' | 'pretty' | 'json';
+export const LOG_FORMATS: readonly LogFormat[] = ['auto', 'pretty', 'json'];
+
+export interface LoggerOptions {
+  format?: LogFormat;
+  /** Where lines go; stderr unless a test captures them. */
+  destination?: DestinationStream;
+  /** Whether that destination is a terminal (decides `auto`). */
+  isTTY?: boolean;
+}
+
 /**
  * Logs go to stderr, always: stdout belongs to the stdio MCP transport. Secrets are redacted by
- * key wherever they appear in a log object.
+ * key wherever they appear in a log object. Every line written while a request or an event is
+ * handled carries its trace and span ids and its correlation id.
  */
-export function createLogger(name: string, level = 'info'): Logger {
+export function createLogger(name: string, level = 'info', options: LoggerOptions = {}): Logger {
+  const isTTY = options.isTTY ?? process.stderr.isTTY === true;
+  const format = options.format ?? 'auto';
+  const readable = format === 'pretty' || (format === 'auto' && isTTY);
   return pino(
     {
       name,
@@ -15,7 +34,28 @@ export function createLogger(name: string, level = 'info'): Logger {
         paths: ['authorization', '*.authorization', 'headers.authorization', 'token', '*.token', 'password', '*.password', 'secret', '*.secret'],
         censor: '[redacted]',
       },
+      mixin: requestFields,
     },
-    pino.destination({ fd: 2, sync: false }),
+    readable ? prettyStream(options.destination, isTTY) : (options.destination ?? pino.destination({ fd: 2, sync: false })),
   );
+}
+
+function requestFields(): Record<string, string> {
+  const ids = activeTraceIds();
+  const correlationId = currentCorrelationId();
+  return { ...ids, ...(correlationId ? { correlationId } : {}) };
+}
+
+/** Synchronous, so a line is on the terminal before the process exits or a test reads it. */
+function prettyStream(destination: DestinationStream | undefined, colorize: boolean): DestinationStream {
+  // Loaded only for a terminal: it adds tens of milliseconds to every start, the CLI's included.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const pretty = require('pino-pretty') as typeof Pretty.default;
+  return pretty({
+    destination: destination ?? 2,
+    sync: true,
+    colorize,
+    translateTime: 'HH:MM:ss.l',
+    ignore: 'pid,hostname',
+  });
 }

@@ -7,6 +7,7 @@ import { describeFailure } from './failure.reason';
 import { createLogger } from './logger';
 import { KafkaEventBus } from './kafka-event-bus';
 import { PostgresEventBus } from './postgres-bus/postgres-event-bus';
+import { startTracing } from './tracing/tracing.sdk';
 
 /**
  * The bus a process started on its own uses: Kafka when brokers are given, otherwise the durable
@@ -94,14 +95,16 @@ export async function runService<C extends ServiceConfig>(entry: ServiceEntry<C>
   let logger = createLogger(entry.name);
   try {
     const config = entry.load(joinEstateOrKafka(entry.env, logger));
-    logger = createLogger(entry.name, config.logLevel);
+    logger = createLogger(entry.name, config.logLevel, { format: config.logFormat });
     if (!config.databaseUrl) throw new Error('DATABASE_URL is required');
+    const tracing = startTracing(entry.env, `estate-${entry.name}`);
     const bus = busFrom(config, `estate-${entry.name}`, logger);
     const service = await entry.start({ ...config, databaseUrl: config.databaseUrl }, bus, logger);
     stopOnSignals(logger, () =>
       stopInOrder(logger, [
         { name: entry.name, stop: () => service.stop() },
         { name: 'event bus', stop: () => bus.close() },
+        ...(tracing ? [{ name: 'tracing', stop: () => tracing.shutdown() }] : []),
       ]),
     );
   } catch (error) {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CallEvent, EventEnvelope } from '@estate/events';
-import { batchBySize, messageBytes, publishOrSetAside, type EventBus, type Logger, type OutgoingMessage } from '@estate/platform';
+import { batchBySize, injectTraceHeaders, messageBytes, publishOrSetAside, type EventBus, type Logger, type OutgoingMessage } from '@estate/platform';
 
 const FLUSH_MS = 20;
 /** Records per send, and bytes per send: well under the calls topic's ~1 MB max.message.bytes (the broker's default). */
@@ -43,7 +43,8 @@ export class CallRecorder {
       correlationId: sessionId ?? 'none',
       data: event.data,
     };
-    this.buffer.push({ key: principal, value: JSON.stringify(envelope), headers: { 'estate-type': event.type } });
+    // Sent later in a batch: the call's trace is taken now, so audit's record joins it.
+    this.buffer.push({ key: principal, value: JSON.stringify(envelope), headers: injectTraceHeaders({ 'estate-type': event.type }) });
     this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
   }
 

@@ -1,7 +1,7 @@
 import { VisibleListCache, type Pins, type VisibleCatalog, type VisibleTool } from '@estate/catalog';
 import type { Principal } from '@estate/contracts';
 import type { CatalogEntry } from '@estate/events';
-import type { BusMessage, DeadLetterOffice, EventBus, Logger, Subscription } from '@estate/platform';
+import { extractTraceContext, openSpan, withTraceContext, type BusMessage, type DeadLetterOffice, type EventBus, type Logger, type Subscription, type TraceContext } from '@estate/platform';
 import { readCatalogRecord } from './catalog-entry.check';
 
 export interface CatalogChange {
@@ -23,6 +23,8 @@ export class CatalogReplica {
   private subscription?: Subscription;
   private deadLetters?: DeadLetterOffice;
   private pending: CatalogChange[] = [];
+  /** The trace of the last record in the pending batch (discovery's apply of a registry event), if it had one. */
+  private pendingTrace?: TraceContext;
   private flushTimer?: NodeJS.Timeout;
   /** Bumped on every change applied; the visible-list cache is only good for one generation. */
   private generation = 0;
@@ -113,12 +115,24 @@ export class CatalogReplica {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
     const changes = this.pending;
+    const parent = this.pendingTrace;
     this.pending = [];
+    this.pendingTrace = undefined;
     if (changes.length === 0) return;
-    for (const listener of this.listeners) listener(changes);
+    const notify = () => {
+      for (const listener of this.listeners) listener(changes);
+    };
+    if (!parent) return notify();
+    const span = openSpan('edge notify catalog change', { 'estate.tools': changes.map((c) => c.name).join(',') }, { parent });
+    try {
+      withTraceContext(span.context, notify);
+    } finally {
+      span.end();
+    }
   }
 
   private async receive(message: BusMessage): Promise<void> {
+    if (message.headers.traceparent) this.pendingTrace = extractTraceContext(message.headers);
     if (!message.key) return this.reject(message, 'a catalog record without a key');
     if (message.value === null) return this.apply(message.key, undefined);
     const read = readCatalogRecord(message.key, message.value);

@@ -3,7 +3,7 @@ import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.
 import { resolveForPrincipal } from '@estate/catalog';
 import { isVisible, repair, validate, type ValidationError } from '@estate/contracts';
 import type { CatalogEntry, CatalogVersion } from '@estate/events';
-import type { Logger } from '@estate/platform';
+import { withCorrelation, withSpan, type Logger } from '@estate/platform';
 import type { CatalogReplica } from '../catalog/catalog.replica';
 import type { CallRecorder } from '../calls/call.recorder';
 import type { CallPolicy } from '../policy/call.policy';
@@ -75,7 +75,9 @@ export class ToolCallPipeline {
   async call(session: EdgeSession, params: CallParams, context?: CallContext | AbortSignal, options: UpstreamCallOptions = {}): Promise<CallToolResult> {
     const ctx: CallContext = context instanceof AbortSignal ? { signal: context } : (context ?? {});
     try {
-      return await this.run(session, params, ctx, options);
+      // One span per call; the session id is the correlation id its records carry.
+      const attributes = { 'estate.tool': typeof params?.name === 'string' ? params.name.slice(0, MAX_TOOL_NAME) : '', 'estate.session': session.id };
+      return await withCorrelation(session.id, () => withSpan('edge tools/call', attributes, () => this.run(session, params, ctx, options)));
     } catch (error) {
       if (error instanceof WireError) throw error;
       // Our own failure: never dressed up as the caller's mistake.
@@ -114,13 +116,16 @@ export class ToolCallPipeline {
       this.records.refuse(session, params.name, undefined, reason, `Unknown tool: ${params.name}`);
       throw unknownTool(params.name);
     }
-    const repaired = repair(version.spec.inputSchema, params.arguments ?? {});
-    const checked = validate(version.spec.inputSchema, repaired.value);
+    const step = { 'estate.tool': params.name, 'estate.version': version.version };
+    const { repaired, checked } = await withSpan('edge validate arguments', step, () => {
+      const repaired = repair(version.spec.inputSchema, params.arguments ?? {});
+      return { repaired, checked: validate(version.spec.inputSchema, repaired.value) };
+    });
     if (!checked.valid) return this.invalidArguments(session, params.name, version, checked.errors);
     const args = repaired.value as Record<string, unknown>;
-    const refusal = await this.policyStep.apply(session, principal, version, args, params._meta, context);
+    const refusal = await withSpan('edge policy', step, () => this.policyStep.apply(session, principal, version, args, params._meta, context));
     if (refusal) return refusal;
-    return this.upstreamStep.forward(session, entry, version, args, { repaired: repaired.changes.length, signal: context.signal, options });
+    return withSpan('edge upstream call', step, () => this.upstreamStep.forward(session, entry, version, args, { repaired: repaired.changes.length, signal: context.signal, options }));
   }
 
   private invalidArguments(session: EdgeSession, name: string, version: CatalogVersion, errors: ValidationError[]): CallToolResult {

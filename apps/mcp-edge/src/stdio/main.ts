@@ -3,7 +3,7 @@ import './stdout.guard';
 import { PassThrough } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Principal } from '@estate/contracts';
-import { busFrom, createLogger, failBoot, joinEstateOrKafka, PrincipalResolver, stopOnSignals, type Logger } from '@estate/platform';
+import { busFrom, createLogger, failBoot, joinEstateOrKafka, PrincipalResolver, startTracing, stopOnSignals, type Logger } from '@estate/platform';
 import { startEdgeCore } from '../edge.core';
 import { loadStdioConfig, type StdioEdgeConfig } from './stdio.config';
 import { StdioGate } from './stdio.gate';
@@ -23,10 +23,13 @@ async function resolvePrincipal(config: StdioEdgeConfig): Promise<Principal> {
 async function serve(config: StdioEdgeConfig, logger: Logger): Promise<void> {
   const principal = await resolvePrincipal(config);
   const bus = busFrom(config, 'estate-edge-stdio', logger);
+  // After the stdout guard: even OTEL_TRACES_EXPORTER=console prints to stderr, never into the protocol.
+  const tracing = startTracing(process.env, 'estate-mcp-edge-stdio');
   const core = await startEdgeCore(config, bus, logger);
   const stop = async () => {
     await core.stop();
     await bus.close();
+    await tracing?.shutdown();
   };
   // A client that kills us still gets its pending call records published.
   stopOnSignals(logger, stop);
@@ -43,7 +46,7 @@ async function main(): Promise<void> {
   let logger = createLogger('mcp-edge-stdio', 'info');
   try {
     const config = loadStdioConfig(joinEstateOrKafka(process.env, logger));
-    logger = createLogger('mcp-edge-stdio', config.logLevel);
+    logger = createLogger('mcp-edge-stdio', config.logLevel, { format: config.logFormat });
     await serve(config, logger);
     logger.flush(() => process.exit(0));
   } catch (error) {

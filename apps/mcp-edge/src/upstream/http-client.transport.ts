@@ -2,6 +2,7 @@ import http, { type IncomingMessage, type OutgoingHttpHeaders } from 'node:http'
 import https from 'node:https';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { injectTraceHeaders } from '@estate/platform';
 import { SseParser } from './sse.parser';
 
 /** The SDK client's reconnection defaults for the GET stream: 1 s, growing 1.5×, at most 30 s, 2 tries. */
@@ -251,7 +252,8 @@ export class HttpClientTransport implements Transport {
 
   private request(method: string, extra: OutgoingHttpHeaders, body?: string): Promise<IncomingMessage> {
     if (this.closed) return Promise.reject(new Error('the upstream transport is closed'));
-    const headers: OutgoingHttpHeaders = { ...extra };
+    // The call's trace goes on at the upstream (W3C traceparent), when one is active.
+    const headers: OutgoingHttpHeaders = { ...injectTraceHeaders<Record<string, string>>({}), ...extra };
     if (this.sessionId) headers['mcp-session-id'] = this.sessionId;
     if (this.protocolVersion) headers['mcp-protocol-version'] = this.protocolVersion;
     const send = this.url.protocol === 'https:' ? https.request : http.request;

@@ -91,4 +91,22 @@ export class RelayParked1732900000012 implements MigrationInterface {
   }
 }
 
-export const REGISTRY_MIGRATIONS = [CreateEventStore1732900000000, KeepEventPayloadText1732900000002, RelayLogMark1732900000011, RelayParked1732900000012];
+
+/**
+ * The trace an event was appended in: the relay sends the row later, from another context (often
+ * another process), and puts this `traceparent` on the message so the trace goes on. Null when
+ * tracing was off.
+ */
+export class EventTraceparent1732900000012 implements MigrationInterface {
+  name = 'EventTraceparent1732900000012';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`ALTER TABLE registry.events ADD COLUMN traceparent text`);
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`ALTER TABLE registry.events DROP COLUMN traceparent`);
+  }
+}
+
+export const REGISTRY_MIGRATIONS = [CreateEventStore1732900000000, KeepEventPayloadText1732900000002, RelayLogMark1732900000011, RelayParked1732900000012, EventTraceparent1732900000012];

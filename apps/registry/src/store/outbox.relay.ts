@@ -1,6 +1,9 @@
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
-import { batchBySize, messageBytes, publishOrSetAside, REGISTRY_EVENT_MAX_BYTES, type EventBus, type Logger, type OutgoingMessage, type TopicSpec } from '@estate/platform';
+import {
+  batchBySize, extractTraceContext, injectTraceHeaders, messageBytes, openSpan, publishOrSetAside, REGISTRY_EVENT_MAX_BYTES, SpanKind,
+  type EventBus, type Logger, type OpenSpan, type OutgoingMessage, type TopicSpec,
+} from '@estate/platform';
 import { eventMessage } from './event.message';
 import { APPEND_CHANNEL, rowToEnvelope } from './postgres-event-store';
 
@@ -169,11 +172,18 @@ export class OutboxRelay {
         if (this.checkSoon || Date.now() - this.lastCheck >= CHECK_MS) await this.checkLog();
         return sent;
       }
-      const outgoing = rows.map((row) => ({ row, message: eventMessage(rowToEnvelope(row)) }));
-      // Batches by bytes as well as count: the topic refuses a batch over its max.message.bytes.
-      for (const batch of batchBySize(outgoing, (o) => messageBytes(o.message), BATCH, this.maxBatchBytes)) {
-        if (!(await this.sendBatch(batch))) break;
-        sent += batch.length;
+      const outgoing = rows.map((row) => this.outgoing(row));
+      // Spans of events handed to sendBatch are ended there; the rest (a refill comes first) here.
+      let handed = 0;
+      try {
+        // Batches by bytes as well as count: the topic refuses a batch over its max.message.bytes.
+        for (const batch of batchBySize(outgoing, (o) => messageBytes(o.message), BATCH, this.maxBatchBytes)) {
+          handed += batch.length;
+          if (!(await this.sendBatch(batch))) break;
+          sent += batch.length;
+        }
+      } finally {
+        for (const { span } of outgoing.slice(handed)) span.end();
       }
     }
   }
@@ -181,10 +191,23 @@ export class OutboxRelay {
   /** Sends one batch and moves the checkpoint past it; false when the log lost events and is refilled first. */
   private async sendBatch(batch: Outgoing[]): Promise<boolean> {
     // Before sending: a log that lost events gets them back first, so no event lands before its predecessors.
-    const before = await this.checkLog();
-    if (before === undefined) return false;
+    const before = await this.checkLog().catch((error: unknown) => {
+      for (const { span } of batch) span.end(error);
+      throw error;
+    });
+    if (before === undefined) {
+      for (const { span } of batch) span.end();
+      return false;
+    }
     // An event the bus refuses for its size is refused on every pass: it is parked, not retried forever.
-    const parked = await publishOrSetAside(this.bus, this.topic, batch, (o) => o.message, (o, error) => this.park(o, error.message));
+    let parked: number;
+    try {
+      parked = await publishOrSetAside(this.bus, this.topic, batch, (o) => o.message, (o, error) => this.park(o, error.message));
+    } catch (error) {
+      for (const { span } of batch) span.end(error);
+      throw error;
+    }
+    for (const { span } of batch) span.end();
     const held = await this.held();
     const last = batch[batch.length - 1].row;
     const expected = before + BigInt(batch.length - parked);
@@ -213,6 +236,16 @@ export class OutboxRelay {
       { topic: this.topic, eventId: row.id, stream: row.stream_id, position: row.stream_version, bytes },
       `event ${row.id} (${row.stream_id} #${row.stream_version}, ${bytes} bytes) was refused by ${this.topic} and parked in registry.relay_parked; the events behind it go on: ${reason}`,
     );
+  }
+
+  /** One span per event, in the trace the event was appended in; its context travels in the message's headers. */
+  private outgoing(row: RelayRow): Outgoing {
+    const envelope = rowToEnvelope(row);
+    const span = openSpan(`relay send ${this.topic}`, { 'messaging.destination.name': this.topic, 'estate.event_id': envelope.id, 'estate.event_type': envelope.type }, {
+      parent: extractTraceContext({ traceparent: row.traceparent ?? undefined }), kind: SpanKind.PRODUCER,
+    });
+    const message = eventMessage(envelope);
+    return { row, span, message: { ...message, headers: injectTraceHeaders(message.headers ?? {}, span.context) } };
   }
 
   /**
@@ -259,10 +292,10 @@ export class OutboxRelay {
   /** The next events in commit order: at most BATCH of them, and about one batch's bytes (at least one event). */
   private async readBatch(): Promise<RelayRow[]> {
     return this.db.query(
-      `SELECT position, tx_id, id, stream_id, stream_version, type, version, data, actor, correlation_id, occurred_at
+      `SELECT position, tx_id, id, stream_id, stream_version, type, version, data, actor, correlation_id, occurred_at, traceparent
          FROM (SELECT n.*, sum(octet_length(n.data::text)) OVER (ORDER BY n.tx, n.position) - octet_length(n.data::text) AS before
                  FROM (SELECT e.position, e.tx_id::text AS tx_id, e.tx_id AS tx, e.id, e.stream_id, e.stream_version, e.type,
-                              e.version, e.data, e.actor, e.correlation_id, e.occurred_at
+                              e.version, e.data, e.actor, e.correlation_id, e.occurred_at, e.traceparent
                          FROM registry.events e, registry.relay_checkpoint c
                         WHERE c.relay = $1
                           AND (e.tx_id, e.position) > (c.tx_id, c.position)
@@ -279,6 +312,7 @@ export class OutboxRelay {
 interface Outgoing {
   row: RelayRow;
   message: OutgoingMessage;
+  span: OpenSpan;
 }
 
 interface RelayRow {
@@ -293,4 +327,5 @@ interface RelayRow {
   actor: string;
   correlation_id: string;
   occurred_at: Date;
+  traceparent: string | null;
 }

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { EventEnvelope } from '@estate/events';
-import { inTransaction, REGISTRY_EVENT_MAX_BYTES } from '@estate/platform';
+import { currentTraceparent, inTransaction, REGISTRY_EVENT_MAX_BYTES, withCorrelation, withSpan } from '@estate/platform';
 import { eventMessageBytes } from './event.message';
 import { ConcurrencyConflict, EventTooLarge, type AppendMeta, type EventStore, type NewEvent } from './event-store.port';
 
@@ -52,6 +52,12 @@ export class PostgresEventStore implements EventStore {
 
   async append(streamId: string, expectedVersion: number, events: NewEvent[], meta: AppendMeta): Promise<EventEnvelope[]> {
     if (events.length === 0) return [];
+    const attributes = { 'estate.stream': streamId, 'estate.events': events.map((e) => e.type).join(','), 'estate.correlation_id': meta.correlationId };
+    return withCorrelation(meta.correlationId, () => withSpan('registry append', attributes, () => this.appendNow(streamId, expectedVersion, events, meta)));
+  }
+
+  private async appendNow(streamId: string, expectedVersion: number, events: NewEvent[], meta: AppendMeta): Promise<EventEnvelope[]> {
+    const traceparent = currentTraceparent() ?? null;
     const now = this.clock();
     const stamped = events.map((event, index) => ({
       id: this.ids(),
@@ -74,9 +80,9 @@ export class PostgresEventStore implements EventStore {
           // The row's tx_id comes from this INSERT, the transaction's first write: the relay's
           // visibility rule depends on it being taken after the stream state was read.
           await runner.query(
-            `INSERT INTO registry.events (id, stream_id, stream_version, type, version, data, actor, correlation_id, occurred_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-            [e.id, streamId, e.position, e.type, e.version, JSON.stringify(e.data), e.actor, e.correlationId, now],
+            `INSERT INTO registry.events (id, stream_id, stream_version, type, version, data, actor, correlation_id, occurred_at, traceparent)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+            [e.id, streamId, e.position, e.type, e.version, JSON.stringify(e.data), e.actor, e.correlationId, now, traceparent],
           );
         }
         await runner.query(`SELECT pg_notify($1, $2)`, [APPEND_CHANNEL, streamId]);

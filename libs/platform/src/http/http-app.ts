@@ -8,6 +8,7 @@ import { ProblemFilter } from './problem.filter';
 import { guardRequestUrl } from './request-url.guard';
 import { BoundedParamsPipe } from './bounded-params.pipe';
 import { metricsEndpoint, type MetricsAccess } from '../metrics/metrics.endpoint';
+import { resumeRequestTrace, traceRequests } from './request-trace.middleware';
 
 /** Nest's own log lines, routed to pino on stderr. */
 export class PinoNestLogger implements LoggerService {
@@ -54,9 +55,11 @@ export async function startHttpApp(options: HttpAppOptions): Promise<{ app: INes
     abortOnError: false,
   });
   if (options.metrics) app.use(metricsEndpoint(options.metrics));
+  app.use(traceRequests);
   options.configure?.(app);
   app.use(guardRequestUrl);
   app.useBodyParser('json', { limit: options.bodyLimit ?? '1mb' });
+  app.use(resumeRequestTrace);
   app.disable('x-powered-by');
   app.useGlobalFilters(new ProblemFilter(options.logger));
   app.useGlobalPipes(new BoundedParamsPipe());
