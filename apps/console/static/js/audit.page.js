@@ -59,6 +59,10 @@ export function renderAudit(page) {
       show(status, errorText(error));
     } finally {
       loading = false;
+      // An observer reports changes only: a sentinel that came into view while a page was loading
+      // was ignored then. Observing again delivers its current state, so a visible end loads more.
+      observer.unobserve(sentinel);
+      observer.observe(sentinel);
     }
   };
   form.addEventListener('submit', (event) => {
