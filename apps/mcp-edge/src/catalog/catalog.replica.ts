@@ -1,8 +1,13 @@
 import { VisibleListCache, type Pins, type VisibleCatalog, type VisibleTool } from '@estate/catalog';
 import type { Principal } from '@estate/contracts';
 import type { CatalogEntry } from '@estate/events';
-import { extractTraceContext, openSpan, withTraceContext, type BusMessage, type DeadLetterOffice, type EventBus, type Logger, type Subscription, type TraceContext } from '@estate/platform';
+import {
+  extractTraceContext, openSpan, withTraceContext, type BusMessage, type DeadLetterOffice, type EventBus, type Logger, type PartitionOffsets, type Subscription, type TraceContext,
+} from '@estate/platform';
 import { readCatalogRecord } from './catalog-entry.check';
+
+/** How long an edge waits at start to have read the catalog topic as it stood. */
+const CATCH_UP_MS = 10_000;
 
 export interface CatalogChange {
   name: string;
@@ -21,6 +26,8 @@ export class CatalogReplica {
   /** `name@version` this edge quarantined itself, kept hidden until the catalog says so too. */
   private readonly localQuarantine = new Set<string>();
   private subscription?: Subscription;
+  /** The last offset read per partition, for the catch-up at start. */
+  private readonly read = new Map<number, bigint>();
   private deadLetters?: DeadLetterOffice;
   private pending: CatalogChange[] = [];
   /** The trace of the last record in the pending batch (discovery's apply of a registry event), if it had one. */
@@ -61,9 +68,23 @@ export class CatalogReplica {
   }
 
   /** `deadLetters` receives the records this replica cannot apply (the edge keeps no table of its own). */
-  async start(bus: EventBus, topic: string, groupId: string, deadLetters?: DeadLetterOffice): Promise<void> {
+  async start(bus: EventBus, topic: string, groupId: string, deadLetters?: DeadLetterOffice, catchUpMs = CATCH_UP_MS): Promise<void> {
     this.deadLetters = deadLetters;
+    // What the topic holds now: the edge serves once it has read that far, so its first answers
+    // (a stdio client lists tools the moment it starts) come from the whole catalog, not a part.
+    const ends = await bus.offsets(topic).catch(() => []);
     this.subscription = await bus.subscribe({ topic, groupId, fromBeginning: true, handle: async (m) => this.receive(m) });
+    await this.catchUp(ends.filter((p) => BigInt(p.high) > BigInt(p.low)), catchUpMs);
+  }
+
+  /** Waits, bounded, until every partition's last message at start was read; a slow log is said, not waited for. */
+  private async catchUp(ends: PartitionOffsets[], ms: number): Promise<void> {
+    const behind = () => ends.filter((p) => (this.read.get(p.partition) ?? -1n) < BigInt(p.high) - 1n);
+    const deadline = Date.now() + ms;
+    while (behind().length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    const left = behind();
+    if (left.length > 0) this.logger.warn({ partitions: left.map((p) => p.partition), ms }, 'the catalog is still loading; serving what has been read so far');
+    this.flush();
   }
 
   async stop(): Promise<void> {
@@ -132,6 +153,7 @@ export class CatalogReplica {
   }
 
   private async receive(message: BusMessage): Promise<void> {
+    this.read.set(message.partition, BigInt(message.offset));
     if (message.headers.traceparent) this.pendingTrace = extractTraceContext(message.headers);
     if (!message.key) return this.reject(message, 'a catalog record without a key');
     if (message.value === null) return this.apply(message.key, undefined);
