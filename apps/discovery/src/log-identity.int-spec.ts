@@ -119,7 +119,12 @@ describe('discovery checks that the log still holds what it applied (real Kafka 
     for (const spec of [lookup, transfer, { ...lookup, version: '1.1.0', title: 'Find a payment' }]) {
       expect((await http('POST', `${registry.url}/v1/tools`, adminToken, spec)).status).toBe(201);
     }
-    await waitFor(async () => ((await t.names(discovery.url)).length === 2 ? true : undefined), 'both tools', 30000);
+    // Every publish applied, the second version of pay.lookup included, before the catalog is taken as the reference.
+    const applied = async () => {
+      const catalog = (await http('GET', `${discovery.url}/v1/catalog`, adminToken)).body as { tools: Array<{ name: string; versions: unknown[] }> };
+      return catalog.tools.length === 2 && catalog.tools.find((tool) => tool.name === 'pay.lookup')?.versions.length === 2 ? true : undefined;
+    };
+    await waitFor(applied, 'all three publishes applied', 30000);
     const before = (await http('GET', `${discovery.url}/v1/catalog`, adminToken)).body;
 
     // The relay stops first, so nothing re-sends the store into the new, empty log.
