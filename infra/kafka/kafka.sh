@@ -229,8 +229,10 @@ start_broker() {
   write_config
   java_opts
   if [[ ! -f "$DATA/meta.properties" ]]; then
-    local id="${KAFKA_CLUSTER_ID:-$(node -e 'console.log(require("crypto").randomBytes(16).toString("base64url"))')}"
-    java "${JAVA_OPTS[@]}" kafka.tools.StorageTool format -t "$id" -c "$PROPS" \
+    # An id that starts with '-' reads as an option to the storage tool (1 in 64 of random ids):
+    # draw again, as Kafka's own Uuid.randomUuid does, and pass it joined to its flag as well.
+    local id="${KAFKA_CLUSTER_ID:-$(node -e 'const c=require("crypto");let i;do i=c.randomBytes(16).toString("base64url");while(i.startsWith("-"));console.log(i)')}"
+    java "${JAVA_OPTS[@]}" kafka.tools.StorageTool format --cluster-id="$id" -c "$PROPS" \
       >"$RUN/format.log" 2>&1 || { cat "$RUN/format.log" >&2; say "storage format failed"; return 1; }
   fi
   # setsid: the broker survives the caller's process group (jest, CI traps stop it explicitly).
