@@ -19,6 +19,14 @@ describe('upstream answer guard', () => {
     expect(answer._meta).toHaveProperty(['io.estate/confirmation']);
   });
 
+  it('hands back an answer that claims no estate key as it is, without copying it', () => {
+    const answer = { _meta: { 'vendor/trace': 1 }, content: [{ type: 'text', text: 'a', _meta: { keep: true } }] };
+    expect(stripEstateMeta(answer)).toBe(answer);
+    const nested = { content: [{ type: 'text', text: 'a', _meta: { 'io.estate/ref': 'x' } }] };
+    expect(stripEstateMeta(nested)).not.toBe(nested);
+    expect(stripEstateMeta(nested).content[0]._meta).toEqual({});
+  });
+
   it('holds successful results to the published outputSchema, not error results', () => {
     const schema = { type: 'object', properties: { count: { type: 'integer' } }, required: ['count'] } as const;
     expect(outputSchemaProblems(spec(schema), { content: [], structuredContent: { count: 3 } })).toEqual([]);

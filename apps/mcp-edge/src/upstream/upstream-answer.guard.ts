@@ -22,11 +22,30 @@ function withoutEstateKeys(meta: unknown): unknown {
   return Object.fromEntries(Object.entries(meta).filter(([key]) => !key.startsWith(ESTATE_META_PREFIX)));
 }
 
-/** A copy without `io.estate/*` keys in the object's `_meta`, nor in the `_meta` of its entries one level down (content, messages, contents). */
+const hasEstateKey = (meta: unknown): boolean =>
+  typeof meta === 'object' && meta !== null && Object.keys(meta).some((key) => key.startsWith(ESTATE_META_PREFIX));
+
+const ENTRY_LISTS = ['content', 'contents', 'messages'] as const;
+
+/** Whether the answer or an entry one level down claims an `io.estate/*` key: most answers do not. */
+function claimsEstateMeta(answer: Record<string, unknown>): boolean {
+  if (hasEstateKey(answer._meta)) return true;
+  return ENTRY_LISTS.some((key) => {
+    const list = answer[key];
+    return Array.isArray(list) && list.some((item: unknown) => typeof item === 'object' && item !== null && hasEstateKey((item as { _meta?: unknown })._meta));
+  });
+}
+
+/**
+ * Without `io.estate/*` keys in the object's `_meta`, nor in the `_meta` of its entries one level
+ * down (content, messages, contents). Every tools/call answer passes here, so an answer that
+ * claims no such key is returned as it is, not copied.
+ */
 export function stripEstateMeta<T extends object>(answer: T): T {
+  if (!claimsEstateMeta(answer as Record<string, unknown>)) return answer;
   const out = { ...answer } as Record<string, unknown>;
   if ('_meta' in out) out._meta = withoutEstateKeys(out._meta);
-  for (const key of ['content', 'contents', 'messages'] as const) {
+  for (const key of ENTRY_LISTS) {
     const list = out[key];
     if (!Array.isArray(list)) continue;
     out[key] = list.map((item: unknown) => {
