@@ -1,6 +1,3 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { createLogger, InMemoryEventBus } from '@estate/platform';
 import { bankSpecs } from '../examples/bank/bank.specs';
@@ -11,19 +8,9 @@ import { startDiscovery } from '../apps/discovery/src/discovery.app';
 import { loadRegistryConfig } from '../apps/registry/src/config';
 import { startRegistry } from '../apps/registry/src/registry.app';
 import { ADMIN, http, TEST_SECRET, token, waitFor } from './support/estate.harness';
-import { createTestDatabase, REPO_ROOT } from './support/infra';
+import { estate } from './support/cli.runner';
+import { createTestDatabase } from './support/infra';
 
-const run = promisify(execFile);
-
-async function estate(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [path.join(REPO_ROOT, 'dist/apps/cli/src/main.js'), ...args], { env: { ...process.env, ...env } });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
 
 describe('estate rebuild and estate verify (in-process bus, real PostgreSQL)', () => {
   const stops: Array<() => Promise<void>> = [];

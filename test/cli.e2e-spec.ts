@@ -1,26 +1,14 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { createLogger, InMemoryEventBus } from '@estate/platform';
 import { bankSpecs } from '../examples/bank/bank.specs';
 import { loadRegistryConfig } from '../apps/registry/src/config';
 import { startRegistry } from '../apps/registry/src/registry.app';
-import { createTestDatabase, REPO_ROOT } from './support/infra';
+import { estate } from './support/cli.runner';
+import { createTestDatabase } from './support/infra';
 import { TEST_SECRET } from './support/estate.harness';
 
-const run = promisify(execFile);
-
-async function estate(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [path.join(REPO_ROOT, 'dist/apps/cli/src/main.js'), ...args], { env: { ...process.env, ...env } });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
 
 describe('the estate CLI against a real registry', () => {
   const stops: Array<() => Promise<void>> = [];
