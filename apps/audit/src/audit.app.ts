@@ -1,6 +1,6 @@
 import { topicName } from '@estate/events';
 import {
-  ConsumerMonitor, DeadLetterOffice, estateTopics, openDatabase, PrincipalResolver, registerConsumerMetrics, registerDeadLetterMetrics, serviceHealth,
+  BusTransport, ConsumerMonitor, DeadLetterOffice, estateTopics, openDatabase, PrincipalResolver, registerConsumerMetrics, registerDeadLetterMetrics, serviceHealth,
   serviceRegistry, startHttpApp, type EventBus, type Logger,
 } from '@estate/platform';
 import { AuditConsumer } from './audit.consumer';
@@ -44,28 +44,29 @@ export async function startAudit(
   const names = new Map([[`${config.groupId}.registryEvents`, 'registry-events'], [`${config.groupId}.calls`, 'calls']]);
   const deadLetters = new DeadLetterOffice(bus, topicName(config.topicPrefix, 'deadLetter'), 'audit', logger.child({ component: 'dead-letters' }));
   await deadLetters.prepare();
-  const consumer = new AuditConsumer(repo, monitor.watch(bus, (o) => names.get(o.groupId)), topics, config.groupId, logger.child({ component: 'recorder' }), deadLetters);
-  await consumer.start();
+  const consumer = new AuditConsumer(repo, topics, config.groupId, logger.child({ component: 'recorder' }), deadLetters);
   const trail = new TrailCompleteness(repo, bus, [topics.registryEvents, topics.calls]);
   const resolver = new PrincipalResolver(config.auth);
   const metrics = serviceRegistry('audit');
   registerConsumerMetrics(metrics, monitor);
   registerDeadLetterMetrics(metrics, deadLetters);
   const { app, url } = await startHttpApp({
-    module: AuditModule.with(repo, feed, resolver, trail),
+    module: AuditModule.with(repo, feed, resolver, trail, consumer),
     health: { report: serviceHealth(config.health, { db, monitor, consumers: [...names.values()] }), resolver },
     metrics: { registry: metrics, token: config.metricsToken },
     logger,
     host: config.host,
     port: config.port,
   });
+  app.connectMicroservice({ strategy: new BusTransport(monitor.watch(bus, (o) => names.get(o.groupId)), { bindings: consumer.bindings(), logger: logger.child({ component: 'recorder' }) }) });
+  await app.startAllMicroservices();
   logger.info({ url }, 'audit listening');
   return {
     url,
     stop: async () => {
       await feed.stop();
+      // Closing the app closes its bus transport: the consumers stop with it.
       await app.close();
-      await consumer.stop();
       await db.destroy();
     },
   };

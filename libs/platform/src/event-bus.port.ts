@@ -61,8 +61,26 @@ export interface SubscribeOptions {
    * nothing to the broker; no message from another position reaches `handle` meanwhile.
    */
   ownOffsets?: (partition: number) => Promise<string | undefined>;
+  /** One message at a time; a failure retries that message. Ignored when `handleBatch` is given. */
   handle(message: BusMessage): Promise<void>;
+  /**
+   * Consecutive messages of one partition at a time, in offset order (at most `maxBatch`). The
+   * batch succeeds or fails as a whole: a failure delivers the same messages again, and a bus that
+   * keeps the group's position moves it past the batch only after success.
+   */
+  handleBatch?(batch: BusBatch): Promise<void>;
+  maxBatch?: number;
 }
+
+/** Consecutive messages of one partition, oldest first; never empty. */
+export interface BusBatch {
+  topic: string;
+  partition: number;
+  messages: BusMessage[];
+}
+
+/** The batch size a bus uses when the subscriber names none. */
+export const DEFAULT_MAX_BATCH = 500;
 
 /** Where a partition's log starts and ends: `low` is the first offset still held, `high` the next one to be written. */
 export interface PartitionOffsets {

@@ -1,4 +1,4 @@
-import type { BusMessage, EventBus, OutgoingMessage, PartitionOffsets, SubscribeOptions, Subscription, TopicSpec } from './event-bus.port';
+import { DEFAULT_MAX_BATCH, type BusMessage, type EventBus, type OutgoingMessage, type PartitionOffsets, type SubscribeOptions, type Subscription, type TopicSpec } from './event-bus.port';
 
 interface Consumer {
   options: SubscribeOptions;
@@ -86,16 +86,18 @@ export class InMemoryEventBus implements EventBus {
 
   private async drain(consumer: Consumer): Promise<void> {
     const log = this.log(consumer.options.topic);
+    const { handleBatch, maxBatch } = consumer.options;
     while (!consumer.stopped && consumer.next < log.length) {
-      const message = log[consumer.next];
+      const messages = handleBatch ? log.slice(consumer.next, consumer.next + (maxBatch ?? DEFAULT_MAX_BATCH)) : [log[consumer.next]];
       try {
-        await consumer.options.handle(message);
+        if (handleBatch) await handleBatch({ topic: consumer.options.topic, partition: 0, messages });
+        else await consumer.options.handle(messages[0]);
       } catch {
         // Like a Kafka consumer that crashes on a message: retry it after a pause, never skip it.
         await new Promise((resolve) => setTimeout(resolve, 200));
         continue;
       }
-      consumer.next += 1;
+      consumer.next += messages.length;
       if (!consumer.options.ownOffsets) {
         this.groupOffsets.set(`${consumer.options.groupId}/${consumer.options.topic}`, consumer.next);
       }

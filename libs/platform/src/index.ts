@@ -1,5 +1,5 @@
-export { EVENT_BUS, MessageRefused } from './event-bus.port';
-export type { EventBus, BusMessage, OutgoingMessage, PartitionOffsets, SubscribeOptions, Subscription, TopicSpec } from './event-bus.port';
+export { DEFAULT_MAX_BATCH, EVENT_BUS, MessageRefused } from './event-bus.port';
+export type { EventBus, BusBatch, BusMessage, OutgoingMessage, PartitionOffsets, SubscribeOptions, Subscription, TopicSpec } from './event-bus.port';
 export { catalogTopicSpec, estateTopics, DEFAULT_CALLS_RETENTION_MS } from './topic.specs';
 export { batchBySize, CATALOG_ENTRY_MAX_BYTES, messageBytes, publishOrSetAside, RECORD_BATCH_SLACK_BYTES, REGISTRY_EVENT_MAX_BYTES } from './message.size';
 export { judgePosition, messageEventId } from './log-position';
@@ -59,3 +59,11 @@ export { serviceRegistry, registerDeadLetterMetrics, collectedGauge } from './me
 export { registerConsumerMetrics } from './metrics/consumer.metrics';
 export { metricsEndpoint, judgeMetricsAccess, isLoopbackClient, METRICS_PATH } from './metrics/metrics.endpoint';
 export type { MetricsAccess } from './metrics/metrics.endpoint';
+export { BusTransport, BUS_TRANSPORT } from './microservices/bus.transport';
+export type { BusTransportOptions } from './microservices/bus.transport';
+export type { BusBinding, TransactionalBinding, PositionStore, DeadLetterSink } from './microservices/bus.binding';
+export { BusContext } from './microservices/bus.context';
+export type { BusBatchOrigin } from './microservices/bus.context';
+export { BusClientProxy } from './microservices/bus.client';
+export { BusConsumer } from './microservices/bus-consumer.decorator';
+export { KeepBusErrors } from './microservices/bus-errors.filter';

@@ -1,7 +1,8 @@
 import { Kafka, logLevel, Partitioners, type Admin, type Consumer, type Producer, type LogEntry } from 'kafkajs';
 import type { Logger } from 'pino';
 import { withDeadline } from './bounded-stop';
-import { MessageRefused, type BusMessage, type EventBus, type OutgoingMessage, type PartitionOffsets, type SubscribeOptions, type Subscription, type TopicSpec } from './event-bus.port';
+import { MessageRefused, type EventBus, type OutgoingMessage, type PartitionOffsets, type SubscribeOptions, type Subscription, type TopicSpec } from './event-bus.port';
+import { eachBatchHandler, toBusMessage } from './kafka-batch.handler';
 import { correctTopicConfigs, declaredConfig } from './kafka-topic.configs';
 
 export interface KafkaBusOptions {
@@ -108,23 +109,15 @@ export class KafkaEventBus implements EventBus {
     const ownOffsets = options.ownOffsets;
     const seeking = new Set<number>();
     if (ownOffsets) this.seekOnJoin(consumer, options, ownOffsets, seeking);
-    await consumer.run({
-      autoCommit: !ownOffsets,
-      eachMessage: async ({ topic, partition, message }) => {
-        if (seeking.has(partition)) return;
-        const headers: Record<string, string> = {};
-        for (const [k, v] of Object.entries(message.headers ?? {})) if (v !== undefined) headers[k] = String(v);
-        const busMessage: BusMessage = {
-          topic,
-          partition,
-          offset: message.offset,
-          key: message.key ? message.key.toString('utf8') : null,
-          value: message.value ? message.value.toString('utf8') : null,
-          headers,
-        };
-        await options.handle(busMessage);
-      },
-    });
+    await consumer.run(options.handleBatch
+      ? { autoCommit: !ownOffsets, eachBatchAutoResolve: false, eachBatch: eachBatchHandler(options, seeking) }
+      : {
+        autoCommit: !ownOffsets,
+        eachMessage: async ({ topic, partition, message }) => {
+          if (seeking.has(partition)) return;
+          await options.handle(toBusMessage(topic, partition, message));
+        },
+      });
     this.consumers.add(consumer);
     return {
       stop: async () => {

@@ -1,11 +1,11 @@
-import type { DataSource } from 'typeorm';
-import type { StoredPosition } from '@estate/platform';
+import type { DataSource, QueryRunner } from 'typeorm';
+import type { PositionStore, StoredPosition } from '@estate/platform';
 
 /**
- * The trail consumers' positions. Written after each entry, outside the entry's transaction: a
- * crash between the two only re-reads one message, which the event id dedupes.
+ * The trail consumers' positions, written in the transaction that appends their batch: a crash
+ * keeps both or neither, and a redelivered batch is also deduped by event id.
  */
-export class AuditPositions {
+export class AuditPositions implements PositionStore {
   constructor(private readonly db: DataSource) {}
 
   async get(topic: string, partition: number): Promise<StoredPosition | undefined> {
@@ -15,8 +15,8 @@ export class AuditPositions {
     return rows[0] && { next: rows[0].next_offset, lastEventId: rows[0].last_event_id };
   }
 
-  async set(topic: string, partition: number, position: StoredPosition): Promise<void> {
-    await this.db.query(
+  async set(runner: Pick<QueryRunner, 'query'>, topic: string, partition: number, position: StoredPosition): Promise<void> {
+    await runner.query(
       `INSERT INTO audit.positions (topic, partition, next_offset, last_event_id) VALUES ($1, $2, $3, $4)
        ON CONFLICT (topic, partition) DO UPDATE SET next_offset = EXCLUDED.next_offset, last_event_id = EXCLUDED.last_event_id`,
       [topic, partition, position.next, position.lastEventId],

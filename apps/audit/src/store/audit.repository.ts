@@ -3,14 +3,10 @@ import type { EventEnvelope } from '@estate/events';
 import { inTransaction } from '@estate/platform';
 import type { AuditEntryContent } from '../domain/audit-entry.mapper';
 import type { AuditQuery } from '../domain/audit-query.parser';
-import { ChainVerifier, entryHash, type ChainHead, type VerifyResult } from '../domain/hash-chain';
-import {
-  countDeadLetters, listDeadLetters, markHandled, readLedger, storeDeadLetter,
-  type DeadLetterRow, type DeadLetterView, type LedgerRow, type SourcePosition,
-} from './consumption.ledger';
+import { ChainVerifier, type ChainHead, type VerifyResult } from '../domain/hash-chain';
+import { countDeadLetters, listDeadLetters, readLedger, type DeadLetterView, type LedgerRow } from './consumption.ledger';
 
-/** Signalled at commit when a registry event joins the trail; wakes the event streams. */
-export const AUDIT_APPENDED_CHANNEL = 'estate_audit_appended';
+export { AUDIT_APPENDED_CHANNEL } from './trail.appender';
 
 const ROW_COLUMNS = `seq, event_id, topic, type, stream, tool, version, principal, outcome, occurred_at, payload, prev_hash, hash`;
 const VERIFY_BATCH = 1000;
@@ -65,38 +61,9 @@ function toStored(row: EntryRow): StoredEntry {
   };
 }
 
-/** The audit schema: the hash-chained, append-only trail and its one-row chain head. */
+/** The audit schema's reads: the hash-chained trail, its head and the consumption ledger (appends: trail.appender.ts). */
 export class AuditRepository {
   constructor(readonly db: DataSource) {}
-
-  /**
-   * Appends one entry to the chain, or nothing when its event id is already recorded. The head
-   * row lock serializes appends across every audit instance, so seq order is also commit order
-   * (readers paging by seq never skip a late commit) and the chain cannot fork.
-   */
-  async append(content: AuditEntryContent, options: { notify: boolean; source?: SourcePosition }): Promise<number | undefined> {
-    return this.inTransaction(async (runner) => {
-      if (options.source) await markHandled(runner, options.source);
-      const [head]: Array<{ hash: string }> = await runner.query(`SELECT hash FROM audit.chain_head WHERE id = 1 FOR UPDATE`);
-      const hash = entryHash(head.hash, content);
-      const inserted: Array<{ seq: string }> = await runner.query(
-        `INSERT INTO audit.entries (event_id, topic, type, stream, tool, version, principal, outcome, occurred_at, payload, prev_hash, hash)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-         ON CONFLICT (event_id) DO NOTHING RETURNING seq`,
-        [content.eventId, content.topic, content.type, content.stream, content.tool, content.version, content.principal,
-          content.outcome, content.occurredAt, JSON.stringify(content.payload), head.hash, hash],
-      );
-      if (inserted.length === 0) return undefined;
-      await runner.query(`UPDATE audit.chain_head SET last_seq = $1, hash = $2 WHERE id = 1`, [inserted[0].seq, hash]);
-      if (options.notify) await runner.query(`SELECT pg_notify($1, $2)`, [AUDIT_APPENDED_CHANNEL, inserted[0].seq]);
-      return Number(inserted[0].seq);
-    });
-  }
-
-  /** Keeps a message that cannot be recorded, with its reason; it counts as handled. */
-  async deadLetter(letter: DeadLetterRow): Promise<void> {
-    await this.inTransaction((runner) => storeDeadLetter(runner, letter));
-  }
 
   async deadLetters(limit: number): Promise<DeadLetterView[]> {
     return listDeadLetters(this.db, limit);

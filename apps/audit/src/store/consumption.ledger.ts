@@ -37,6 +37,20 @@ export async function markHandled(runner: Runner, source: SourcePosition): Promi
   );
 }
 
+/** markHandled for a batch of one partition's distinct offsets, in one statement. */
+export async function markHandledBatch(runner: Runner, topic: string, partition: number, offsets: string[]): Promise<void> {
+  if (offsets.length === 0) return;
+  await runner.query(
+    `INSERT INTO audit.consumed AS c (topic, partition, first_offset, next_offset, handled)
+     SELECT $1, $2, min(o), max(o) + 1, count(*) FROM unnest($3::bigint[]) AS o
+     ON CONFLICT (topic, partition) DO UPDATE SET
+       handled = c.handled + (SELECT count(*) FROM unnest($3::bigint[]) AS o WHERE o >= c.next_offset OR o < c.first_offset),
+       next_offset = GREATEST(c.next_offset, EXCLUDED.next_offset),
+       first_offset = LEAST(c.first_offset, EXCLUDED.first_offset)`,
+    [topic, partition, offsets],
+  );
+}
+
 export async function readLedger(runner: Runner, topics: string[]): Promise<LedgerRow[]> {
   const rows: Array<{ topic: string; partition: number; first_offset: string; next_offset: string; handled: string }> = await runner.query(
     `SELECT topic, partition, first_offset, next_offset, handled FROM audit.consumed WHERE topic = ANY($1) ORDER BY topic, partition`,
@@ -54,12 +68,17 @@ export interface DeadLetterRow extends SourcePosition {
 
 /** Stores the dead letter (once per position) and counts it as handled, in one transaction. */
 export async function storeDeadLetter(runner: Runner, letter: DeadLetterRow): Promise<void> {
+  await insertDeadLetter(runner, letter);
+  await markHandled(runner, letter);
+}
+
+/** The dead-letter row alone, for a batch that counts its offsets as handled together. */
+export async function insertDeadLetter(runner: Runner, letter: DeadLetterRow): Promise<void> {
   await runner.query(
     `INSERT INTO audit.dead_letters (topic, partition, "offset", key, value, reason) VALUES ($1, $2, $3, $4, $5, $6)
      ON CONFLICT ON CONSTRAINT dead_letters_position_unique DO NOTHING`,
     [letter.topic, letter.partition, letter.offset, bytes(letter.key), bytes(letter.value), escapeUnstorable(letter.reason)],
   );
-  await markHandled(runner, letter);
 }
 
 const bytes = (text: string | null): Buffer | null => (text === null ? null : Buffer.from(text, 'utf8'));

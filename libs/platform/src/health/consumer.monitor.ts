@@ -51,7 +51,17 @@ export class ConsumerMonitor {
   track(name: string, options: SubscribeOptions): SubscribeOptions {
     const tracked: Tracked = { name, options, subscribed: false, since: this.now(), partitions: new Map() };
     this.tracked.set(name, tracked);
-    return { ...options, handle: (message) => this.handled(tracked, message.partition, message.offset, () => options.handle(message)) };
+    const handleBatch = options.handleBatch;
+    return {
+      ...options,
+      handle: (message) => this.handled(tracked, message.partition, message.offset, message.offset, () => options.handle(message)),
+      // A batch is in hand from its first offset; once it succeeds the position is past its last.
+      handleBatch: handleBatch && ((batch) => {
+        const first = batch.messages[0].offset;
+        const last = batch.messages[batch.messages.length - 1].offset;
+        return this.handled(tracked, batch.partition, first, last, () => handleBatch(batch));
+      }),
+    };
   }
 
   /**
@@ -101,7 +111,7 @@ export class ConsumerMonitor {
     return this.cached.reports;
   }
 
-  private async handled(tracked: Tracked, partition: number, offset: string, handle: () => Promise<void>): Promise<void> {
+  private async handled(tracked: Tracked, partition: number, offset: string, last: string, handle: () => Promise<void>): Promise<void> {
     const progress = this.progress(tracked, partition);
     progress.busy = { offset, since: this.now() };
     try {
@@ -118,7 +128,7 @@ export class ConsumerMonitor {
     } finally {
       progress.busy = undefined;
     }
-    progress.next = BigInt(offset) + 1n;
+    progress.next = BigInt(last) + 1n;
     progress.appliedAt = this.now();
     progress.failure = undefined;
   }

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { SubscribeOptions } from '../event-bus.port';
+import { DEFAULT_MAX_BATCH, type BusMessage, type SubscribeOptions } from '../event-bus.port';
 import type { PostgresBusLog } from './postgres-bus.log';
 import type { PostgresBusMembership } from './postgres-bus.membership';
 
@@ -11,7 +11,7 @@ const RETRY_MAX_MS = 5000;
 
 /**
  * One subscription: reads its topic in offset order and hands each message to the handler, one at
- * a time. A group's position is committed after the handler succeeded; a failing handler is
+ * a time (or each page read to a batch handler). A group's position is committed after the handler succeeded; a failing handler is
  * retried after a growing pause and its message is never skipped, as a Kafka consumer would.
  * Only one member of a group reads a topic at a time (postgres-bus.membership.ts).
  */
@@ -86,7 +86,7 @@ export class PostgresBusConsumer {
           next = await this.join();
           if (next === undefined) continue;
         }
-        batch = await this.log.read(this.options.topic, next, BATCH);
+        batch = await this.log.read(this.options.topic, next, this.readSize);
       } catch (error) {
         if (this.stopped) return;
         // Once per outage (the database restarting, say), not once per attempt.
@@ -97,14 +97,19 @@ export class PostgresBusConsumer {
         continue;
       }
       failing = false;
-      for (const message of batch) {
+      if (this.options.handleBatch && batch.length > 0) {
+        if (!this.membership.holds(this, this.options.groupId, this.options.topic)) continue;
+        if (!(await this.deliverBatch(batch))) return;
+        next = BigInt(batch[batch.length - 1].offset) + 1n;
+        if (!this.options.ownOffsets) await this.commit(next);
+      } else for (const message of batch) {
         // Membership lost with the session: another member may already read from the committed position.
         if (!this.membership.holds(this, this.options.groupId, this.options.topic)) break;
         if (!(await this.deliver(message))) return;
         next = BigInt(message.offset) + 1n;
         if (!this.options.ownOffsets) await this.commit(next);
       }
-      if (batch.length < BATCH && !this.woken) await this.sleep(POLL_MS);
+      if (batch.length < this.readSize && !this.woken) await this.sleep(POLL_MS);
     }
   }
 
@@ -115,16 +120,31 @@ export class PostgresBusConsumer {
     return undefined;
   }
 
+  /** A batch subscriber reads as many as it takes per call; one page of the log otherwise. */
+  private get readSize(): number {
+    return this.options.handleBatch ? this.options.maxBatch ?? DEFAULT_MAX_BATCH : BATCH;
+  }
+
   /** Runs the handler until it succeeds; false when the consumer stopped first. */
-  private async deliver(message: Parameters<SubscribeOptions['handle']>[0]): Promise<boolean> {
+  private deliver(message: BusMessage): Promise<boolean> {
+    return this.retrying(message, () => this.options.handle(message));
+  }
+
+  /** The whole batch again on failure, as Kafka fetches again from the last resolved offset. */
+  private deliverBatch(messages: BusMessage[]): Promise<boolean> {
+    const batch = { topic: this.options.topic, partition: 0, messages };
+    return this.retrying(messages[0], () => (this.options.handleBatch as NonNullable<SubscribeOptions['handleBatch']>)(batch));
+  }
+
+  private async retrying(first: BusMessage, work: () => Promise<void>): Promise<boolean> {
     let pause = RETRY_FIRST_MS;
     for (;;) {
       if (this.stopped) return false;
       try {
-        await this.options.handle(message);
+        await work();
         return true;
       } catch (error) {
-        this.logger.warn({ err: error, topic: message.topic, offset: message.offset, group: this.options.groupId }, 'handler failed; retrying the same message');
+        this.logger.warn({ err: error, topic: first.topic, offset: first.offset, group: this.options.groupId }, 'handler failed; retrying the same messages');
         // Not cut short by new messages: a failing handler gets its full pause.
         await this.sleep(pause, false);
         pause = Math.min(pause * 2, RETRY_MAX_MS);
