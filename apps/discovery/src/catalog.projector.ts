@@ -1,28 +1,25 @@
 import type { QueryRunner } from 'typeorm';
 import {
-  CATALOG_ENTRY_MAX_BYTES, catalogTopicSpec, injectTraceHeaders, inTransaction, judgePosition, messageEventId, poisonReason, SerialQueue, withMessageSpan,
-  type BusMessage, type DeadLetterOffice, type EventBus, type Logger, type Subscription,
+  BusClientProxy, CATALOG_ENTRY_MAX_BYTES, catalogTopicSpec, injectTraceHeaders, inTransaction, SerialQueue,
+  type BusBinding, type BusContext, type BusMessage, type DeadLetterOffice, type EventBus, type Logger,
 } from '@estate/platform';
-import { applyEnvelope, type ApplyOutcome, type ProjectionTarget } from './catalog.apply';
+import { applyEnvelope, type ProjectionTarget } from './catalog.apply';
 import { diffCatalogs } from './catalog.diff';
 import { publishCatalogEntries } from './catalog.publisher';
 import { CatalogRebuilder, type RebuildOutcome, type RebuildOptions } from './catalog.rebuilder';
 import type { CatalogRepository } from './store/catalog.repository';
 
 /**
- * Keeps the catalog projection: each registry event is applied and its Kafka offset recorded in
- * one transaction, so a crash at any point either keeps both or neither. After commit the touched
- * tools' current state goes to the compacted catalog topic. With the offset goes the id of the
- * event applied there: on every join the projector checks the log still holds it (startAt), and
- * reads a reset, truncated or recreated log again from its start.
+ * Keeps the catalog projection. The bus transport hands it batches of registry events
+ * (catalog-events.controller.ts) inside a transaction; each event is applied there and the
+ * transport stores the batch's offset, with the id of its last event, in the same transaction, so
+ * a crash at any point keeps both or neither, and stream positions make a replayed event change
+ * nothing: every event's effect is applied exactly once. After commit the touched tools' current
+ * state goes to the compacted catalog topic, once per tool per batch.
  */
 export class CatalogProjector {
   private readonly mutex = new SerialQueue();
-  private subscription?: Subscription;
-  /** Partitions whose first message after a join must be the event we applied last. */
-  private readonly expected = new Map<number, { offset: string; id: string }>();
-  private restarting = false;
-  private stopped = false;
+  private readonly client: BusClientProxy;
 
   constructor(
     private readonly repo: CatalogRepository,
@@ -32,39 +29,67 @@ export class CatalogProjector {
     private readonly logger: Logger,
     private readonly deadLetters: DeadLetterOffice,
     private readonly rebuildOptions: RebuildOptions = {},
-  ) {}
+  ) {
+    this.client = new BusClientProxy(bus);
+  }
 
+  /** The compacted topic is idempotent: republishing every entry before consuming heals a publish lost in a crash. */
   async start(): Promise<void> {
     await this.publishAll();
-    await this.subscribe();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await this.subscription?.stop();
-  }
-
-  private async subscribe(): Promise<void> {
-    this.subscription = await this.bus.subscribe({
+  /** How the transport subscribes the registry log: transactional, with discovery's own checkpoints. */
+  binding(): BusBinding {
+    const repo = this.repo;
+    return {
       topic: this.topics.events,
       groupId: this.groupId,
-      fromBeginning: true,
-      ownOffsets: (partition) => this.mutex.run(() => this.startAt(partition)),
-      handle: (message) => this.mutex.run(() => withMessageSpan('discovery apply', message, () => this.handle(message))),
+      spanName: 'discovery apply',
+      transactional: {
+        db: repo.db,
+        positions: { get: (topic, partition) => repo.checkpoint(topic, partition), set: (runner, topic, partition, position) => repo.setCheckpoint(runner, topic, partition, position) },
+        deadLetters: { office: this.deadLetters, consumer: 'discovery-projector', store: (runner, record) => repo.storeDeadLetter(runner, record) },
+        onLogLost: (lost) => this.startOver(lost),
+      },
+    };
+  }
+
+  /**
+   * Applies a batch in the transport's transaction. A message that can never apply is
+   * dead-lettered in the same transaction and its position moves on with the batch.
+   */
+  async applyBatch(messages: BusMessage[], context: BusContext): Promise<void> {
+    const runner = context.requireTransaction();
+    await this.mutex.run(async () => {
+      const touched = new Set<string>();
+      for (const message of messages) {
+        const applied = await applyEnvelope(this.dbTarget(runner), parseJson(message.value));
+        for (const name of applied.touched) touched.add(name);
+        if (applied.skipped === undefined) continue;
+        const record = this.deadLetters.record('discovery-projector', message, applied.skipped);
+        await this.repo.storeDeadLetter(runner, record);
+        context.afterCommit(() => this.deadLetters.send(record));
+      }
+      // The batch's trace goes on to the edges: their list_changed notification is its last span.
+      const headers = injectTraceHeaders({});
+      if (touched.size > 0) context.afterCommit(() => this.publish([...touched], headers));
     });
   }
 
-  /** Asked on start and on every group join: where to resume, once the log is known to hold what was applied. */
-  private async startAt(partition: number): Promise<string> {
-    const stored = await this.repo.checkpoint(this.topics.events, partition);
-    const log = (await this.bus.offsets(this.topics.events)).find((p) => p.partition === partition);
-    const verdict = judgePosition(stored, log);
-    this.expected.delete(partition);
-    if (verdict.kind === 'verify') this.expected.set(partition, { offset: verdict.startAt, id: verdict.expectId });
-    if (verdict.kind === 'lost') await this.startOver(partition, verdict.startAt, verdict.reason);
+  /**
+   * The log no longer holds what was applied: say so once; the transport reads the new log from
+   * its start. Events applied before change nothing (stream positions); the catalog topic may be
+   * new as well, so every entry is published again.
+   */
+  private async startOver(lost: { partition: number; startAt: string; reason: string; unread: boolean }): Promise<void> {
+    this.logger.warn(
+      { topic: this.topics.events, partition: lost.partition, startAt: lost.startAt },
+      `the registry log was reset, truncated or recreated (${lost.reason}); discovery re-reads it from offset ${lost.startAt}, events already applied change nothing`,
+    );
+    await this.bus.ensureTopics([catalogTopicSpec(this.topics.catalog)]);
+    await this.publishAll();
     // Reading the log again cannot bring back events deleted before they were read: the event store can.
-    if (verdict.kind === 'lost' && verdict.unread) setImmediate(() => void this.rebuildAfterLoss());
-    return verdict.startAt;
+    if (lost.unread) setImmediate(() => void this.rebuildAfterLoss());
   }
 
   private async rebuildAfterLoss(): Promise<void> {
@@ -73,79 +98,6 @@ export class CatalogProjector {
     } catch (error) {
       this.logger.error({ err: error }, 'could not rebuild after events were deleted from the log unread; POST /v1/rebuild once the registry answers');
     }
-  }
-
-  private async handle(message: BusMessage): Promise<void> {
-    if (this.restarting) return;
-    const expected = this.expected.get(message.partition);
-    if (expected !== undefined && expected.offset === message.offset) {
-      this.expected.delete(message.partition);
-      const found = messageEventId(message);
-      if (found === expected.id) return; // the same log: the event we applied last, still in its place
-      await this.startOver(message.partition, '0', `offset ${message.offset} holds event ${found ?? '(no id)'}, not ${expected.id}: the log was recreated`);
-      this.resubscribe();
-      return;
-    }
-    this.expected.delete(message.partition);
-    const stored = await this.repo.checkpoint(message.topic, message.partition);
-    if (stored !== undefined && BigInt(message.offset) < BigInt(stored.next)) {
-      // Redelivery of the message applied last (its handler failed after the commit): publish again.
-      if (BigInt(message.offset) + 1n === BigInt(stored.next) && messageEventId(message) === stored.lastEventId) return this.publishAll();
-      // Never asked for: the bus went back by itself because our position fell off the log.
-      await this.startOver(message.partition, message.offset, `the bus restarted at offset ${message.offset}, below the stored position ${stored.next}`);
-    }
-    const checkpoint = { next: String(BigInt(message.offset) + 1n), lastEventId: messageEventId(message) };
-    let outcome: ApplyOutcome;
-    try {
-      outcome = await this.inTransaction(async (runner) => {
-        const applied = await applyEnvelope(this.dbTarget(runner), parseJson(message.value));
-        // A skipped message still moves the checkpoint: it can never apply, so it is dead-lettered for good.
-        if (applied.skipped !== undefined) await this.repo.storeDeadLetter(runner, this.deadLetters.record('discovery-projector', message, applied.skipped));
-        await this.repo.setCheckpoint(runner, message.topic, message.partition, checkpoint);
-        return applied;
-      });
-    } catch (error) {
-      // A value PostgreSQL refuses fails the same way every time; an outage is thrown and retried.
-      const reason = poisonReason(error);
-      if (reason === undefined) throw error;
-      outcome = { touched: [], skipped: reason };
-      await this.inTransaction(async (runner) => {
-        await this.repo.storeDeadLetter(runner, this.deadLetters.record('discovery-projector', message, reason));
-        await this.repo.setCheckpoint(runner, message.topic, message.partition, checkpoint);
-      });
-    }
-    if (outcome.skipped !== undefined) await this.deadLetters.send(this.deadLetters.record('discovery-projector', message, outcome.skipped));
-    await this.publish(outcome.touched);
-  }
-
-  /**
-   * The log no longer holds what was applied: say so once, then read the new log from its start.
-   * Events applied before change nothing (stream positions); the catalog topic may be new as well,
-   * so every entry is published again.
-   */
-  private async startOver(partition: number, startAt: string, reason: string): Promise<void> {
-    this.logger.warn(
-      { topic: this.topics.events, partition, startAt },
-      `the registry log was reset, truncated or recreated (${reason}); discovery re-reads it from offset ${startAt}, events already applied change nothing`,
-    );
-    await this.inTransaction((runner) => this.repo.setCheckpoint(runner, this.topics.events, partition, { next: startAt, lastEventId: null }));
-    await this.bus.ensureTopics([catalogTopicSpec(this.topics.catalog)]);
-    await this.publishAll();
-  }
-
-  /** Our consumer stands past offsets it must read again: a new subscription seeks to the reset checkpoint. */
-  private resubscribe(): void {
-    this.restarting = true;
-    setImmediate(() => {
-      void (async () => {
-        await this.subscription?.stop();
-        this.restarting = false;
-        if (!this.stopped) await this.subscribe();
-      })().catch((error: unknown) => {
-        this.logger.error({ err: error }, 'could not resubscribe to the registry log; retrying');
-        setTimeout(() => this.resubscribe(), 1000);
-      });
-    });
   }
 
   /** Rebuild aside (from the log when it is complete, else from the event store), then swap in one transaction. */
@@ -189,15 +141,12 @@ export class CatalogProjector {
     }));
   }
 
-  private async publish(names: string[]): Promise<void> {
-    if (names.length === 0) return;
-    // The event's trace goes on to the edges: their list_changed notification is its last span.
-    await publishCatalogEntries(this.bus, this.topics.catalog, await this.repo.toolsNamed(names), CATALOG_ENTRY_MAX_BYTES, this.logger, injectTraceHeaders({}));
+  private async publish(names: string[], headers: Record<string, string>): Promise<void> {
+    await publishCatalogEntries(this.client.publisher, this.topics.catalog, await this.repo.toolsNamed(names), CATALOG_ENTRY_MAX_BYTES, this.logger, headers);
   }
 
-  /** The compacted topic is idempotent: republishing every entry on start heals a publish lost in a crash. */
   private async publishAll(): Promise<void> {
-    await publishCatalogEntries(this.bus, this.topics.catalog, await this.repo.allTools(), CATALOG_ENTRY_MAX_BYTES, this.logger);
+    await publishCatalogEntries(this.client.publisher, this.topics.catalog, await this.repo.allTools(), CATALOG_ENTRY_MAX_BYTES, this.logger);
   }
 
   private dbTarget(runner: QueryRunner): ProjectionTarget {
@@ -216,7 +165,6 @@ export class CatalogProjector {
   private inTransaction<T>(work: (runner: QueryRunner) => Promise<T>): Promise<T> {
     return inTransaction(this.repo.db, work);
   }
-
 }
 
 function parseJson(value: string | null): unknown {

@@ -11,7 +11,7 @@ const BATCH = 500;
  * left stale, since a stale entry could miss a quarantine; and the rest of the catalog goes on.
  */
 export async function publishCatalogEntries(
-  bus: EventBus, topic: string, entries: CatalogEntry[], maxBytes: number, logger: Logger, headers?: Record<string, string>,
+  bus: Pick<EventBus, 'publish'>, topic: string, entries: CatalogEntry[], maxBytes: number, logger: Logger, headers?: Record<string, string>,
 ): Promise<void> {
   const messages: OutgoingMessage[] = entries.map((entry) => ({ key: entry.name, value: JSON.stringify(entry), ...(headers ? { headers } : {}) }));
   for (const batch of batchBySize(messages, messageBytes, BATCH, maxBytes)) {

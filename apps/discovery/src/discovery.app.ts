@@ -1,6 +1,6 @@
 import { topicName } from '@estate/events';
 import {
-  ConsumerMonitor, DeadLetterOffice, estateTopics, openDatabase, PrincipalResolver, serviceHealth, startHttpApp, type EventBus, type Logger,
+  BusTransport, ConsumerMonitor, DeadLetterOffice, estateTopics, openDatabase, PrincipalResolver, serviceHealth, startHttpApp, type EventBus, type Logger,
 } from '@estate/platform';
 import { CatalogProjector } from './catalog.projector';
 import type { DiscoveryConfig } from './config';
@@ -40,14 +40,16 @@ export async function startDiscovery(config: DiscoveryConfig & { databaseUrl: st
     host: config.host,
     port: config.port,
   });
+  app.connectMicroservice({ strategy: new BusTransport(watched, { bindings: { registryEvents: projector.binding() }, logger: logger.child({ component: 'projector' }) }) });
+  await app.startAllMicroservices();
   logger.info({ url }, 'discovery listening');
   return {
     url,
     projector,
     repo,
     stop: async () => {
+      // Closing the app closes its bus transport: the projector stops consuming with it.
       await app.close();
-      await projector.stop();
       await db.destroy();
     },
   };

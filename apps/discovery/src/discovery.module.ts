@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { BearerGuard, PRINCIPAL_RESOLVER, type PrincipalResolver } from '@estate/platform';
+import { CatalogEventsController } from './catalog-events.controller';
 import { CatalogProjector } from './catalog.projector';
 import { DiscoveryController } from './http/discovery.controller';
 import { CatalogRepository } from './store/catalog.repository';
@@ -9,7 +10,7 @@ export class DiscoveryModule {
   static with(repo: CatalogRepository, projector: CatalogProjector, resolver: PrincipalResolver): DynamicModule {
     return {
       module: DiscoveryModule,
-      controllers: [DiscoveryController],
+      controllers: [DiscoveryController, CatalogEventsController],
       providers: [
         { provide: CatalogRepository, useValue: repo },
         { provide: CatalogProjector, useValue: projector },

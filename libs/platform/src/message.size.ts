@@ -53,7 +53,7 @@ export function batchBySize<T>(items: T[], sizeOf: (item: T) => number, maxCount
  * fail again and hold back everything behind it. Any other failure is thrown. Returns how many were set aside.
  */
 export async function publishOrSetAside<T>(
-  bus: EventBus, topic: string, items: T[], messageOf: (item: T) => OutgoingMessage, setAside: (item: T, error: MessageRefused) => Promise<void>,
+  bus: Pick<EventBus, 'publish'>, topic: string, items: T[], messageOf: (item: T) => OutgoingMessage, setAside: (item: T, error: MessageRefused) => Promise<void>,
 ): Promise<number> {
   try {
     await bus.publish(topic, items.map(messageOf));
