@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CallEvent, EventEnvelope } from '@estate/events';
-import { batchBySize, injectTraceHeaders, messageBytes, publishOrSetAside, type EventBus, type Logger, type OutgoingMessage } from '@estate/platform';
+import { batchBySize, BusClientProxy, injectTraceHeaders, messageBytes, publishOrSetAside, type EventBus, type Logger, type OutgoingMessage } from '@estate/platform';
 
 const FLUSH_MS = 20;
 /** Records per send, and bytes per send: well under the calls topic's ~1 MB max.message.bytes (the broker's default). */
@@ -16,13 +16,17 @@ export class CallRecorder {
   private timer?: NodeJS.Timeout;
   private flushing?: Promise<void>;
   private readonly listeners: Array<(event: CallEvent) => void> = [];
+  /** Records leave through the bus transport's client: `emit(topic, batch)` completes once the bus holds the batch. */
+  private readonly client: BusClientProxy;
 
   constructor(
-    private readonly bus: EventBus,
+    bus: EventBus,
     private readonly topic: string,
     private readonly logger: Logger,
     private readonly clock: () => Date = () => new Date(),
-  ) {}
+  ) {
+    this.client = new BusClientProxy(bus);
+  }
 
   /** Hears every record as it is made (the metrics); a listener must not throw. */
   onRecord(listener: (event: CallEvent) => void): void {
@@ -79,7 +83,7 @@ export class CallRecorder {
 
   /** A record the topic refuses for its size is refused on every retry: dropped with one error line instead of blocking the rest. */
   private async publishOrDrop(batch: OutgoingMessage[]): Promise<void> {
-    await publishOrSetAside(this.bus, this.topic, batch, (m) => m, async (record, error) => {
+    await publishOrSetAside(this.client.publisher, this.topic, batch, (m) => m, async (record, error) => {
       this.logger.error({ topic: this.topic, bytes: messageBytes(record), type: record.headers?.['estate-type'] }, `a call record was refused by ${this.topic} and dropped: ${error.message}`);
     });
   }

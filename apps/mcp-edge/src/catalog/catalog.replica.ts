@@ -2,9 +2,11 @@ import { VisibleListCache, type Pins, type VisibleCatalog, type VisibleTool } fr
 import type { Principal } from '@estate/contracts';
 import type { CatalogEntry } from '@estate/events';
 import {
-  extractTraceContext, openSpan, withTraceContext, type BusMessage, type DeadLetterOffice, type EventBus, type Logger, type PartitionOffsets, type Subscription, type TraceContext,
+  extractTraceContext, openSpan, withTraceContext, type BusMessage, type DeadLetterOffice, type EventBus, type Logger, type PartitionOffsets, type TraceContext,
 } from '@estate/platform';
+import type { INestMicroservice } from '@nestjs/common';
 import { readCatalogRecord } from './catalog-entry.check';
+import { startCatalogConsumer } from './catalog.consumer';
 
 /** How long an edge waits at start to have read the catalog topic as it stood. */
 const CATCH_UP_MS = 10_000;
@@ -25,7 +27,7 @@ export class CatalogReplica {
   private readonly listeners: Array<(changes: CatalogChange[]) => void> = [];
   /** `name@version` this edge quarantined itself, kept hidden until the catalog says so too. */
   private readonly localQuarantine = new Set<string>();
-  private subscription?: Subscription;
+  private consumer?: INestMicroservice;
   /** The last offset read per partition, for the catch-up at start. */
   private readonly read = new Map<number, bigint>();
   private deadLetters?: DeadLetterOffice;
@@ -73,7 +75,7 @@ export class CatalogReplica {
     // What the topic holds now: the edge serves once it has read that far, so its first answers
     // (a stdio client lists tools the moment it starts) come from the whole catalog, not a part.
     const ends = await bus.offsets(topic).catch(() => []);
-    this.subscription = await bus.subscribe({ topic, groupId, fromBeginning: true, handle: async (m) => this.receive(m) });
+    this.consumer = await startCatalogConsumer(this, bus, { topic, groupId, logger: this.logger });
     await this.catchUp(ends.filter((p) => BigInt(p.high) > BigInt(p.low)), catchUpMs);
   }
 
@@ -88,7 +90,7 @@ export class CatalogReplica {
   }
 
   async stop(): Promise<void> {
-    await this.subscription?.stop();
+    await this.consumer?.close();
     this.flush();
   }
 
@@ -150,6 +152,11 @@ export class CatalogReplica {
     } finally {
       span.end();
     }
+  }
+
+  /** A batch of catalog records in offset order (catalog.consumer.ts). */
+  async receiveBatch(messages: BusMessage[]): Promise<void> {
+    for (const message of messages) await this.receive(message);
   }
 
   private async receive(message: BusMessage): Promise<void> {

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import {
-  batchBySize, extractTraceContext, injectTraceHeaders, messageBytes, openSpan, publishOrSetAside, REGISTRY_EVENT_MAX_BYTES, SpanKind,
+  batchBySize, BusClientProxy, extractTraceContext, injectTraceHeaders, messageBytes, openSpan, publishOrSetAside, REGISTRY_EVENT_MAX_BYTES, SpanKind,
   type EventBus, type Logger, type OpenSpan, type OutgoingMessage, type TopicSpec,
 } from '@estate/platform';
 import { eventMessage } from './event.message';
@@ -40,6 +40,8 @@ export class OutboxRelay {
   private checkSoon = true;
   private readonly topic: string;
   private readonly spec: TopicSpec;
+  /** Sends go through the bus transport's client; offsets and topic repairs ask the bus itself. */
+  private readonly client: BusClientProxy;
 
   constructor(
     private readonly db: DataSource,
@@ -52,6 +54,7 @@ export class OutboxRelay {
     private readonly maxBatchBytes = REGISTRY_EVENT_MAX_BYTES,
   ) {
     this.spec = typeof topic === 'string' ? { name: topic } : topic;
+    this.client = new BusClientProxy(bus);
     this.topic = this.spec.name;
   }
 
@@ -202,7 +205,7 @@ export class OutboxRelay {
     // An event the bus refuses for its size is refused on every pass: it is parked, not retried forever.
     let parked: number;
     try {
-      parked = await publishOrSetAside(this.bus, this.topic, batch, (o) => o.message, (o, error) => this.park(o, error.message));
+      parked = await publishOrSetAside(this.client.publisher, this.topic, batch, (o) => o.message, (o, error) => this.park(o, error.message));
     } catch (error) {
       for (const { span } of batch) span.end(error);
       throw error;
