@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import type { EventEnvelope } from '@estate/events';
+import { inTransaction, openDatabase } from '@estate/platform';
+import { createTestDatabase } from '../../../../test/support/infra';
+import { toAuditEntry, type AuditEntryContent } from '../domain/audit-entry.mapper';
+import { entryHash, GENESIS_HASH } from '../domain/hash-chain';
+import { AuditRepository } from './audit.repository';
+import { AUDIT_MIGRATIONS } from './migrations';
+import { storableEntry } from './storable-entry';
+import { appendChained } from './trail.appender';
+
+function callEntry(i: number): AuditEntryContent {
+  const principal = `agent-${i % 3}`;
+  const envelope: EventEnvelope = {
+    id: randomUUID(), type: 'ToolCallCompleted', version: 1, stream: `principal:${principal}`, position: 0,
+    occurredAt: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(), actor: principal, correlationId: `c${i}`,
+    // Keys in a jsonb-hostile order and a NUL: the hash must not depend on how the payload is stored.
+    data: { tool: 'payments.lookup', principal, version: '1.0.0', outcome: i % 5 === 0 ? 'tool_error' : 'ok', durationMs: i, attempts: 1, repaired: 0, note: `n\u0000${i}` },
+  };
+  return storableEntry(toAuditEntry('calls', 'estate.calls', envelope));
+}
+
+/** The chain as a verifier folds it: each hash from its predecessor, one entry at a time. */
+function foldedChain(contents: AuditEntryContent[]): string[] {
+  let prev = GENESIS_HASH;
+  return contents.map((content) => (prev = entryHash(prev, content)));
+}
+
+describe('batched chained append', () => {
+  const entries = Array.from({ length: 60 }, (_, i) => callEntry(i));
+  // A redelivered event inside a batch and across a batch boundary: neither may take a link.
+  const delivered = [...entries.slice(0, 30), entries[4], ...entries.slice(30), entries[29], entries[59]];
+  const plans: Record<string, number[]> = {
+    'one batch': [delivered.length],
+    'one entry per batch': delivered.map(() => 1),
+    'uneven batches': [7, 13, 1, 12, 20, 10],
+  };
+  const databases: Array<{ drop(): Promise<void> }> = [];
+  const sources: DataSource[] = [];
+
+  afterAll(async () => {
+    for (const db of sources) await db.destroy();
+    for (const db of databases) await db.drop();
+  });
+
+  async function appendIn(plan: number[]): Promise<{ rows: Array<{ event_id: string; prev_hash: string; hash: string }>; verify: Awaited<ReturnType<AuditRepository['verify']>> }> {
+    const test = await createTestDatabase();
+    databases.push(test);
+    const db = await openDatabase({ url: test.url, schema: 'audit', migrations: AUDIT_MIGRATIONS, poolSize: 2 });
+    sources.push(db);
+    let at = 0;
+    for (const size of plan) {
+      const batch = delivered.slice(at, at + size);
+      at += size;
+      await inTransaction(db, (runner) => appendChained(runner, batch, { notify: false }));
+    }
+    expect(at).toBe(delivered.length);
+    const rows: Array<{ event_id: string; prev_hash: string; hash: string }> = await db.query(`SELECT event_id, prev_hash, hash FROM audit.entries ORDER BY seq`);
+    return { rows, verify: await new AuditRepository(db).verify() };
+  }
+
+  it('stores the same chain whatever the batch boundaries, each event once, and the verifier accepts it', async () => {
+    const expected = foldedChain(entries);
+    const results = [];
+    for (const [name, plan] of Object.entries(plans)) {
+      const result = await appendIn(plan);
+      results.push(result);
+      expect({ name, ids: result.rows.map((r) => r.event_id) }).toEqual({ name, ids: entries.map((e) => e.eventId) });
+      expect({ name, hashes: result.rows.map((r) => r.hash) }).toEqual({ name, hashes: expected });
+      expect(result.verify).toEqual({ ok: true, entries: entries.length, headHash: expected[expected.length - 1] });
+    }
+    expect(results[1].rows).toEqual(results[0].rows);
+    expect(results[2].rows).toEqual(results[0].rows);
+  });
+});
