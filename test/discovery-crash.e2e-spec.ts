@@ -1,4 +1,4 @@
-import { createLogger, KafkaEventBus } from '@estate/platform';
+import { createLogger, KafkaEventBus, PostgresEventBus, type EventBus, type Logger } from '@estate/platform';
 import type { CatalogEntry } from '@estate/events';
 import { bankSpecs } from '../examples/bank/bank.specs';
 import { loadRegistryConfig } from '../apps/registry/src/config';
@@ -16,7 +16,13 @@ function specFor(tool: number, minor: number) {
   return { ...base, name: `bank.tool${tool}`, version: `1.${minor}.0`, inputSchema: { ...base.inputSchema, properties } };
 }
 
-describe('discovery killed with SIGKILL while events flow', () => {
+/** The same consumer (the bus transport) on both buses: Kafka, and the durable log in the test's database. */
+const buses: Array<[string, (databaseUrl: string, logger: Logger) => { bus: EventBus; env: Record<string, string> }]> = [
+  ['Kafka', (_, logger) => ({ bus: new KafkaEventBus({ brokers: kafkaBrokers(), clientId: 'crash-test', logger }), env: { KAFKA_BROKERS: kafkaBrokers().join(',') } })],
+  ['the embedded PostgreSQL log', (url, logger) => ({ bus: new PostgresEventBus({ url, logger }), env: { KAFKA_BROKERS: '', ESTATE_BUS: 'postgres' } })],
+];
+
+describe.each(buses)('discovery on %s killed with SIGKILL while events flow', (_, busFor) => {
   const logger = createLogger('crash-test', 'error');
   const stops: Array<() => Promise<void>> = [];
   let env: Record<string, string>;
@@ -29,16 +35,16 @@ describe('discovery killed with SIGKILL while events flow', () => {
     stops.push(db.drop);
     const port = await freePort();
     discoveryUrl = `http://127.0.0.1:${port}`;
+    const { bus, env: busEnv } = busFor(db.url, logger);
     env = {
       DATABASE_URL: db.url,
-      KAFKA_BROKERS: kafkaBrokers().join(','),
+      ...busEnv,
       ESTATE_TOPIC_PREFIX: randomTopicPrefix(),
       ESTATE_JWT_SECRET: TEST_SECRET,
       ESTATE_DISCOVERY_PORT: String(port),
       ESTATE_DISCOVERY_GROUP: `discovery-crash-${Date.now()}`,
       ESTATE_REGISTRY_PORT: '0',
     };
-    const bus = new KafkaEventBus({ brokers: kafkaBrokers(), clientId: 'crash-test', logger });
     const registry = await startRegistry({ ...loadRegistryConfig(env), databaseUrl: db.url }, bus, logger);
     stops.push(() => bus.close(), registry.stop);
     registryUrl = registry.url;
