@@ -10,6 +10,7 @@ import { createLogger } from '@estate/platform';
 import { runContractsBench, type BenchTable } from './contracts.bench';
 import { CATALOG_SIZE, runEdgeBench } from './edge.bench';
 import { edgeVerdicts, methodNotes } from './edge-targets.rules';
+import { ingestVerdicts, runIngestBenches } from './ingest.run';
 import { measureNotify, type NotifyFigures } from './notify.bench';
 import { renderReport, verdict, machineLines, type Verdict } from './report.writer';
 import { REPO_ROOT, startBenchServer } from './support/child-process.launcher';
@@ -69,12 +70,14 @@ async function main(): Promise<void> {
     } finally {
       await upstream.child.stop();
     }
-    const verdicts = [...contractVerdicts(contracts), ...edgeVerdicts(edge, notify)];
+    progress('audit ingest and discovery catch-up');
+    const ingest = await runIngestBenches(kafka.brokers, [100_000, 1_000_000], 1000, progress);
+    const verdicts = [...contractVerdicts(contracts), ...edgeVerdicts(edge, notify), ...ingestVerdicts(ingest.ingest, ingest.catchUp)];
     const report = renderReport({
       machine: machineLines(COMMAND, `${kafka.source} at ${kafka.brokers.join(',')}`, loadAtStart),
       verdicts,
       method: methodNotes(),
-      tables: [...contracts, ...edge.tables, notifyTable(notify)],
+      tables: [...contracts, ...edge.tables, notifyTable(notify), ...ingest.tables],
       profiles: [
         { title: `tools/call, 32 concurrent sessions (${Math.round(edge.profiles.call.load.perSecond)} req/s while profiled)`, summary: edge.profiles.call.summary },
         { title: `tools/list, 32 concurrent sessions, ${CATALOG_SIZE} tools (${Math.round(edge.profiles.list.load.perSecond)} req/s while profiled)`, summary: edge.profiles.list.summary },

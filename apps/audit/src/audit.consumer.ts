@@ -18,7 +18,7 @@ export interface AuditTopics {
 /** The unique constraint that dedupes redelivered events: its conflict is "already recorded", not poison. */
 const EVENT_ID_CONSTRAINT = 'entries_event_id_unique';
 /** Call records per transaction: large enough that the chain head's lock is taken rarely, small enough to keep a transaction short. */
-const MAX_BATCH = 2000;
+const MAX_BATCH = 5000;
 
 /**
  * Records every envelope from the registry log and the call log into the trail, a batch at a time

@@ -1,0 +1,65 @@
+/**
+ * `node -r @swc-node/register bench/ingest.run.ts [records,...]`: audit ingest and discovery
+ * catch-up on Kafka and on the embedded PostgreSQL log, printed as tables (npm run bench runs the
+ * same measurements into BENCHMARKS.md). Default: 100,000 call records and 1,000 publishes.
+ */
+import { createLogger } from '@estate/platform';
+import { toMarkdown } from './contracts.bench';
+import { catchUpTable, measureCatchUp, type CatchUpFigures } from './catch-up.bench';
+import { ingestTable, measureIngest, startBenchDatabase, type BusKind, type IngestFigures } from './ingest.bench';
+import { verdict, type Verdict } from './report.writer';
+import { acquireKafka } from './support/kafka.lease';
+
+const BUSES: BusKind[] = ['kafka', 'postgres'];
+
+export async function runIngestBenches(brokers: string[], sizes: number[], publishes: number, progress: (line: string) => void) {
+  const logger = createLogger('bench', 'warn');
+  const db = await startBenchDatabase(logger);
+  try {
+    const ingest: IngestFigures[] = [];
+    for (const records of sizes) {
+      for (const bus of BUSES) {
+        progress(`audit ingest of ${records} call records on ${bus}`);
+        ingest.push(await measureIngest(bus, records, brokers, db, logger));
+      }
+    }
+    const catchUp: CatchUpFigures[] = [];
+    for (const bus of BUSES) {
+      progress(`discovery catch-up after ${publishes} publishes on ${bus}`);
+      catchUp.push(await measureCatchUp(bus, publishes, brokers, db, logger));
+    }
+    return { ingest, catchUp, tables: [ingestTable(ingest), catchUpTable(catchUp)] };
+  } finally {
+    await db.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  const sizes = (process.argv[2] ?? '100000').split(',').map(Number);
+  const publishes = Number(process.argv[3] ?? '1000');
+  const started = Date.now();
+  const kafka = await acquireKafka();
+  try {
+    const { tables } = await runIngestBenches(kafka.brokers, sizes, publishes, (line) => process.stderr.write(`[ingest ${((Date.now() - started) / 1000).toFixed(0)} s] ${line}\n`));
+    process.stdout.write(`${toMarkdown(tables)}\n`);
+  } finally {
+    await kafka.release();
+  }
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`ingest bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exitCode = 1;
+  });
+}
+
+/** Issue 15's targets for these figures: audit ingest on Kafka, and discovery's lag behind a burst. */
+export function ingestVerdicts(ingest: IngestFigures[], catchUp: CatchUpFigures[]): Verdict[] {
+  const verdicts: Verdict[] = [];
+  const kafka = ingest.filter((f) => f.bus === 'kafka').sort((a, b) => b.records - a.records)[0];
+  if (kafka) verdicts.push(verdict(`audit ingest on Kafka, ${kafka.records} call records`, kafka.perSecond, { min: 20_000 }, ' records/s', `before batching: ~470 records/s (issue 15)`));
+  const burst = catchUp.find((f) => f.bus === 'kafka');
+  if (burst) verdicts.push(verdict(`discovery has applied a burst of ${burst.publishes} publishes, after the last`, burst.visibleAfterLastMs / 1000, { max: 1 }, ' s', '3.2 s after 800 (issue 15)'));
+  return verdicts;
+}
