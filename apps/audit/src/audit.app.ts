@@ -59,7 +59,11 @@ export async function startAudit(
     port: config.port,
   });
   app.connectMicroservice({ strategy: new BusTransport(monitor.watch(bus, (o) => names.get(o.groupId)), { bindings: consumer.bindings(), logger: logger.child({ component: 'recorder' }) }) });
-  await app.startAllMicroservices();
+  // A consumer that cannot start must not leave the HTTP surface listening.
+  await app.startAllMicroservices().catch(async (error: unknown) => {
+    await app.close().catch(() => undefined);
+    throw error;
+  });
   logger.info({ url }, 'audit listening');
   return {
     url,

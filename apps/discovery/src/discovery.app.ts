@@ -41,7 +41,11 @@ export async function startDiscovery(config: DiscoveryConfig & { databaseUrl: st
     port: config.port,
   });
   app.connectMicroservice({ strategy: new BusTransport(watched, { bindings: { registryEvents: projector.binding() }, logger: logger.child({ component: 'projector' }) }) });
-  await app.startAllMicroservices();
+  // A consumer that cannot start must not leave the HTTP surface listening.
+  await app.startAllMicroservices().catch(async (error: unknown) => {
+    await app.close().catch(() => undefined);
+    throw error;
+  });
   logger.info({ url }, 'discovery listening');
   return {
     url,
