@@ -3,7 +3,8 @@ import {
   BusClientProxy, CATALOG_ENTRY_MAX_BYTES, catalogTopicSpec, injectTraceHeaders, inTransaction, SerialQueue,
   type BusBinding, type BusContext, type BusMessage, type DeadLetterOffice, type EventBus, type Logger,
 } from '@estate/platform';
-import { applyEnvelope, type ProjectionTarget } from './catalog.apply';
+import { BatchProjection } from './batch.projection';
+import { applyEnvelope } from './catalog.apply';
 import { diffCatalogs } from './catalog.diff';
 import { publishCatalogEntries } from './catalog.publisher';
 import { CatalogRebuilder, type RebuildOutcome, type RebuildOptions } from './catalog.rebuilder';
@@ -62,14 +63,16 @@ export class CatalogProjector {
     const runner = context.requireTransaction();
     await this.mutex.run(async () => {
       const touched = new Set<string>();
+      const target = new BatchProjection(this.repo, runner);
       for (const message of messages) {
-        const applied = await applyEnvelope(this.dbTarget(runner), parseJson(message.value));
+        const applied = await applyEnvelope(target, parseJson(message.value));
         for (const name of applied.touched) touched.add(name);
         if (applied.skipped === undefined) continue;
         const record = this.deadLetters.record('discovery-projector', message, applied.skipped);
         await this.repo.storeDeadLetter(runner, record);
         context.afterCommit(() => this.deadLetters.send(record));
       }
+      await target.flush();
       // The batch's trace goes on to the edges: their list_changed notification is its last span.
       const headers = injectTraceHeaders({});
       if (touched.size > 0) context.afterCommit(() => this.publish([...touched], headers));
@@ -147,19 +150,6 @@ export class CatalogProjector {
 
   private async publishAll(): Promise<void> {
     await publishCatalogEntries(this.client.publisher, this.topics.catalog, await this.repo.allTools(), CATALOG_ENTRY_MAX_BYTES, this.logger);
-  }
-
-  private dbTarget(runner: QueryRunner): ProjectionTarget {
-    const repo = this.repo;
-    return {
-      streamPosition: (s) => repo.streamPosition(runner, s),
-      setStreamPosition: (s, p) => repo.setStreamPosition(runner, s, p),
-      server: (n) => repo.server(runner, n),
-      upsertServer: (s) => repo.upsertServer(runner, s),
-      tool: (n) => repo.tool(runner, n),
-      toolsOfServer: (s) => repo.toolsOfServer(runner, s),
-      upsertTool: (e) => repo.upsertTool(runner, e),
-    };
   }
 
   private inTransaction<T>(work: (runner: QueryRunner) => Promise<T>): Promise<T> {

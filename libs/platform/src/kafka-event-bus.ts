@@ -12,6 +12,7 @@ export interface KafkaBusOptions {
 }
 
 const DISCONNECT_MS = 2000;
+const BATCH_FETCH_BYTES = 4 * 1024 * 1024;
 
 /** kafkajs reports every retried broker hiccup as an error; our handlers surface real failures. */
 const KAFKA_LOG_LEVEL: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
@@ -101,6 +102,8 @@ export class KafkaEventBus implements EventBus {
       sessionTimeout: 10000,
       heartbeatInterval: 1000,
       maxWaitTimeInMs: 100,
+      // A batch subscriber gets fetches as large as its batches (one transaction each); 1 MB, kafkajs's default, holds ~2,500 call records.
+      ...(options.handleBatch ? { maxBytesPerPartition: BATCH_FETCH_BYTES, maxBytes: 2 * BATCH_FETCH_BYTES } : {}),
       allowAutoTopicCreation: false,
     });
     this.recreateOnCrash(consumer, options.topic);

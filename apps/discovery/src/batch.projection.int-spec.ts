@@ -1,0 +1,70 @@
+import type { DataSource } from 'typeorm';
+import type { EventEnvelope } from '@estate/events';
+import { inTransaction, openDatabase } from '@estate/platform';
+import { bankSpecs } from '../../../examples/bank/bank.specs';
+import { createTestDatabase } from '../../../test/support/infra';
+import { BatchProjection } from './batch.projection';
+import { applyEnvelope, MemoryProjection } from './catalog.apply';
+import { CatalogRepository } from './store/catalog.repository';
+import { DISCOVERY_MIGRATIONS } from './store/migrations';
+
+const [lookup, refund] = bankSpecs('pay');
+let next = 0;
+const envelope = (stream: string, position: number, type: string, data: unknown, version = 1): EventEnvelope => ({
+  id: `e${(next += 1)}`, type, version, stream, position, occurredAt: `2026-01-01T00:00:${String(next % 60).padStart(2, '0')}.000Z`, actor: 'test', correlationId: 'c', data,
+});
+const server = (position: number, url: string) => envelope('server:pay', position, 'ServerRegistered', { name: 'pay', url, owner: 'ops' });
+const published = (spec: typeof lookup, position: number, version: string) =>
+  envelope(`tool:${spec.name}`, position, 'ToolVersionPublished', { spec: { ...spec, version }, bump: 'minor', changes: [] });
+const deprecated = (spec: typeof lookup, position: number, version: string) =>
+  envelope(`tool:${spec.name}`, position, 'ToolVersionDeprecated', { name: spec.name, version, reason: 'old' });
+
+/** A registry log where one batch holds many events of one tool, a server moves under its tools, and a poison event sits in between. */
+const log: unknown[] = [
+  server(0, 'http://127.0.0.1:9/mcp'),
+  ...Array.from({ length: 12 }, (_, i) => published(lookup, i, `1.${i}.0`)),
+  published(refund, 0, '1.0.0'),
+  server(1, 'http://127.0.0.1:10/mcp'),
+  deprecated(lookup, 12, '1.0.0'),
+  deprecated(refund, 1, '9.9.9'),
+  published(refund, 1, '1.1.0'),
+  published(lookup, 3, '1.3.0'),
+  server(2, 'http://127.0.0.1:11/mcp'),
+  deprecated(refund, 1, '1.0.0'),
+];
+
+describe('batched projection apply', () => {
+  let test: { url: string; drop(): Promise<void> };
+  const sources: DataSource[] = [];
+
+  beforeAll(async () => {
+    test = await createTestDatabase();
+  });
+
+  afterAll(async () => {
+    for (const db of sources) await db.destroy();
+    await test.drop();
+  });
+
+  it.each([[1], [4], [7], [log.length]])('applies the log in batches of %i with the result of applying it one event at a time', async (size) => {
+    const reference = new MemoryProjection();
+    const outcomes: unknown[] = [];
+    for (const raw of log) outcomes.push(await applyEnvelope(reference, raw));
+    expect(outcomes.filter((o) => (o as { skipped?: string }).skipped !== undefined)).toHaveLength(1);
+
+    const db = await openDatabase({ url: test.url, schema: 'discovery', migrations: DISCOVERY_MIGRATIONS, poolSize: 2 });
+    sources.push(db);
+    await db.query(`DELETE FROM discovery.tools; DELETE FROM discovery.servers; DELETE FROM discovery.streams`);
+    const repo = new CatalogRepository(db);
+    for (let at = 0; at < log.length; at += size) {
+      await inTransaction(db, async (runner) => {
+        const target = new BatchProjection(repo, runner);
+        for (const raw of log.slice(at, at + size)) await applyEnvelope(target, raw);
+        await target.flush();
+      });
+    }
+    expect(await repo.allServers()).toEqual([...reference.servers.values()]);
+    expect(await repo.allTools()).toEqual([...reference.tools.values()].sort((a, b) => a.name.localeCompare(b.name)));
+    expect(await repo.appliedEvents()).toBe([...reference.streams.values()].reduce((sum, p) => sum + p + 1, 0));
+  });
+});
