@@ -14,10 +14,21 @@ export function canonicalJson(value: unknown): string {
     // undefined (absent) has no JSON form; the caller drops such keys, as JSON.stringify does.
     return text === undefined ? 'null' : text;
   }
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item)).join(',')}]`;
+  // Plain loops rather than map/filter/join: every trail entry is serialized here on ingest and on verify.
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i += 1) out += (i > 0 ? ',' : '') + canonicalJson(value[i]);
+    return `${out}]`;
+  }
   const record = value as Record<string, unknown>;
-  const keys = Object.keys(record).filter((key) => record[key] !== undefined).sort();
-  return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`).join(',')}}`;
+  const keys = Object.keys(record).sort();
+  let out = '{';
+  for (const key of keys) {
+    const item = record[key];
+    if (item === undefined) continue;
+    out += `${out.length > 1 ? ',' : ''}${JSON.stringify(key)}:${canonicalJson(item)}`;
+  }
+  return `${out}}`;
 }
 
 /** sha256 hex of prev_hash followed by the canonical JSON of the entry's content fields. */

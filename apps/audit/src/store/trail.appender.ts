@@ -7,6 +7,8 @@ type Runner = Pick<QueryRunner, 'query'>;
 /** Signalled at commit when registry events join the trail; wakes the event streams. */
 export const AUDIT_APPENDED_CHANNEL = 'estate_audit_appended';
 
+const COLUMNS = 'event_id, topic, type, stream, tool, version, principal, outcome, occurred_at, payload, prev_hash, hash';
+
 /** A batch could not be appended as one chain segment; thrown so the whole batch is retried, never dead-lettered. */
 export class ChainSegmentConflict extends Error {
   constructor(message: string) {
@@ -41,21 +43,23 @@ export async function appendChained(runner: Runner, contents: AuditEntryContent[
     prev = hash;
     return link;
   });
-  const column = <T>(pick: (l: (typeof links)[number]) => T): T[] => links.map(pick);
+  // One JSON parameter: PostgreSQL decodes it faster than twelve array literals (measured with bench/ingest.bench.ts).
+  const rows = JSON.stringify(links.map(({ content: c, prevHash, hash }) => ({
+    event_id: c.eventId, topic: c.topic, type: c.type, stream: c.stream, tool: c.tool, version: c.version, principal: c.principal,
+    outcome: c.outcome, occurred_at: c.occurredAt, payload: JSON.stringify(c.payload), prev_hash: prevHash, hash,
+  })));
   // WITH ORDINALITY + ORDER BY: seq values are drawn in the chain's order.
   const inserted: Array<{ seq: string; event_id: string }> = await runner.query(
-    `INSERT INTO audit.entries (event_id, topic, type, stream, tool, version, principal, outcome, occurred_at, payload, prev_hash, hash)
-     SELECT r.event_id, r.topic, r.type, r.stream, r.tool, r.version, r.principal, r.outcome, r.occurred_at, r.payload, r.prev_hash, r.hash
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::timestamptz[], $10::text[], $11::text[], $12::text[])
-            WITH ORDINALITY AS r(event_id, topic, type, stream, tool, version, principal, outcome, occurred_at, payload, prev_hash, hash, i)
+    `INSERT INTO audit.entries (${COLUMNS})
+     SELECT ${COLUMNS}
+       FROM ROWS FROM (json_to_recordset($1::json) AS (
+              event_id text, topic text, type text, stream text, tool text, version text, principal text, outcome text,
+              occurred_at timestamptz, payload text, prev_hash text, hash text))
+            WITH ORDINALITY AS r(${COLUMNS}, i)
       ORDER BY r.i
      ON CONFLICT (event_id) DO NOTHING
      RETURNING seq, event_id`,
-    [
-      column((l) => l.content.eventId), column((l) => l.content.topic), column((l) => l.content.type), column((l) => l.content.stream),
-      column((l) => l.content.tool), column((l) => l.content.version), column((l) => l.content.principal), column((l) => l.content.outcome),
-      column((l) => l.content.occurredAt), column((l) => JSON.stringify(l.content.payload)), column((l) => l.prevHash), column((l) => l.hash),
-    ],
+    [rows],
   );
   const order = inserted.map((r) => ({ seq: Number(r.seq), id: r.event_id })).sort((a, b) => a.seq - b.seq);
   if (order.length !== links.length || order.some((r, i) => r.id !== links[i].content.eventId)) {
