@@ -2,6 +2,7 @@ import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import { inTransaction, openDatabase } from '../database';
 import type { BusMessage, OutgoingMessage, PartitionOffsets, TopicSpec } from '../event-bus.port';
+import { BUS_ENTITIES } from './postgres-bus.entity';
 import { BUS_MIGRATIONS } from './postgres-bus.migrations';
 
 /** Where every bus of one database is told that a topic grew (the payload is the topic name). */
@@ -26,7 +27,7 @@ export class PostgresBusLog {
     await lock.connect();
     try {
       await lock.query(`SELECT pg_advisory_lock(hashtext('estate.bus.migrations'))`);
-      const db = await openDatabase({ url, schema: 'bus', migrations: BUS_MIGRATIONS, poolSize });
+      const db = await openDatabase({ url, schema: 'bus', migrations: BUS_MIGRATIONS, entities: BUS_ENTITIES, poolSize });
       await db.query(`DELETE FROM bus.group_offsets WHERE updated_at < now() - interval '${GROUP_RETENTION}'`);
       return new PostgresBusLog(db);
     } finally {
