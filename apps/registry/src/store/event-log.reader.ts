@@ -19,6 +19,7 @@ export class EventLogReader {
   constructor(private readonly db: DataSource) {}
 
   async page(after: string, limit: number): Promise<EventPage> {
+    // Raw SQL: an xid8 snapshot read (tx_id below pg_snapshot_xmin), which TypeORM cannot say.
     const rows: Array<Parameters<typeof rowToEnvelope>[0] & { position: string }> = await this.db.query(
       `SELECT position, id, stream_id, stream_version, type, version, data, actor, correlation_id, occurred_at
          FROM registry.events
