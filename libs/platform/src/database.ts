@@ -43,6 +43,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DataSource
     // A request waits at most this long for a connection; past it the caller gets 503, not a hang.
     extra: { max: options.poolSize ?? 10, connectionTimeoutMillis: 10_000 },
   });
+  // Before initialize: that is when TypeORM checks every entity column's type against this list.
   dataSource.driver.supportedDataTypes.push(...EXTRA_COLUMN_TYPES);
   await dataSource.initialize();
   await dataSource.runMigrations({ transaction: 'each' });

@@ -1,8 +1,9 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn, Unique } from 'typeorm';
 
 /**
- * One entry of the hash-chained trail. Append-only: triggers in the migration refuse UPDATE,
- * DELETE and TRUNCATE (TypeORM does not model triggers, so the entity cannot say so).
+ * One entry of the hash-chained trail. Append-only: triggers in the migration (and the function
+ * they call) refuse UPDATE, DELETE and TRUNCATE; TypeORM does not model triggers, so the entity
+ * cannot say so and the schema diff does not look at them.
  */
 @Entity({ schema: 'audit', name: 'entries' })
 @Unique('entries_event_id_unique', ['eventId'])

@@ -3,7 +3,9 @@ import { XID8 } from '@estate/platform';
 
 /**
  * The registry's event store: one row per event, appended only. `position` is the global append
- * order; `tx_id` the appending transaction, which the relay orders and filters by.
+ * order; `tx_id` the appending transaction, which the relay orders and filters by. Triggers a
+ * migration puts on the table (refusing changes to stored events) are not modelled: TypeORM has
+ * no notion of triggers, and its schema diff neither sees nor reports them.
  */
 @Entity({ schema: 'registry', name: 'events' })
 @Unique('events_stream_version_unique', ['streamId', 'streamVersion'])
