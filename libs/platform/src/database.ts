@@ -55,6 +55,7 @@ async function ensureSchema(url: string, schema: string): Promise<void> {
   const client = new Client({ connectionString: url });
   await client.connect();
   try {
+    // Raw SQL: the schema must exist before the data source (and its migrations table) can use it.
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
   } catch (error) {
     // Two services creating their schemas at the same moment can race on the catalog; the other won.

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { EventEnvelope } from '@estate/events';
+import { RegistryEventEntity } from './event.entity';
 import { rowToEnvelope } from './postgres-event-store';
 
 export interface EventPage {
@@ -28,7 +29,7 @@ export class EventLogReader {
         LIMIT $2`,
       [after, limit],
     );
-    const [{ total }]: Array<{ total: string }> = await this.db.query(`SELECT count(*) AS total FROM registry.events`);
-    return { events: rows.map(rowToEnvelope), next: rows.length > 0 ? rows[rows.length - 1].position : after, total: Number(total) };
+    const total = await this.db.manager.count(RegistryEventEntity);
+    return { events: rows.map(rowToEnvelope), next: rows.length > 0 ? rows[rows.length - 1].position : after, total };
   }
 }

@@ -19,6 +19,7 @@ export class PostgresBusLog {
     const lock = new Client({ connectionString: url });
     await lock.connect();
     try {
+      // Raw SQL: an advisory lock, held on a session of its own until the migrations ran.
       await lock.query(`SELECT pg_advisory_lock(hashtext('estate.bus.migrations'))`);
       const db = await openDatabase({ url, schema: 'bus', migrations: BUS_MIGRATIONS, entities: BUS_ENTITIES, poolSize });
       await db.manager.createQueryBuilder().delete().from(BusGroupOffsetEntity)
