@@ -9,7 +9,7 @@ import { CatalogToolEntity } from './catalog-tool.entity';
 import { StreamPositionEntity } from './stream-position.entity';
 
 /** A query runner in the projection's transaction: its manager reads and locks rows in that transaction. */
-type Runner = Pick<QueryRunner, 'query' | 'manager'>;
+type Runner = Pick<QueryRunner, 'manager'>;
 
 /** Rows the apply step is about to change: locked until its transaction ends, so two appliers take turns. */
 const FOR_UPDATE = { mode: 'pessimistic_write' } as const;
