@@ -7,7 +7,7 @@ import { AuditConsumer } from './audit.consumer';
 import type { AuditConfig } from './config';
 import { AuditModule } from './audit.module';
 import { AuditRepository } from './store/audit.repository';
-import { AUDIT_MIGRATIONS } from './store/migrations';
+import { AUDIT_ENTITIES, AUDIT_MIGRATIONS } from './store/migrations';
 import { ToolChangeFeed } from './stream/tool-change.feed';
 import { TrailCompleteness } from './trail.completeness';
 
@@ -28,7 +28,7 @@ export async function startAudit(
   logger: Logger,
   options: AuditOptions = {},
 ): Promise<RunningAudit> {
-  const db = await openDatabase({ url: config.databaseUrl, schema: 'audit', migrations: AUDIT_MIGRATIONS });
+  const db = await openDatabase({ url: config.databaseUrl, schema: 'audit', migrations: AUDIT_MIGRATIONS, entities: AUDIT_ENTITIES });
   const repo = new AuditRepository(db);
   const specs = estateTopics(config.topicPrefix, config.callsRetentionMs);
   const topics = { registryEvents: specs.registryEvents.name, calls: specs.calls.name };

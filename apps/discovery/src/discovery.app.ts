@@ -8,11 +8,11 @@ import { discoveryRegistry } from './discovery.metrics';
 import { DiscoveryModule } from './discovery.module';
 import { RegistryEventsClient } from './registry-events.client';
 import { CatalogRepository } from './store/catalog.repository';
-import { DISCOVERY_MIGRATIONS } from './store/migrations';
+import { DISCOVERY_ENTITIES, DISCOVERY_MIGRATIONS } from './store/migrations';
 
 /** Discovery's composition root: projection consumer, catalog publisher, HTTP. */
 export async function startDiscovery(config: DiscoveryConfig & { databaseUrl: string }, bus: EventBus, logger: Logger) {
-  const db = await openDatabase({ url: config.databaseUrl, schema: 'discovery', migrations: DISCOVERY_MIGRATIONS });
+  const db = await openDatabase({ url: config.databaseUrl, schema: 'discovery', migrations: DISCOVERY_MIGRATIONS, entities: DISCOVERY_ENTITIES });
   const repo = new CatalogRepository(db);
   const specs = estateTopics(config.topicPrefix, config.callsRetentionMs);
   const topics = { events: specs.registryEvents.name, catalog: specs.catalog.name };

@@ -4,7 +4,7 @@ import type { RegistryConfig } from './config';
 import { RegistryModule } from './registry.module';
 import { RegistryService } from './registry.service';
 import { EventLogReader } from './store/event-log.reader';
-import { REGISTRY_MIGRATIONS } from './store/migrations';
+import { REGISTRY_ENTITIES, REGISTRY_MIGRATIONS } from './store/migrations';
 import { OutboxRelay } from './store/outbox.relay';
 import { PostgresEventStore } from './store/postgres-event-store';
 import { relayBacklog, relayBacklogCheck } from './store/relay.backlog';
@@ -17,7 +17,7 @@ export interface RunningService {
 
 /** The registry's composition root: event store, relay, HTTP. */
 export async function startRegistry(config: RegistryConfig & { databaseUrl: string }, bus: EventBus, logger: Logger): Promise<RunningService & { relay: OutboxRelay; service: RegistryService }> {
-  const db = await openDatabase({ url: config.databaseUrl, schema: 'registry', migrations: REGISTRY_MIGRATIONS });
+  const db = await openDatabase({ url: config.databaseUrl, schema: 'registry', migrations: REGISTRY_MIGRATIONS, entities: REGISTRY_ENTITIES });
   const store = new PostgresEventStore(db, randomUUID, () => new Date());
   const topic = estateTopics(config.topicPrefix, config.callsRetentionMs).registryEvents;
   await bus.ensureTopics([topic]);

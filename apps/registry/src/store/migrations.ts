@@ -1,4 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { RegistryEventEntity } from './event.entity';
+import { RelayCheckpointEntity } from './relay-checkpoint.entity';
+import { RelayParkedEntity } from './relay-parked.entity';
 
 export class CreateEventStore1732900000000 implements MigrationInterface {
   name = 'CreateEventStore1732900000000';
@@ -110,3 +113,6 @@ export class EventTraceparent1732900000012 implements MigrationInterface {
 }
 
 export const REGISTRY_MIGRATIONS = [CreateEventStore1732900000000, KeepEventPayloadText1732900000002, RelayLogMark1732900000011, RelayParked1732900000012, EventTraceparent1732900000012];
+
+/** The tables these migrations create; the schema drift test holds the two together. */
+export const REGISTRY_ENTITIES = [RegistryEventEntity, RelayCheckpointEntity, RelayParkedEntity];
