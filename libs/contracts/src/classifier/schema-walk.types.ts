@@ -1,4 +1,5 @@
 import type { DetectedChange, Wrap } from './classifier.types';
+import type { CompatPolicy } from './compat.policy';
 import type { SchemaDocument, SchemaRecord } from './schema-node.util';
 
 /** Where the walk stands: the schema path so far and how to build an instance reaching it. */
@@ -10,6 +11,8 @@ export interface Site {
 export interface WalkContext {
   oldDoc: SchemaDocument;
   newDoc: SchemaDocument;
+  /** Decides the effect of declaring an optional property where the schema was open. */
+  policy: CompatPolicy;
   /** Pairs of `$ref` chains already compared; a revisit is a cycle and ends the walk there. */
   seen: Set<string>;
   out: DetectedChange[];

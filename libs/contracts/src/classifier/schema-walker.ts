@@ -1,4 +1,5 @@
 import type { DetectedChange } from './classifier.types';
+import type { CompatPolicy } from './compat.policy';
 import { report } from './change-report';
 import { otherKeywordRules } from './annotation-rules';
 import { arrayRules } from './array-rules';
@@ -17,8 +18,8 @@ const RULES: ReadonlyArray<(pair: NodePair) => void> = [
 ];
 
 /** Compares two whole schemas and returns every change found, unsorted. */
-export function walkSchemas(oldDoc: SchemaDocument, newDoc: SchemaDocument): DetectedChange[] {
-  const ctx: WalkContext = { oldDoc, newDoc, seen: new Set(), out: [], compare: compareSchemas };
+export function walkSchemas(oldDoc: SchemaDocument, newDoc: SchemaDocument, policy: CompatPolicy): DetectedChange[] {
+  const ctx: WalkContext = { oldDoc, newDoc, policy, seen: new Set(), out: [], compare: compareSchemas };
   const rootSite: Site = { path: '$', wrap: (_side, value) => value };
   compareSchemas(oldDoc.root, newDoc.root, rootSite, ctx);
   return ctx.out;
