@@ -65,6 +65,7 @@ function propertyAdded(pair: NodePair, name: string): void {
   if (isOpenSchema(fallback) && !wasRequired) {
     // Callers had no reason to send a name the contract never mentioned, so the who-breaks list
     // calls declaring it an addition; the strict policy reads the rule to the letter instead.
+    if (narrows) pair.ctx.policyApplied.value = true;
     effects.push(narrows && pair.ctx.policy === 'strict' ? combineEffects([literal, 'narrower']) : 'compatible');
     why = narrows ? '; the schema was open, so values the new declaration rejects were accepted under this name before' : '';
   } else {

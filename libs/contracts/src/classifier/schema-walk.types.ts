@@ -13,6 +13,11 @@ export interface WalkContext {
   newDoc: SchemaDocument;
   /** Decides the effect of declaring an optional property where the schema was open. */
   policy: CompatPolicy;
+  /**
+   * Shared by every context of one walk (asides included): set when the policy decided an
+   * effect, so a walk that never met that case need not be repeated under the other policy.
+   */
+  policyApplied: { value: boolean };
   /** Pairs of `$ref` chains already compared; a revisit is a cycle and ends the walk there. */
   seen: Set<string>;
   out: DetectedChange[];
