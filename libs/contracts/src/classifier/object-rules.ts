@@ -59,10 +59,12 @@ function propertyAdded(pair: NodePair, name: string): void {
   const aside = compareAside(fallback, propertiesOf(pair.n)[name], propertySite(pair, name), pair.ctx);
   // What declaring it does to the values accepted under this name, the convention aside.
   const literal = effectOfChanges(aside);
-  const narrows = literal === 'narrower' || literal === 'both' || aside.some((change) => change.caveat?.kind === 'narrows');
+  const narrowsWithin = aside.some((change) => change.caveat?.kind === 'narrows');
+  const narrows = literal === 'narrower' || literal === 'both' || narrowsWithin;
   const effects: Effect[] = [];
   let why = '';
-  if (isOpenSchema(fallback) && !wasRequired) {
+  const conventional = isOpenSchema(fallback) && !wasRequired;
+  if (conventional) {
     // Callers had no reason to send a name the contract never mentioned, so the who-breaks list
     // calls declaring it an addition; the strict policy reads the rule to the letter instead.
     if (narrows) pair.ctx.policyApplied.value = true;
@@ -75,7 +77,9 @@ function propertyAdded(pair: NodePair, name: string): void {
   if (nowRequired && !wasRequired) effects.push('narrower');
   const kind = nowRequired && !wasRequired ? 'property-added-required' : 'property-added-optional';
   const text = kind === 'property-added-required' ? 'required property added: values without it are rejected' : 'optional property added';
-  const caveat: Caveat | undefined = narrows && kind === 'property-added-optional' && isOpenSchema(fallback) ? { kind: 'narrows' } : undefined;
+  // Aside changes are folded into this one, so a narrowing found inside them is flagged here.
+  const flagged = conventional ? narrows : narrowsWithin;
+  const caveat: Caveat | undefined = flagged && kind === 'property-added-optional' ? { kind: 'narrows' } : undefined;
   report(pair, ['properties', name], kind, combineEffects(effects), `${name}: ${text}${why}`, caveat);
 }
 
