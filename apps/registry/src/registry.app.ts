@@ -23,7 +23,7 @@ export async function startRegistry(config: RegistryConfig & { databaseUrl: stri
   await bus.ensureTopics([topic]);
   const relay = new OutboxRelay(db, config.databaseUrl, bus, topic, logger.child({ component: 'relay' }));
   await relay.start();
-  const service = new RegistryService(store);
+  const service = new RegistryService(store, config.compat);
   const sweep = setInterval(() => {
     service.sweepSunsets(new Date()).then(
       (retired) => retired > 0 && logger.info({ retired }, 'retired versions past their sunset date'),
