@@ -14,6 +14,7 @@ export interface EstateServices {
   registryUrl: string;
   discoveryUrl: string;
   auditUrl?: string;
+  consoleUrl?: string;
   /** Starts an edge on the same topics; `extra` overrides its environment. Stopped with the rest. */
   startEdge(extra?: Record<string, string>): Promise<EdgeHandle>;
   /** Runs `stop` when the stack stops (last registered, first run). */
@@ -37,6 +38,8 @@ export function testEstateEnv(options: { kafka?: string[] | false; env?: Record<
 /** `databaseUrl`: a PostgreSQL of the caller's own (one it may stop); else a fresh database on the shared one. */
 export async function startEstateServices(options: {
   name: string; audit?: boolean; brokers?: string[]; env?: Record<string, string>; databaseUrl?: string;
+  /** The web console too, relaying to these services. */
+  console?: boolean;
   /** `postgres`: the durable log in the test database instead of Kafka. */
   bus?: 'kafka' | 'postgres';
 }): Promise<EstateServices> {
@@ -45,7 +48,7 @@ export async function startEstateServices(options: {
   const db = options.databaseUrl ? { url: options.databaseUrl } : await createTestDatabase();
   if ('drop' in db) stops.push(db.drop);
   const env = testEstateEnv({ kafka: options.bus === 'postgres' ? false : options.brokers, env: options.env });
-  const services: EstateService[] = options.audit ? ['registry', 'discovery', 'audit'] : ['registry', 'discovery'];
+  const services: EstateService[] = ['registry', 'discovery', ...(options.audit ? ['audit' as const] : []), ...(options.console ? ['console' as const] : [])];
   const estate = await composeEstate({ env, databaseUrl: db.url, logger, services }).catch(async (error: unknown) => {
     for (const stop of stops) await stop().catch(() => undefined);
     throw error;
@@ -58,6 +61,7 @@ export async function startEstateServices(options: {
     registryUrl: estate.registry?.url ?? '',
     discoveryUrl: estate.discovery?.url ?? '',
     auditUrl: estate.audit?.url,
+    consoleUrl: estate.console?.url,
     startEdge: (extra = {}) => estate.addEdge(extra),
     onStop: (stop) => void stops.push(stop),
     stop: async () => {
