@@ -47,7 +47,7 @@ export class AuditModule {
       controllers: [AuditController, EventStreamController, HealthController],
       providers: [
         ...portProviders('audit', config, ports),
-        databaseProvider('audit', AUDIT_MIGRATIONS),
+        databaseProvider({ schema: 'audit', migrations: AUDIT_MIGRATIONS }),
         { provide: AuditRepository, useFactory: (db: DataSource) => new AuditRepository(db), inject: [DATABASE] },
         {
           provide: ToolChangeFeed,

@@ -32,7 +32,7 @@ export class DiscoveryModule {
       controllers: [DiscoveryController, HealthController],
       providers: [
         ...portProviders('discovery', config, ports),
-        databaseProvider('discovery', DISCOVERY_MIGRATIONS),
+        databaseProvider({ schema: 'discovery', migrations: DISCOVERY_MIGRATIONS }),
         { provide: CatalogRepository, useFactory: (db: DataSource) => new CatalogRepository(db), inject: [DATABASE] },
         { provide: ConsumerMonitor, useFactory: (bus: EventBus) => new ConsumerMonitor(bus, config.health), inject: [EVENT_BUS] },
         {

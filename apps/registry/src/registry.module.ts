@@ -28,7 +28,7 @@ export class RegistryModule {
       controllers: [RegistryController, EventsController, HealthController],
       providers: [
         ...portProviders('registry', config, ports),
-        databaseProvider('registry', REGISTRY_MIGRATIONS),
+        databaseProvider({ schema: 'registry', migrations: REGISTRY_MIGRATIONS }),
         {
           provide: PostgresEventStore,
           useFactory: (db: DataSource, ids: IdSource, clock: Clock) => new PostgresEventStore(db, ids, clock),

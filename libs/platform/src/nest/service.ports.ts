@@ -79,11 +79,14 @@ export function portProviders<C extends Pick<CommonConfig, 'bus' | 'kafkaBrokers
   ];
 }
 
-/** Opens the service's schema (migrations applied) once, for every provider that needs it. */
-export function databaseProvider(schema: string, migrations: DatabaseOptions['migrations']): FactoryProvider<Promise<DataSource>> {
+/**
+ * Opens the service's schema (migrations applied) once, for every provider that needs it.
+ * `options` is DatabaseOptions without the URL, which comes from the service's config.
+ */
+export function databaseProvider(options: Omit<DatabaseOptions, 'url'>): FactoryProvider<Promise<DataSource>> {
   return {
     provide: DATABASE,
-    useFactory: (config: { databaseUrl: string }) => openDatabase({ url: config.databaseUrl, schema, migrations }),
+    useFactory: (config: { databaseUrl: string }) => openDatabase({ ...options, url: config.databaseUrl }),
     inject: [SERVICE_CONFIG],
   };
 }
