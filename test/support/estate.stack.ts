@@ -1,6 +1,5 @@
 import { createLogger, type EventBus, type Logger } from '@estate/platform';
-import { composeEstate, type EstateService } from '../../apps/estate/src/estate.composition';
-import type { RunningEdge } from '../../apps/mcp-edge/src/edge.app';
+import { composeEstate, type EstateService, type RunningEdge } from '../../apps/estate/src/estate.composition';
 import { TEST_SECRET } from './estate.harness';
 import { createTestDatabase, kafkaBrokers, randomTopicPrefix } from './infra';
 

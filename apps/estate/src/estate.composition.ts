@@ -10,6 +10,9 @@ import { startEdge, type RunningEdge } from '../../mcp-edge/src/edge.app';
 import { loadRegistryConfig } from '../../registry/src/config';
 import { startRegistry, type RunningService } from '../../registry/src/registry.app';
 
+/** What test stacks hold of the parts, so they import nothing from the services' apps. */
+export type { RunningAudit, RunningConsole, RunningDiscovery, RunningEdge, RunningService };
+
 export type EstateService = 'registry' | 'discovery' | 'audit' | 'edge' | 'console';
 
 /** Start order; they stop in the reverse order. */
