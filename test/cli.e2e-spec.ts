@@ -3,8 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createLogger, InMemoryEventBus } from '@estate/platform';
 import { bankSpecs } from '../examples/bank/bank.specs';
-import { loadRegistryConfig } from '../apps/registry/src/config';
-import { startRegistry } from '../apps/registry/src/registry.app';
+import { composeEstate } from '../apps/estate/src/estate.composition';
 import { estate } from './support/cli.runner';
 import { createTestDatabase } from './support/infra';
 import { TEST_SECRET } from './support/estate.harness';
@@ -22,13 +21,11 @@ describe('the estate CLI against a real registry', () => {
 
   beforeAll(async () => {
     const db = await createTestDatabase();
-    const registry = await startRegistry(
-      { ...loadRegistryConfig({ ESTATE_JWT_SECRET: TEST_SECRET, ESTATE_REGISTRY_PORT: '0' }), databaseUrl: db.url },
-      new InMemoryEventBus(),
-      createLogger('cli-test', 'error'),
-    );
-    stops.push(db.drop, registry.stop);
-    env = { ESTATE_REGISTRY_URL: registry.url, ESTATE_JWT_SECRET: TEST_SECRET, ESTATE_TOKEN: '' };
+    const composed = await composeEstate({
+      env: { ESTATE_JWT_SECRET: TEST_SECRET, ESTATE_REGISTRY_PORT: '0' }, databaseUrl: db.url, logger: createLogger('cli-test', 'error'), bus: new InMemoryEventBus(), services: ['registry'],
+    });
+    stops.push(db.drop, composed.stop);
+    env = { ESTATE_REGISTRY_URL: composed.registry?.url ?? '', ESTATE_JWT_SECRET: TEST_SECRET, ESTATE_TOKEN: '' };
     const minted = await estate(['token', '--sub', 'ci', '--scope', 'estate:admin estate:publish'], env);
     expect(minted.code).toBe(0);
     env.ESTATE_TOKEN = minted.stdout.trim();

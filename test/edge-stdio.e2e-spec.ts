@@ -6,11 +6,8 @@ import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { createLogger, KafkaEventBus } from '@estate/platform';
-import { loadDiscoveryConfig } from '../apps/discovery/src/config';
-import { startDiscovery } from '../apps/discovery/src/discovery.app';
-import { loadRegistryConfig } from '../apps/registry/src/config';
-import { startRegistry } from '../apps/registry/src/registry.app';
+import { createLogger } from '@estate/platform';
+import { composeEstate } from '../apps/estate/src/estate.composition';
 import { startBankServer, type BankServerHandle } from '../examples/bank/bank.server';
 import { bankSpecs } from '../examples/bank/bank.specs';
 import { EmbeddedEstateRunner } from './support/embedded.runner';
@@ -69,11 +66,9 @@ describe('the stdio edge (npm run edge:stdio)', () => {
       ESTATE_JWT_SECRET: TEST_SECRET, ESTATE_TOPIC_PREFIX: prefix, KAFKA_BROKERS: kafkaBrokers().join(','),
       ESTATE_REGISTRY_PORT: '0', ESTATE_DISCOVERY_PORT: '0', ESTATE_DISCOVERY_GROUP: `discovery-${Date.now()}`,
     };
-    const bus = new KafkaEventBus({ brokers: kafkaBrokers(), clientId: 'e2e-stdio', logger });
-    stops.push(() => bus.close());
-    const registry = await startRegistry({ ...loadRegistryConfig(base), databaseUrl: db.url }, bus, logger);
-    const discovery = await startDiscovery({ ...loadDiscoveryConfig(base), databaseUrl: db.url }, bus, logger);
-    stops.push(registry.stop, discovery.stop);
+    const estate = await composeEstate({ env: base, databaseUrl: db.url, logger, services: ['registry', 'discovery'] });
+    stops.push(estate.stop);
+    const registry = { url: estate.registry?.url ?? '' };
     const admin = await token(ADMIN);
     expect((await http('POST', `${registry.url}/v1/servers`, admin, { name: 'bank', url: bank.url, owner: 'payments-team' })).status).toBe(201);
     expect((await http('POST', `${registry.url}/v1/tools`, admin, bankSpecs('bank')[0])).status).toBe(201);

@@ -29,13 +29,18 @@ export type { TokenClaims } from './token.issuer';
 export { EnvReader, readCommon, readAuth } from './env.reader';
 export type { Env, CommonConfig, HealthConfig } from './env.reader';
 export { BearerGuard, CurrentPrincipal, PRINCIPAL_RESOLVER } from './http/bearer.guard';
-export { startHttpApp, PinoNestLogger } from './http/http-app';
+export { startHttpApp, PinoNestLogger, METRICS_ACCESS } from './http/http-app';
 export { traceRequests } from './http/request-trace.middleware';
 export type { HttpAppOptions } from './http/http-app';
 export { httpError } from './http/http-errors';
 export { startEmbeddedPostgres, freePort } from './embedded-postgres';
 export type { EmbeddedDatabase } from './embedded-postgres';
-export { busFrom, joinEstateOrKafka, stopOnSignals, failBoot, runService, STOP_DEADLINE_MS } from './service.runtime';
+export { busFrom, joinEstateOrKafka, stopOnSignals, guardShutdown, failBoot, runService, STOP_DEADLINE_MS } from './service.runtime';
+export type { StandaloneOptions } from './service.runtime';
+export {
+  CLOCK, DATABASE, ID_SOURCE, LOGGER, SERVICE_CONFIG, OwnedResources, databaseProvider, portProviders, stopServiceParts,
+} from './nest/service.ports';
+export type { Clock, IdSource, ServicePorts } from './nest/service.ports';
 export { joinEmbeddedEstate, writeEstateRecord, removeEstateRecord, readEstateRecord, estateRecordPath, processAlive } from './estate.record';
 export type { EstateRecord, JoinedEnv } from './estate.record';
 export { stopInOrder, withDeadline } from './bounded-stop';
@@ -47,7 +52,7 @@ export type { ConsumerMonitorOptions, ConsumerReport } from './health/consumer.m
 export type { PartitionReport } from './health/partition.progress';
 export { databaseCheck, runChecks } from './health/health.check';
 export type { CheckResult, HealthCheck, Readiness } from './health/health.check';
-export { HealthModule, SERVICE_HEALTH } from './health/health.controller';
+export { HealthController, HealthModule, SERVICE_HEALTH } from './health/health.controller';
 export type { ServiceHealth } from './health/health.controller';
 export { serviceHealth } from './health/service.health';
 export type { ServiceHealthParts } from './health/service.health';
