@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { Console } from 'node:console';
 import { existsSync } from 'node:fs';
 import { constants } from 'node:os';
 import path from 'node:path';
@@ -24,6 +25,9 @@ export function runStdioEdge(entry = stdioEdgeEntry()): void {
     process.exitCode = 1;
     return;
   }
+  // We share the client's stdout with the edge: anything printed on our side (a --require in
+  // NODE_OPTIONS, say) must land on stderr, not in the protocol.
+  Object.assign(console, new Console({ stdout: process.stderr, stderr: process.stderr }));
   // A client that spawned us through pipes gets a child in a process group of its own, so a Ctrl-C
   // aimed at the client's group reaches the edge once (through us), not twice: a second signal
   // makes the edge exit before its pending call records are published. On a terminal the child must
