@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -44,8 +44,8 @@ class StdioPeer {
   }
 }
 
-function spawnStdioEdge(env: Record<string, string>): StdioPeer {
-  const child = spawn(process.execPath, [ENTRY], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+function spawnStdioEdge(env: Record<string, string>, entry: string[] = [ENTRY]): StdioPeer {
+  const child = spawn(process.execPath, entry, { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   return new StdioPeer(child);
 }
 
@@ -132,6 +132,32 @@ describe('the stdio edge (npm run edge:stdio)', () => {
     for (const line of peer.stdoutLines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
     expect(peer.stdoutLines.join('\n')).not.toContain('stray debug print');
     expect(peer.stderr).toContain('"msg":"mcp edge serving stdio"');
+  }, 60000);
+
+  it('estate stdio runs the same edge as a child process, keeps stdout clean, and passes SIGTERM on for a clean stop', async () => {
+    const peer = spawnStdioEdge(env, [path.join(REPO_ROOT, 'dist/apps/cli/src/main.js'), 'stdio']);
+    peer.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'cli-stdio', version: '1' } } });
+    expect(await peer.answer(1)).toMatchObject({ result: { serverInfo: { name: 'estate-edge' } } });
+    peer.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    let id = 1;
+    await waitFor(async () => {
+      id += 1;
+      peer.send({ jsonrpc: '2.0', id, method: 'tools/list' });
+      const answer = (await peer.answer(id)) as { result?: { tools: Array<{ name: string }> } };
+      return answer.result?.tools.some((t) => t.name === 'bank.lookup') ? true : undefined;
+    }, 'bank.lookup through estate stdio', 30000);
+    // The edge is a process of its own, not the CLI: its log lines carry its own pid.
+    const edgePid = (JSON.parse(peer.stderr.split('\n').find((l) => l.includes('"msg":"mcp edge serving stdio"')) ?? '{}') as { pid?: number }).pid;
+    expect(edgePid).toEqual(expect.any(Number));
+    expect(edgePid).not.toBe(peer.child.pid);
+    await waitFor(async () => (peer.stderr.includes('stray debug print from a dependency') ? true : undefined), 'the stray print on stderr', 5000);
+
+    peer.child.kill('SIGTERM');
+    expect(await peer.exited).toBe(0);
+    expect(peer.stderr).toContain('"msg":"stopped"');
+    expect(existsSync(`/proc/${edgePid}`)).toBe(false);
+    for (const line of peer.stdoutLines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
+    peer.child.stdin.end();
   }, 60000);
 
   it('serves the configured local principal under ESTATE_AUTH=none, with no token at all', async () => {

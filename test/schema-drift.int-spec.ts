@@ -1,8 +1,6 @@
 import type { DataSource } from 'typeorm';
-import { BUS_ENTITIES, BUS_MIGRATIONS, openDatabase, type DatabaseOptions } from '@estate/platform';
-import { AUDIT_ENTITIES, AUDIT_MIGRATIONS } from '../apps/audit/src/store/migrations';
-import { DISCOVERY_ENTITIES, DISCOVERY_MIGRATIONS } from '../apps/discovery/src/store/migrations';
-import { REGISTRY_ENTITIES, REGISTRY_MIGRATIONS } from '../apps/registry/src/store/migrations';
+import { openDatabase, type DatabaseOptions } from '@estate/platform';
+import { ESTATE_SCHEMAS } from '../apps/estate/src/estate.schemas';
 import { createTestDatabase } from './support/infra';
 
 /**
@@ -13,12 +11,8 @@ import { createTestDatabase } from './support/infra';
  * functions, seeded rows, and the column order of an index (it compares an index's name and
  * column set).
  */
-const SCHEMAS: Array<Omit<DatabaseOptions, 'url'>> = [
-  { schema: 'registry', migrations: REGISTRY_MIGRATIONS, entities: REGISTRY_ENTITIES },
-  { schema: 'discovery', migrations: DISCOVERY_MIGRATIONS, entities: DISCOVERY_ENTITIES },
-  { schema: 'audit', migrations: AUDIT_MIGRATIONS, entities: AUDIT_ENTITIES },
-  { schema: 'bus', migrations: BUS_MIGRATIONS, entities: BUS_ENTITIES },
-];
+const SCHEMAS = ESTATE_SCHEMAS;
+const discovery = ESTATE_SCHEMAS.find((s) => s.schema === 'discovery')!;
 
 /** The statements `synchronize` would run: what the entities say and the database does not. */
 async function pendingSchemaChanges(db: DataSource): Promise<string[]> {
@@ -58,9 +52,9 @@ describe('entities and migrations', () => {
   });
 
   it('disagree visibly when a migration is missing: the check names the column the entity has and the table lacks', async () => {
-    const withoutLast = DISCOVERY_MIGRATIONS.filter((m) => m.name !== 'CheckpointEventId1732900000010');
-    expect(withoutLast).toHaveLength(DISCOVERY_MIGRATIONS.length - 1);
-    const db = await open({ url: await fresh(), schema: 'discovery', migrations: withoutLast, entities: DISCOVERY_ENTITIES });
+    const withoutLast = discovery.migrations.filter((m) => m.name !== 'CheckpointEventId1732900000010');
+    expect(withoutLast).toHaveLength(discovery.migrations.length - 1);
+    const db = await open({ url: await fresh(), schema: 'discovery', migrations: withoutLast, entities: discovery.entities });
     const pending = await pendingSchemaChanges(db);
     expect(pending).toEqual([expect.stringMatching(/ALTER TABLE "discovery"\."checkpoints" ADD "last_event_id" text/)]);
   });
