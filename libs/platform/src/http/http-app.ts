@@ -9,6 +9,7 @@ import { guardRequestUrl } from './request-url.guard';
 import { BoundedParamsPipe } from './bounded-params.pipe';
 import { metricsEndpoint, type MetricsAccess } from '../metrics/metrics.endpoint';
 import { resumeRequestTrace, traceRequests } from './request-trace.middleware';
+import { logRequests } from './request-log.middleware';
 
 /** Nest's own log lines, routed to pino on stderr. */
 export class PinoNestLogger implements LoggerService {
@@ -56,6 +57,7 @@ export async function startHttpApp(options: HttpAppOptions): Promise<{ app: INes
   });
   if (options.metrics) app.use(metricsEndpoint(options.metrics));
   app.use(traceRequests);
+  app.use(logRequests(options.logger));
   options.configure?.(app);
   app.use(guardRequestUrl);
   app.useBodyParser('json', { limit: options.bodyLimit ?? '1mb' });
