@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { BusMessage } from '../event-bus.port';
+import { messageEventId } from '../log-position';
 import { bindLogIds, type Logger } from '../logger';
 import { activeTraceIds } from '../tracing/tracing';
 import { derivedTraceId, MAX_CORRELATION, traceIdOf, type LogIds } from './log.ids';
@@ -12,7 +13,7 @@ export const CORRELATION_HEADER = 'x-correlation-id';
  * every line. Consumers call it once per message and hand the result to what they log through.
  */
 export function eventLogger(logger: Logger, message: Pick<BusMessage, 'headers' | 'value'>): Logger {
-  const eventId = message.headers['estate-id'];
+  const eventId = messageEventId(message);
   return bindLogIds(logger, { ...eventLogIds(message), ...(eventId ? { eventId } : {}) });
 }
 
