@@ -66,6 +66,7 @@ function crossings(root: string): string[] {
           const [, ownApp] = file.split(path.sep);
           if (area === 'apps') return ownApp !== targetApp && ownApp !== COMPOSITION_ROOT;
           if (area === 'libs') return true;
+          if (area === 'bench') return false; // a benchmark times one component on its own
           return targetApp !== COMPOSITION_ROOT && !PUBLIC_SURFACE.test(target);
         })
         .map((specifier) => `${file.split(path.sep).join('/')} imports ${specifier}`),

@@ -107,14 +107,36 @@ export class CatalogRepository {
     return this.db.manager.count(CatalogDeadLetterEntity);
   }
 
-  /** Replace the whole projection in one transaction (the swap step of a rebuild). */
+  /**
+   * Replace the whole projection in one transaction (the swap step of a rebuild), in multi-row
+   * inserts: a row per round trip made the swap of a large catalog cost more than its fold.
+   */
   async replaceAll(runner: Runner, servers: ServerRegisteredData[], tools: CatalogEntry[], streams: Map<string, number>): Promise<void> {
-    // DELETE, not TRUNCATE (what `clear` runs): readers keep reading the old rows until the swap commits.
-    for (const entity of [CatalogToolEntity, CatalogServerEntity, StreamPositionEntity]) {
-      await runner.manager.createQueryBuilder().delete().from(entity).execute();
+    // DELETE, not TRUNCATE: readers keep reading the old rows until the swap commits. Plain SQL:
+    // unnest() inserts a thousand rows per statement with three array parameters, which TypeORM cannot say.
+    await runner.manager.query(`DELETE FROM discovery.tools`);
+    await runner.manager.query(`DELETE FROM discovery.servers`);
+    await runner.manager.query(`DELETE FROM discovery.streams`);
+    for (const part of chunks(servers)) {
+      await runner.manager.query(`INSERT INTO discovery.servers (name, data) SELECT n, d::json FROM unnest($1::text[], $2::text[]) AS r(n, d)`,
+        [part.map((s) => s.name), part.map((s) => JSON.stringify(s))]);
     }
-    for (const server of servers) await this.upsertServer(runner, server);
-    for (const tool of tools) await this.upsertTool(runner, tool);
-    for (const [stream, position] of streams) await this.setStreamPosition(runner, stream, position);
+    for (const part of chunks(tools)) {
+      await runner.manager.query(`INSERT INTO discovery.tools (name, server, entry) SELECT n, s, e::json FROM unnest($1::text[], $2::text[], $3::text[]) AS r(n, s, e)`,
+        [part.map((t) => t.name), part.map((t) => t.upstream.server), part.map((t) => JSON.stringify(t))]);
+    }
+    for (const part of chunks([...streams])) {
+      await runner.manager.query(`INSERT INTO discovery.streams (stream_id, position) SELECT * FROM unnest($1::text[], $2::integer[])`,
+        [part.map(([stream]) => stream), part.map(([, position]) => position)]);
+    }
   }
+}
+
+/** Rows per insert of the swap: large enough to amortize a round trip, small enough to bound one statement's parameters. */
+const SWAP_BATCH = 1000;
+
+function chunks<T>(rows: T[]): T[][] {
+  const parts: T[][] = [];
+  for (let i = 0; i < rows.length; i += SWAP_BATCH) parts.push(rows.slice(i, i + SWAP_BATCH));
+  return parts;
 }

@@ -9,6 +9,7 @@ import { guardRequestUrl } from './request-url.guard';
 import { BoundedParamsPipe } from './bounded-params.pipe';
 import { metricsEndpoint, type MetricsAccess } from '../metrics/metrics.endpoint';
 import { resumeRequestTrace, traceRequests } from './request-trace.middleware';
+import { logRequests } from './request-log.middleware';
 
 /** Nest's own log lines, routed to pino on stderr. */
 export class PinoNestLogger implements LoggerService {
@@ -69,6 +70,7 @@ export async function startHttpApp(options: HttpAppOptions): Promise<{ app: INes
   const metrics = options.metrics ?? providedMetrics(app);
   if (metrics) app.use(metricsEndpoint(metrics));
   app.use(traceRequests);
+  app.use(logRequests(options.logger));
   options.configure?.(app);
   app.use(guardRequestUrl);
   app.useBodyParser('json', { limit: options.bodyLimit ?? '1mb' });
