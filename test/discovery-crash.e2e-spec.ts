@@ -1,8 +1,7 @@
-import { createLogger, KafkaEventBus, PostgresEventBus, type EventBus, type Logger } from '@estate/platform';
+import { createLogger } from '@estate/platform';
 import type { CatalogEntry } from '@estate/events';
 import { bankSpecs } from '../examples/bank/bank.specs';
-import { loadRegistryConfig } from '../apps/registry/src/config';
-import { startRegistry } from '../apps/registry/src/registry.app';
+import { composeEstate } from '../apps/estate/src/estate.composition';
 import { createTestDatabase, freePort, kafkaBrokers, randomTopicPrefix } from './support/infra';
 import { ADMIN, http, spawnService, TEST_SECRET, token, waitFor, type ChildService } from './support/estate.harness';
 
@@ -16,13 +15,13 @@ function specFor(tool: number, minor: number) {
   return { ...base, name: `bank.tool${tool}`, version: `1.${minor}.0`, inputSchema: { ...base.inputSchema, properties } };
 }
 
-/** The same consumer (the bus transport) on both buses: Kafka, and the durable log in the test's database. */
-const buses: Array<[string, (databaseUrl: string, logger: Logger) => { bus: EventBus; env: Record<string, string> }]> = [
-  ['Kafka', (_, logger) => ({ bus: new KafkaEventBus({ brokers: kafkaBrokers(), clientId: 'crash-test', logger }), env: { KAFKA_BROKERS: kafkaBrokers().join(',') } })],
-  ['the embedded PostgreSQL log', (url, logger) => ({ bus: new PostgresEventBus({ url, logger }), env: { KAFKA_BROKERS: '', ESTATE_BUS: 'postgres' } })],
+/** The same consumer (the bus transport) on both buses: Kafka, and the durable log in the test's database (the composition builds either from the env). */
+const buses: Array<[string, () => Record<string, string>]> = [
+  ['Kafka', () => ({ KAFKA_BROKERS: kafkaBrokers().join(',') })],
+  ['the embedded PostgreSQL log', () => ({ KAFKA_BROKERS: '', ESTATE_BUS: 'postgres' })],
 ];
 
-describe.each(buses)('discovery on %s killed with SIGKILL while events flow', (_, busFor) => {
+describe.each(buses)('discovery on %s killed with SIGKILL while events flow', (_, busEnvFor) => {
   const logger = createLogger('crash-test', 'error');
   const stops: Array<() => Promise<void>> = [];
   let env: Record<string, string>;
@@ -35,19 +34,18 @@ describe.each(buses)('discovery on %s killed with SIGKILL while events flow', (_
     stops.push(db.drop);
     const port = await freePort();
     discoveryUrl = `http://127.0.0.1:${port}`;
-    const { bus, env: busEnv } = busFor(db.url, logger);
     env = {
       DATABASE_URL: db.url,
-      ...busEnv,
+      ...busEnvFor(),
       ESTATE_TOPIC_PREFIX: randomTopicPrefix(),
       ESTATE_JWT_SECRET: TEST_SECRET,
       ESTATE_DISCOVERY_PORT: String(port),
       ESTATE_DISCOVERY_GROUP: `discovery-crash-${Date.now()}`,
       ESTATE_REGISTRY_PORT: '0',
     };
-    const registry = await startRegistry({ ...loadRegistryConfig(env), databaseUrl: db.url }, bus, logger);
-    stops.push(() => bus.close(), registry.stop);
-    registryUrl = registry.url;
+    const estate = await composeEstate({ env, databaseUrl: db.url, logger, services: ['registry'] });
+    stops.push(estate.stop);
+    registryUrl = estate.registry?.url ?? '';
     discovery = spawnService('apps/discovery/src/main.js', env);
     stops.push(() => discovery.stop());
   });

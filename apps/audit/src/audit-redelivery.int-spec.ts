@@ -6,7 +6,7 @@ import { createTestDatabase, kafkaBrokers, randomTopicPrefix } from '../../../te
 import { startAudit, type RunningAudit } from './audit.app';
 import { loadAuditConfig } from './config';
 import { AuditRepository } from './store/audit.repository';
-import { AUDIT_MIGRATIONS } from './store/migrations';
+import { AUDIT_ENTITIES, AUDIT_MIGRATIONS } from './store/migrations';
 
 const logger = createLogger('audit-redelivery', process.env.LOG_LEVEL ?? 'silent');
 
@@ -33,7 +33,7 @@ describe.each(buses)('audit on %s: a redelivered batch is never recorded twice',
 
   beforeAll(async () => {
     test = await createTestDatabase();
-    db = await openDatabase({ url: test.url, schema: 'audit', migrations: AUDIT_MIGRATIONS, poolSize: 2 });
+    db = await openDatabase({ url: test.url, schema: 'audit', migrations: AUDIT_MIGRATIONS, entities: AUDIT_ENTITIES, poolSize: 2 });
     bus = makeBus(test.url);
   });
 

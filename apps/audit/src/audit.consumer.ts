@@ -1,9 +1,9 @@
 import type { TopicKey } from '@estate/events';
 import {
-  messageEventId, type BusBinding, type BusContext, type BusMessage, type DeadLetterOffice, type DeadLetterRecord, type Logger,
+  eventLogger, messageEventId, type BusBinding, type BusContext, type BusMessage, type DeadLetterOffice, type DeadLetterRecord, type Logger,
 } from '@estate/platform';
 import type { QueryRunner } from 'typeorm';
-import { parseEnvelope, toAuditEntry, type AuditSource } from './domain/audit-entry.mapper';
+import { parseEnvelope, toAuditEntry, type AuditEntryContent, type AuditSource } from './domain/audit-entry.mapper';
 import { AuditPositions } from './store/audit-positions.repository';
 import type { AuditRepository } from './store/audit.repository';
 import { insertDeadLetter, markHandledBatch, storeDeadLetter } from './store/consumption.ledger';
@@ -76,18 +76,26 @@ export class AuditConsumer {
   async record(source: AuditSource, messages: BusMessage[], context: BusContext): Promise<void> {
     const runner = context.requireTransaction();
     const letters: DeadLetterRecord[] = [];
-    const entries = [];
+    const parsedMessages: Array<{ message: BusMessage; entry: AuditEntryContent }> = [];
     for (const message of messages) {
       const parsed = parseEnvelope(message.value);
-      if (parsed.ok) entries.push(storableEntry(toAuditEntry(source, message.topic, parsed.envelope)));
+      if (parsed.ok) parsedMessages.push({ message, entry: storableEntry(toAuditEntry(source, message.topic, parsed.envelope)) });
       else letters.push(this.deadLetters.record('audit-recorder', message, parsed.reason));
     }
-    const appended = await appendChained(runner, entries, { notify: source === 'registry' });
-    if (appended.length < entries.length) this.logger.debug({ duplicates: entries.length - appended.length }, 'events already in the trail ignored');
+    const appended = await appendChained(runner, parsedMessages.map((p) => p.entry), { notify: source === 'registry' });
+    this.logDuplicates(parsedMessages, new Set(appended.map((a) => a.eventId)));
     await this.storeLetters(runner, letters, context);
     const { topic, partition } = context.origin;
     await markHandledBatch(runner, topic, partition, messages.map((m) => m.offset));
     this.logger.trace({ topic, partition, count: messages.length, last: messageEventId(messages[messages.length - 1]) }, 'batch recorded');
+  }
+
+  /** One debug line per event already in the trail (or repeated in the batch), with that event's ids. */
+  private logDuplicates(parsed: Array<{ message: BusMessage; entry: { eventId: string } }>, appended: Set<string>): void {
+    for (const { message, entry } of parsed) {
+      if (appended.delete(entry.eventId)) continue;
+      eventLogger(this.logger, message).debug('duplicate event ignored');
+    }
   }
 
   private async storeLetters(runner: QueryRunner, letters: DeadLetterRecord[], context: BusContext): Promise<void> {

@@ -6,7 +6,7 @@ import { createTestDatabase } from '../../../test/support/infra';
 import { BatchProjection } from './batch.projection';
 import { applyEnvelope, MemoryProjection } from './catalog.apply';
 import { CatalogRepository } from './store/catalog.repository';
-import { DISCOVERY_MIGRATIONS } from './store/migrations';
+import { DISCOVERY_ENTITIES, DISCOVERY_MIGRATIONS } from './store/migrations';
 
 const [lookup, refund] = bankSpecs('pay');
 let next = 0;
@@ -52,7 +52,7 @@ describe('batched projection apply', () => {
     for (const raw of log) outcomes.push(await applyEnvelope(reference, raw));
     expect(outcomes.filter((o) => (o as { skipped?: string }).skipped !== undefined)).toHaveLength(1);
 
-    const db = await openDatabase({ url: test.url, schema: 'discovery', migrations: DISCOVERY_MIGRATIONS, poolSize: 2 });
+    const db = await openDatabase({ url: test.url, schema: 'discovery', migrations: DISCOVERY_MIGRATIONS, entities: DISCOVERY_ENTITIES, poolSize: 2 });
     sources.push(db);
     await db.query(`DELETE FROM discovery.tools; DELETE FROM discovery.servers; DELETE FROM discovery.streams`);
     const repo = new CatalogRepository(db);

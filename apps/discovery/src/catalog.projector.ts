@@ -1,6 +1,6 @@
 import type { QueryRunner } from 'typeorm';
 import {
-  BusClientProxy, CATALOG_ENTRY_MAX_BYTES, catalogTopicSpec, injectTraceHeaders, inTransaction, SerialQueue,
+  BusClientProxy, CATALOG_ENTRY_MAX_BYTES, catalogTopicSpec, correlationHeaders, eventLogger, injectTraceHeaders, inTransaction, SerialQueue,
   type BusBinding, type BusContext, type BusMessage, type DeadLetterOffice, type EventBus, type Logger,
 } from '@estate/platform';
 import { BatchProjection } from './batch.projection';
@@ -57,25 +57,34 @@ export class CatalogProjector {
 
   /**
    * Applies a batch in the transport's transaction. A message that can never apply is
-   * dead-lettered in the same transaction and its position moves on with the batch.
+   * dead-lettered in the same transaction and its position moves on with the batch. Each tool's
+   * entry is republished once per batch, after commit, with the ids of the event that touched it last.
    */
   async applyBatch(messages: BusMessage[], context: BusContext): Promise<void> {
     const runner = context.requireTransaction();
     await this.mutex.run(async () => {
-      const touched = new Set<string>();
+      const causes = new Map<string, BusMessage>();
       const target = new BatchProjection(this.repo, runner);
       for (const message of messages) {
         const applied = await applyEnvelope(target, parseJson(message.value));
-        for (const name of applied.touched) touched.add(name);
+        for (const name of applied.touched) causes.set(name, message);
+        // One line per event with its ids; a child logger per message only when someone reads debug (catch-up applies thousands).
+        if (this.logger.isLevelEnabled('debug')) {
+          eventLogger(this.logger, message).debug(
+            { offset: message.offset, type: message.headers['estate-type'], tools: applied.touched, skipped: applied.skipped }, 'registry event applied',
+          );
+        }
         if (applied.skipped === undefined) continue;
         const record = this.deadLetters.record('discovery-projector', message, applied.skipped);
         await this.repo.storeDeadLetter(runner, record);
         context.afterCommit(() => this.deadLetters.send(record));
       }
       await target.flush();
-      // The batch's trace goes on to the edges: their list_changed notification is its last span.
-      const headers = injectTraceHeaders({});
-      if (touched.size > 0) context.afterCommit(() => this.publish([...touched], headers));
+      for (const [cause, names] of byCause(causes)) {
+        // The event's trace and correlation id go on to the edges: their list_changed notification is its last step.
+        const headers = injectTraceHeaders(correlationHeaders(cause));
+        context.afterCommit(() => this.publish(names, headers));
+      }
     });
   }
 
@@ -155,6 +164,13 @@ export class CatalogProjector {
   private inTransaction<T>(work: (runner: QueryRunner) => Promise<T>): Promise<T> {
     return inTransaction(this.repo.db, work);
   }
+}
+
+/** Tools grouped by the event of the batch that touched them last, in the batch's order. */
+function byCause(causes: Map<string, BusMessage>): Map<BusMessage, string[]> {
+  const groups = new Map<BusMessage, string[]>();
+  for (const [name, message] of causes) groups.set(message, [...(groups.get(message) ?? []), name]);
+  return groups;
 }
 
 function parseJson(value: string | null): unknown {

@@ -1,4 +1,4 @@
-import { hasUnstorableText, type Principal } from '@estate/contracts';
+import { DEFAULT_COMPAT_POLICY, hasUnstorableText, type CompatPolicy, type Principal } from '@estate/contracts';
 import type { EventEnvelope, RegistryEvent, ServerRegistered, ServerRegisteredData } from '@estate/events';
 import { upcast } from '@estate/events';
 import {
@@ -12,6 +12,7 @@ import {
   readsGovernance, serverViewFor, toolSummaryFor, toolViewFor, versionViewFor, type AgentVersionView, type ToolSummary, type ToolView,
 } from './domain/registry-read.policy';
 import { versionDiffFor, type VersionDiff } from './domain/version-diff';
+import { publishReport, type PublishReport } from './domain/publish-report';
 import { ConcurrencyConflict, EventTooLarge, type EventStore } from './store/event-store.port';
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: RegistryError };
@@ -23,6 +24,7 @@ export interface PublishOutcome {
   version: string;
   bump: string;
   changes: unknown[];
+  compat: PublishReport['compat'];
   published: boolean;
 }
 
@@ -31,7 +33,11 @@ export interface PublishOutcome {
  * bounded number of times on a conflict. Authorization by scope happens here, before deciding.
  */
 export class RegistryService {
-  constructor(private readonly store: EventStore) {}
+  constructor(
+    private readonly store: EventStore,
+    /** ESTATE_COMPAT, passed to the classifier on every publish, check and diff. */
+    private readonly compat: CompatPolicy = DEFAULT_COMPAT_POLICY,
+  ) {}
 
   async registerServer(server: ServerRegisteredData, actor: Principal, correlationId: string): Promise<Outcome<ServerRegisteredData>> {
     const streamId = serverStreamId(server.name);
@@ -51,13 +57,14 @@ export class RegistryService {
     if (!name) return this.refuseNameless(spec);
     return this.withRetry(async () => {
       const [{ state, count }, server] = await Promise.all([this.loadTool(name), this.findServer(upstreamServerOf(spec))]);
-      const decision = decideTool({ type: 'PublishToolVersion', spec, server }, state);
+      const decision = decideTool({ type: 'PublishToolVersion', spec, server, compat: this.compat }, state);
       if (!decision.ok) return decision;
       const published = decision.events[0];
       if (published.type !== 'ToolVersionPublished') throw new Error('publish decided an unexpected event');
       if (!dryRun) await this.store.append(toolStreamId(name), count, decision.events, { actor: actor.id, correlationId });
-      const { spec: decided, bump, changes } = published.data;
-      return { ok: true, value: { name: decided.name, version: decided.version, bump, changes, published: !dryRun } };
+      const { spec: decided, bump } = published.data;
+      const { changes, compat } = publishReport(state, decided, this.compat);
+      return { ok: true, value: { name: decided.name, version: decided.version, bump, changes, compat, published: !dryRun } };
     });
   }
 
@@ -118,7 +125,7 @@ export class RegistryService {
   /** Governance only (a diff shows every governed field); undefined for a missing version. */
   async diffVersion(viewer: Principal, name: string, version: string): Promise<Outcome<VersionDiff | undefined>> {
     if (!readsGovernance(viewer)) return { ok: false, error: registryError('FORBIDDEN', 'comparing versions needs estate:publish or estate:admin') };
-    return { ok: true, value: versionDiffFor(name, (await this.loadTool(name)).state, version) };
+    return { ok: true, value: versionDiffFor(name, (await this.loadTool(name)).state, version, this.compat) };
   }
 
   async readServer(viewer: Principal, name: string): Promise<ServerRegisteredData | undefined> {

@@ -6,7 +6,7 @@ import { createTestDatabase } from '../../../../test/support/infra';
 import { toAuditEntry, type AuditEntryContent } from '../domain/audit-entry.mapper';
 import { entryHash, GENESIS_HASH } from '../domain/hash-chain';
 import { AuditRepository } from './audit.repository';
-import { AUDIT_MIGRATIONS } from './migrations';
+import { AUDIT_ENTITIES, AUDIT_MIGRATIONS } from './migrations';
 import { storableEntry } from './storable-entry';
 import { appendChained } from './trail.appender';
 
@@ -47,7 +47,7 @@ describe('batched chained append', () => {
   async function appendIn(plan: number[]): Promise<{ rows: Array<{ event_id: string; prev_hash: string; hash: string }>; verify: Awaited<ReturnType<AuditRepository['verify']>> }> {
     const test = await createTestDatabase();
     databases.push(test);
-    const db = await openDatabase({ url: test.url, schema: 'audit', migrations: AUDIT_MIGRATIONS, poolSize: 2 });
+    const db = await openDatabase({ url: test.url, schema: 'audit', migrations: AUDIT_MIGRATIONS, entities: AUDIT_ENTITIES, poolSize: 2 });
     sources.push(db);
     let at = 0;
     for (const size of plan) {

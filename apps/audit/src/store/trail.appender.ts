@@ -25,9 +25,9 @@ export class ChainSegmentConflict extends Error {
  * predecessor's exactly as a one-by-one append would, so where batches begin and end changes
  * nothing a verifier computes. `ON CONFLICT (event_id) DO NOTHING` in the same statement is the
  * dedupe's last word; a row it drops would leave a gap in the segment, so that fails the batch.
- * Returns the seq of each appended entry in order (empty when every event was already recorded).
+ * Returns the seq and event id of each appended entry in chain order (empty when every event was already recorded).
  */
-export async function appendChained(runner: Runner, contents: AuditEntryContent[], options: { notify: boolean }): Promise<number[]> {
+export async function appendChained(runner: Runner, contents: AuditEntryContent[], options: { notify: boolean }): Promise<Array<{ seq: number; eventId: string }>> {
   if (contents.length === 0) return [];
   const [head]: Array<{ hash: string }> = await runner.query(`SELECT hash FROM audit.chain_head WHERE id = 1 FOR UPDATE`);
   const known: Array<{ event_id: string }> = await runner.query(
@@ -68,5 +68,5 @@ export async function appendChained(runner: Runner, contents: AuditEntryContent[
   const lastSeq = order[order.length - 1].seq;
   await runner.query(`UPDATE audit.chain_head SET last_seq = $1, hash = $2 WHERE id = 1`, [lastSeq, prev]);
   if (options.notify) await runner.query(`SELECT pg_notify($1, $2)`, [AUDIT_APPENDED_CHANNEL, String(lastSeq)]);
-  return order.map((r) => r.seq);
+  return order.map((r) => ({ seq: r.seq, eventId: r.id }));
 }

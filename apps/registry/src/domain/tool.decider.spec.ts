@@ -160,6 +160,35 @@ describe('publishing a tool version', () => {
   });
 });
 
+describe('publishing under each ESTATE_COMPAT policy (the spec\'s input schema is open)', () => {
+  const withMemo = (version: string) => spec({ version, inputSchema: { ...spec().inputSchema, properties: { ...(spec().inputSchema.properties as object), memo: { type: 'string' } } } });
+  const underPolicy = (input: ToolSpec, compat: 'standard' | 'strict'): ToolCommand => ({ ...publish(input), compat } as ToolCommand);
+
+  it('standard: an optional property declared on the open schema is a minor bump', () => {
+    const [event] = accepted(given(published(spec())).when(underPolicy(withMemo('1.1.0'), 'standard')));
+    expect(event).toMatchObject({ data: { bump: 'minor', changes: [expect.objectContaining({ path: '$.inputSchema.properties.memo', breaking: false })] } });
+  });
+
+  it('strict: the same change needs a major bump; the refusal names the policy and the witness', () => {
+    const error = refusal(given(published(spec())).when(underPolicy(withMemo('1.1.0'), 'strict')));
+    expect(error.code).toBe('BUMP_TOO_SMALL');
+    expect(error.message).toContain('ESTATE_COMPAT=strict');
+    expect(error.details).toMatchObject({
+      required: 'major', declared: 'minor', compat: { policy: 'strict', strictRequired: 'major' },
+      changes: [expect.objectContaining({ path: '$.inputSchema.properties.memo', narrows: true, bump: 'major' })],
+    });
+    expect((error.details as { witness: { memo: unknown } }).witness.memo).not.toEqual(expect.any(String));
+    expect(accepted(given(published(spec())).when(underPolicy(withMemo('2.0.0'), 'strict')))[0]).toMatchObject({ data: { bump: 'major' } });
+  });
+
+  it.each(['standard', 'strict'] as const)('%s: removing a property from the open schema needs a major bump', (compat) => {
+    const history = [published(spec()), published(withMemo('1.1.0'))];
+    const error = refusal(given(...history).when(underPolicy(spec({ version: '1.2.0' }), compat)));
+    expect(error.details).toMatchObject({ required: 'major', changes: [expect.objectContaining({ path: '$.inputSchema.properties.memo', kind: 'property-removed', breaking: true })] });
+    expect(accepted(given(...history).when(underPolicy(spec({ version: '2.0.0' }), compat)))[0]).toMatchObject({ data: { bump: 'major' } });
+  });
+});
+
 describe('deprecating, retiring and quarantining a version', () => {
   const history = [published(spec()), published(spec({ version: '1.1.0', title: 'Move money' }))];
 

@@ -1,7 +1,7 @@
 import { gt, rcompare } from 'semver';
 import {
   bumpBetween, bumpRank, classifyToolChange, lintToolSpec, parseToolSpec, parseVersion, storableTextIssues,
-  type ToolSpec, type VersionStatus,
+  type CompatPolicy, type ToolSpec, type VersionStatus,
 } from '@estate/contracts';
 import type {
   ServerRegisteredData, ToolQuarantined, ToolVersionSunsetReached, ToolVersionDeprecated, ToolVersionPublished, ToolVersionRetired,
@@ -22,7 +22,8 @@ export interface ToolState {
 }
 
 export type ToolCommand =
-  | { type: 'PublishToolVersion'; spec: unknown; server: ServerRegisteredData | undefined }
+  /** `compat`: the registry's ESTATE_COMPAT policy (standard when absent). */
+  | { type: 'PublishToolVersion'; spec: unknown; server: ServerRegisteredData | undefined; compat?: CompatPolicy }
   | { type: 'DeprecateToolVersion'; name: string; version: string; reason: string; sunsetAt?: string; replacement?: string }
   | { type: 'RetireToolVersion'; name: string; version: string; reason: string }
   | { type: 'QuarantineToolVersion'; name: string; version: string; reason: string }
@@ -43,7 +44,7 @@ export function latestVersion(state: ToolState): string | undefined {
 export function decideTool(command: ToolCommand, state: ToolState): Decision<ToolEvent> {
   switch (command.type) {
     case 'PublishToolVersion':
-      return decidePublish(command.spec, command.server, state);
+      return decidePublish(command.spec, command.server, state, command.compat);
     case 'DeprecateToolVersion':
       return decideDeprecate(command, state);
     case 'RetireToolVersion':
@@ -55,7 +56,7 @@ export function decideTool(command: ToolCommand, state: ToolState): Decision<Too
   }
 }
 
-function decidePublish(input: unknown, server: ServerRegisteredData | undefined, state: ToolState): Decision<ToolEvent> {
+function decidePublish(input: unknown, server: ServerRegisteredData | undefined, state: ToolState, compat?: CompatPolicy): Decision<ToolEvent> {
   const unstorable = storableTextIssues(input);
   if (unstorable.length > 0) return { ok: false, error: registryError('CONTRACT_REJECTED', 'the tool spec holds text that cannot be stored', { issues: unstorable }) };
   const parsed = parseToolSpec(input);
@@ -86,16 +87,17 @@ function decidePublish(input: unknown, server: ServerRegisteredData | undefined,
       error: registryError('VERSION_NOT_NEWER', `${spec.version} is not newer than the latest published version ${latest}`),
     };
   }
-  const classification = classifyToolChange(state.versions[latest].spec, spec);
+  const classification = classifyToolChange(state.versions[latest].spec, spec, compat);
   const declared = bumpBetween(latest, spec.version);
   const changes = classification.changes.map(({ path, kind, breaking, message }) => ({ path, kind, breaking, message }));
   if (bumpRank(declared) < bumpRank(classification.bump)) {
+    const { policy, strictBump, changes: detailed, witness } = classification;
     return {
       ok: false,
       error: registryError(
         'BUMP_TOO_SMALL',
-        `${latest} → ${spec.version} is a ${declared} bump but the change needs ${classification.bump}`,
-        { required: classification.bump, declared, changes, witness: classification.witness },
+        `${latest} → ${spec.version} is a ${declared} bump but the change needs ${classification.bump} (ESTATE_COMPAT=${policy})`,
+        { required: classification.bump, declared, compat: { policy, strictRequired: strictBump }, changes: detailed, witness },
       ),
     };
   }

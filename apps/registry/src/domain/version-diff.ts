@@ -1,5 +1,5 @@
 import { lt, rcompare } from 'semver';
-import { bumpBetween, classifyToolChange, type SchemaChange } from '@estate/contracts';
+import { bumpBetween, classifyToolChange, type CompatPolicy, type SchemaChange } from '@estate/contracts';
 import type { ToolState } from './tool.decider';
 
 /**
@@ -18,12 +18,13 @@ export interface VersionDiff {
 }
 
 /** undefined when the version was never published; the first version has no previous and no changes. */
-export function versionDiffFor(name: string, state: ToolState, version: string): VersionDiff | undefined {
+/** `policy`: the ESTATE_COMPAT in force now, which may differ from the one the version was published under. */
+export function versionDiffFor(name: string, state: ToolState, version: string, policy?: CompatPolicy): VersionDiff | undefined {
   const current = state.versions[version];
   if (!current) return undefined;
   const previous = Object.keys(state.versions).filter((v) => lt(v, version)).sort(rcompare)[0];
   if (previous === undefined) return { name, version, previous: null, declared: null, required: null, changes: [] };
-  const classification = classifyToolChange(state.versions[previous].spec, current.spec);
+  const classification = classifyToolChange(state.versions[previous].spec, current.spec, policy);
   const diff: VersionDiff = {
     name, version, previous, declared: bumpBetween(previous, version), required: classification.bump, changes: classification.changes,
   };

@@ -12,8 +12,11 @@ function unwrap<T>(outcome: Outcome<T>): T {
   return outcome.value;
 }
 
-/** Publish and check answer the same shape: what was decided, never whether it was stored. */
-const publishBody = ({ name, version, bump, changes }: PublishOutcome) => ({ name, version, bump, changes });
+/**
+ * Publish and check answer the same shape: what was decided, never whether it was stored, with
+ * the ESTATE_COMPAT policy it was decided under and what the strict policy says (domain/publish-report.ts).
+ */
+const publishBody = ({ name, version, bump, compat, changes }: PublishOutcome) => ({ name, version, bump, compat, changes });
 
 const correlation = (header: string | undefined): string => header?.slice(0, 128) || randomUUID();
 

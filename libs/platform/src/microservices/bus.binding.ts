@@ -5,7 +5,7 @@ import type { StoredPosition } from '../log-position';
 /** A consumer's own positions: read on every join, written inside each batch's transaction. */
 export interface PositionStore {
   get(topic: string, partition: number): Promise<StoredPosition | undefined>;
-  set(runner: Pick<QueryRunner, 'query'>, topic: string, partition: number, position: StoredPosition): Promise<void>;
+  set(runner: QueryRunner, topic: string, partition: number, position: StoredPosition): Promise<void>;
 }
 
 /** Where a consumer keeps what it gives up on: its own table (in the batch's transaction) and the dead-letter topic. */
@@ -13,7 +13,7 @@ export interface DeadLetterSink {
   office: DeadLetterOffice;
   /** The consumer's name in dead-letter records. */
   consumer: string;
-  store(runner: Pick<QueryRunner, 'query'>, record: DeadLetterRecord): Promise<void>;
+  store(runner: QueryRunner, record: DeadLetterRecord): Promise<void>;
   /** Unique constraints whose conflict means "already recorded" (a redelivery), not poison. */
   dedupeConstraints?: readonly string[];
 }

@@ -1,0 +1,21 @@
+import { classifyToolChange, type CompatPolicy, type SchemaChange, type ToolSpec } from '@estate/contracts';
+import { latestVersion, type ToolState } from './tool.decider';
+
+/**
+ * What publish and check answer besides the decision: the ESTATE_COMPAT policy in force, the bump
+ * the strict policy would require, and every change with its own strict verdict (and, where the
+ * two policies part, the `narrows` flag and its witness). A CI job can so see ahead of time what
+ * a switch to strict would refuse.
+ */
+export interface PublishReport {
+  compat: { policy: CompatPolicy; strictBump: string };
+  changes: SchemaChange[];
+}
+
+/** `state` as it stood before the publish; a first version has nothing to compare with. */
+export function publishReport(state: ToolState, spec: ToolSpec, policy: CompatPolicy): PublishReport {
+  const latest = latestVersion(state);
+  if (latest === undefined) return { compat: { policy, strictBump: 'initial' }, changes: [] };
+  const { strictBump, changes } = classifyToolChange(state.versions[latest].spec, spec, policy);
+  return { compat: { policy, strictBump }, changes };
+}
