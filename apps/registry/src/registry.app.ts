@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import type { Type } from '@nestjs/common';
 import { estateTopics, openDatabase, PrincipalResolver, serviceHealth, startHttpApp, type EventBus, type Logger } from '@estate/platform';
 import type { RegistryConfig } from './config';
 import { RegistryModule } from './registry.module';
-import { RegistryService } from './registry.service';
+import { SunsetHandler } from './sunset/sunset.handler';
 import { EventLogReader } from './store/event-log.reader';
 import { REGISTRY_MIGRATIONS } from './store/migrations';
 import { OutboxRelay } from './store/outbox.relay';
@@ -16,21 +17,13 @@ export interface RunningService {
 }
 
 /** The registry's composition root: event store, relay, HTTP. */
-export async function startRegistry(config: RegistryConfig & { databaseUrl: string }, bus: EventBus, logger: Logger): Promise<RunningService & { relay: OutboxRelay; service: RegistryService }> {
+export async function startRegistry(config: RegistryConfig & { databaseUrl: string }, bus: EventBus, logger: Logger): Promise<RunningService & { relay: OutboxRelay; useCase<T>(type: Type<T>): T }> {
   const db = await openDatabase({ url: config.databaseUrl, schema: 'registry', migrations: REGISTRY_MIGRATIONS });
   const store = new PostgresEventStore(db, randomUUID, () => new Date());
   const topic = estateTopics(config.topicPrefix, config.callsRetentionMs).registryEvents;
   await bus.ensureTopics([topic]);
   const relay = new OutboxRelay(db, config.databaseUrl, bus, topic, logger.child({ component: 'relay' }));
   await relay.start();
-  const service = new RegistryService(store);
-  const sweep = setInterval(() => {
-    service.sweepSunsets(new Date()).then(
-      (retired) => retired > 0 && logger.info({ retired }, 'retired versions past their sunset date'),
-      (error: unknown) => logger.warn({ err: error }, 'sunset sweep failed; will retry'),
-    );
-  }, config.sunsetSweepMs);
-  sweep.unref();
   const resolver = new PrincipalResolver(config.auth);
   const health = serviceHealth(config.health, {
     db,
@@ -38,18 +31,26 @@ export async function startRegistry(config: RegistryConfig & { databaseUrl: stri
     facts: async () => ({ relay: await relayBacklog(db, relay).catch((error: unknown) => ({ error: String(error) })) }),
   });
   const { app, url } = await startHttpApp({
-    module: RegistryModule.with(service, resolver, new EventLogReader(db)),
+    module: RegistryModule.with(store, resolver, new EventLogReader(db)),
     health: { report: health, resolver },
     metrics: { registry: registryMetrics(db, relay), token: config.metricsToken },
     logger,
     host: config.host,
     port: config.port,
   });
+  const sunsets = app.get(SunsetHandler);
+  const sweep = setInterval(() => {
+    sunsets.sweep(new Date()).then(
+      (retired) => retired > 0 && logger.info({ retired }, 'retired versions past their sunset date'),
+      (error: unknown) => logger.warn({ err: error }, 'sunset sweep failed; will retry'),
+    );
+  }, config.sunsetSweepMs);
+  sweep.unref();
   logger.info({ url }, 'registry listening');
   return {
     url,
     relay,
-    service,
+    useCase: (type) => app.get(type),
     stop: async () => {
       clearInterval(sweep);
       await app.close();

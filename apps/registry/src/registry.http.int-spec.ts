@@ -8,6 +8,7 @@ import { http, TEST_SECRET, token, waitFor } from '../../../test/support/estate.
 import { createTestDatabase, randomTopicPrefix } from '../../../test/support/infra';
 import { loadRegistryConfig } from './config';
 import { RegistryController } from './http/registry.controller';
+import { RegistryReadsController } from './http/registry-reads.controller';
 import { startRegistry } from './registry.app';
 
 const ADMIN = { sub: 'root', scope: 'estate:admin estate:publish', clearance: 'restricted' };
@@ -270,9 +271,12 @@ async function rawPost(url: string, bearer: string, text: string): Promise<{ sta
   return { status: response.status, body: await response.json() };
 }
 
-/** Every route the controller declares, read from Nest's own route metadata, e.g. `POST /v1/tools/{name}/versions/{version}/retire`. */
+/** Every route the registry's controllers declare, read from Nest's own route metadata, e.g. `POST /v1/tools/{name}/versions/{version}/retire`. */
 function servedRoutes(): string[] {
-  const proto = RegistryController.prototype as unknown as Record<string, unknown>;
+  return [RegistryController, RegistryReadsController].flatMap((controller) => routesOf(controller.prototype as unknown as Record<string, unknown>)).sort();
+}
+
+function routesOf(proto: Record<string, unknown>): string[] {
   return Object.getOwnPropertyNames(proto)
     .filter((key) => key !== 'constructor' && Reflect.getMetadata('path', proto[key] as object) !== undefined)
     .map((key) => {
@@ -280,8 +284,7 @@ function servedRoutes(): string[] {
       const method = RequestMethod[Reflect.getMetadata('method', handler) as number];
       const path = String(Reflect.getMetadata('path', handler)).replace(/^\/?/, '/').replace(/:([A-Za-z]+)/g, '{$1}');
       return `${method} ${path}`;
-    })
-    .sort();
+    });
 }
 
 interface OpenApiOperation {

@@ -1,21 +1,24 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { BearerGuard, PRINCIPAL_RESOLVER, type PrincipalResolver } from '@estate/platform';
+import { BearerGuard, PRINCIPAL_RESOLVER, ScopeGuard, type PrincipalResolver } from '@estate/platform';
 import { EventsController } from './http/events.controller';
+import { RegistryReadsController } from './http/registry-reads.controller';
 import { RegistryController } from './http/registry.controller';
-import { RegistryService } from './registry.service';
+import { registryProviders } from './registry.providers';
+import type { EventStore } from './store/event-store.port';
 import { EventLogReader } from './store/event-log.reader';
 
 @Module({})
 export class RegistryModule {
-  static with(service: RegistryService, resolver: PrincipalResolver, events: EventLogReader): DynamicModule {
+  static with(store: EventStore, resolver: PrincipalResolver, events: EventLogReader): DynamicModule {
     return {
       module: RegistryModule,
-      controllers: [RegistryController, EventsController],
+      controllers: [RegistryController, RegistryReadsController, EventsController],
       providers: [
-        { provide: RegistryService, useValue: service },
+        ...registryProviders(store),
         { provide: EventLogReader, useValue: events },
         { provide: PRINCIPAL_RESOLVER, useValue: resolver },
         BearerGuard,
+        ScopeGuard,
       ],
     };
   }

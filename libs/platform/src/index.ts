@@ -27,6 +27,8 @@ export type { TokenClaims } from './token.issuer';
 export { EnvReader, readCommon, readAuth } from './env.reader';
 export type { Env, CommonConfig, HealthConfig } from './env.reader';
 export { BearerGuard, CurrentPrincipal, PRINCIPAL_RESOLVER } from './http/bearer.guard';
+export { Authenticated, RequireScope, ScopeGuard } from './http/scope.guard';
+export type { ScopeRequirement } from './http/scope.guard';
 export { startHttpApp, PinoNestLogger } from './http/http-app';
 export { traceRequests } from './http/request-trace.middleware';
 export type { HttpAppOptions } from './http/http-app';

@@ -1,11 +1,12 @@
 import { gt, rcompare } from 'semver';
 import {
   bumpBetween, bumpRank, classifyToolChange, lintToolSpec, parseToolSpec, parseVersion, storableTextIssues,
-  type ToolSpec, type VersionStatus,
+  type ChangeClassification, type ToolSpec, type VersionStatus,
 } from '@estate/contracts';
 import type {
   ServerRegisteredData, ToolQuarantined, ToolVersionSunsetReached, ToolVersionDeprecated, ToolVersionPublished, ToolVersionRetired,
 } from '@estate/events';
+import type { Decider } from './decider';
 import { registryError, type Decision } from './registry.errors';
 
 export type ToolEvent = ToolVersionPublished | ToolVersionDeprecated | ToolVersionRetired | ToolQuarantined | ToolVersionSunsetReached;
@@ -40,10 +41,13 @@ export function latestVersion(state: ToolState): string | undefined {
   return Object.keys(state.versions).sort(rcompare)[0];
 }
 
-export function decideTool(command: ToolCommand, state: ToolState): Decision<ToolEvent> {
+/** The schema-change classifier, passed in so the composition root can put a cache in front of it. */
+export type ClassifyChange = (oldSpec: ToolSpec, newSpec: ToolSpec) => ChangeClassification;
+
+export function decideTool(command: ToolCommand, state: ToolState, classify: ClassifyChange = classifyToolChange): Decision<ToolEvent> {
   switch (command.type) {
     case 'PublishToolVersion':
-      return decidePublish(command.spec, command.server, state);
+      return decidePublish(command.spec, command.server, state, classify);
     case 'DeprecateToolVersion':
       return decideDeprecate(command, state);
     case 'RetireToolVersion':
@@ -55,7 +59,12 @@ export function decideTool(command: ToolCommand, state: ToolState): Decision<Too
   }
 }
 
-function decidePublish(input: unknown, server: ServerRegisteredData | undefined, state: ToolState): Decision<ToolEvent> {
+/** The tool aggregate as the command handler runs it. */
+export function toolDecider(classify: ClassifyChange = classifyToolChange): Decider<ToolCommand, ToolEvent, ToolState> {
+  return { initialState: initialToolState, evolve: evolveTool, decide: (command, state) => decideTool(command, state, classify) };
+}
+
+function decidePublish(input: unknown, server: ServerRegisteredData | undefined, state: ToolState, classify: ClassifyChange): Decision<ToolEvent> {
   const unstorable = storableTextIssues(input);
   if (unstorable.length > 0) return { ok: false, error: registryError('CONTRACT_REJECTED', 'the tool spec holds text that cannot be stored', { issues: unstorable }) };
   const parsed = parseToolSpec(input);
@@ -86,7 +95,7 @@ function decidePublish(input: unknown, server: ServerRegisteredData | undefined,
       error: registryError('VERSION_NOT_NEWER', `${spec.version} is not newer than the latest published version ${latest}`),
     };
   }
-  const classification = classifyToolChange(state.versions[latest].spec, spec);
+  const classification = classify(state.versions[latest].spec, spec);
   const declared = bumpBetween(latest, spec.version);
   const changes = classification.changes.map(({ path, kind, breaking, message }) => ({ path, kind, breaking, message }));
   if (bumpRank(declared) < bumpRank(classification.bump)) {

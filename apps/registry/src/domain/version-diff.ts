@@ -1,6 +1,6 @@
 import { lt, rcompare } from 'semver';
 import { bumpBetween, classifyToolChange, type SchemaChange } from '@estate/contracts';
-import type { ToolState } from './tool.decider';
+import type { ClassifyChange, ToolState } from './tool.decider';
 
 /**
  * What changed from the version published just before `version` (the highest lower one): the
@@ -18,12 +18,12 @@ export interface VersionDiff {
 }
 
 /** undefined when the version was never published; the first version has no previous and no changes. */
-export function versionDiffFor(name: string, state: ToolState, version: string): VersionDiff | undefined {
+export function versionDiffFor(name: string, state: ToolState, version: string, classify: ClassifyChange = classifyToolChange): VersionDiff | undefined {
   const current = state.versions[version];
   if (!current) return undefined;
   const previous = Object.keys(state.versions).filter((v) => lt(v, version)).sort(rcompare)[0];
   if (previous === undefined) return { name, version, previous: null, declared: null, required: null, changes: [] };
-  const classification = classifyToolChange(state.versions[previous].spec, current.spec);
+  const classification = classify(state.versions[previous].spec, current.spec);
   const diff: VersionDiff = {
     name, version, previous, declared: bumpBetween(previous, version), required: classification.bump, changes: classification.changes,
   };

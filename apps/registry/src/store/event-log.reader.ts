@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { EventEnvelope } from '@estate/events';
-import { rowToEnvelope } from './postgres-event-store';
+import { rowToEnvelope, type LoggedEventRow } from './event.row';
 
 export interface EventPage {
   events: EventEnvelope[];
@@ -19,7 +19,7 @@ export class EventLogReader {
   constructor(private readonly db: DataSource) {}
 
   async page(after: string, limit: number): Promise<EventPage> {
-    const rows: Array<Parameters<typeof rowToEnvelope>[0] & { position: string }> = await this.db.query(
+    const rows: Array<Omit<LoggedEventRow, 'tx_id' | 'traceparent'>> = await this.db.query(
       `SELECT position, id, stream_id, stream_version, type, version, data, actor, correlation_id, occurred_at
          FROM registry.events
         WHERE position > $1 AND tx_id < pg_snapshot_xmin(pg_current_snapshot())

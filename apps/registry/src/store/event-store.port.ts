@@ -25,10 +25,21 @@ export class EventTooLarge extends Error {
   }
 }
 
+/** What a stream update decided: the events to append (none is fine) and what to answer. */
+export interface StreamUpdate<T> {
+  append: NewEvent[];
+  result: T;
+}
+
 /** The registry's event store: one stream per tool and per server, appends checked against the expected version. */
 export interface EventStore {
   readStream(streamId: string): Promise<EventEnvelope[]>;
   /** `expectedVersion` is the number of events the caller saw in the stream. */
   append(streamId: string, expectedVersion: number, events: NewEvent[], meta: AppendMeta): Promise<EventEnvelope[]>;
+  /**
+   * Reads the stream, lets `decide` choose what to append, and appends it at the version read.
+   * Throws ConcurrencyConflict when another writer appended in between.
+   */
+  update<T>(streamId: string, decide: (history: EventEnvelope[]) => StreamUpdate<T>, meta: AppendMeta): Promise<T>;
   listStreams(prefix: string): Promise<string[]>;
 }

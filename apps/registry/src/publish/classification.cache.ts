@@ -1,0 +1,36 @@
+import { createHash } from 'node:crypto';
+import { classifyToolChange, stableStringify, type ChangeClassification, type ToolSpec } from '@estate/contracts';
+import type { ClassifyChange } from '../domain/tool.decider';
+
+/** Enough for every pair a burst of checks, publishes, retries and diffs asks about; each entry is a few kB. */
+export const CLASSIFICATION_CACHE_SIZE = 1_000;
+
+/**
+ * The classifier in front of a bounded LRU keyed by the (old spec, new spec) pair: a check
+ * followed by its publish, a retry after a conflict and every diff of a version ask the same
+ * question, and the classifier (witness search included) is the costliest step of a publish.
+ * The classifier is pure, so a cached answer is the answer.
+ */
+export function cachedClassifier(limit = CLASSIFICATION_CACHE_SIZE, classify: ClassifyChange = classifyToolChange): ClassifyChange & { size(): number } {
+  const entries = new Map<string, ChangeClassification>();
+  const cached = (oldSpec: ToolSpec, newSpec: ToolSpec): ChangeClassification => {
+    const key = pairKey(oldSpec, newSpec);
+    const hit = entries.get(key);
+    if (hit !== undefined) {
+      // Re-inserted: a Map iterates in insertion order, so its first key is the least recently used.
+      entries.delete(key);
+      entries.set(key, hit);
+      return hit;
+    }
+    const answer = classify(oldSpec, newSpec);
+    entries.set(key, answer);
+    if (entries.size > limit) entries.delete(entries.keys().next().value as string);
+    return answer;
+  };
+  return Object.assign(cached, { size: () => entries.size });
+}
+
+/** Canonical JSON, so key order in a stored spec does not split one pair into two; hashed to keep keys small. */
+function pairKey(oldSpec: ToolSpec, newSpec: ToolSpec): string {
+  return createHash('sha256').update(stableStringify(oldSpec)).update('\u0000').update(stableStringify(newSpec)).digest('base64');
+}
