@@ -71,6 +71,8 @@ describe('registry over HTTP (real PostgreSQL, in-process bus)', () => {
       }
       const server = { name: 'crm', url: 'http://127.0.0.1:1/mcp', owner: 'crm-team' };
       expect(await http('POST', `${base}/v1/servers`, tokens.publisher, server)).toMatchObject({ status: 403, body: { error: 'FORBIDDEN' } });
+      // The scope is judged before the body: a caller without it learns nothing of what a valid body looks like.
+      expect(await http('POST', `${base}/v1/servers`, tokens.publisher, { nonsense: true })).toMatchObject({ status: 403, body: { error: 'FORBIDDEN' } });
       expect((await http('GET', `${base}/v1/servers/crm`, tokens.admin)).status).toBe(404);
     });
   });
@@ -185,6 +187,7 @@ describe('registry over HTTP (real PostgreSQL, in-process bus)', () => {
       expect((bad.body.details as { issues: Array<{ path: string }> }).issues.map((i) => i.path).sort()).toEqual(['$.reason', '$.replacment', '$.sunsetAt']);
       expect((await lifecycle('1.0.0', 'retire', { reason: 'x', sunsetAt: '2027-01-01T00:00:00Z' })).status).toBe(400);
       expect(await lifecycle('1.0.0', 'deprecate', { reason: 'x' }, tokens.reader)).toMatchObject({ status: 403, body: { error: 'FORBIDDEN' } });
+      expect(await lifecycle('1.0.0', 'retire', { replacment: 1 }, tokens.reader)).toMatchObject({ status: 403, body: { error: 'FORBIDDEN' } });
     });
 
     it('deprecates and retires, refuses what the lifecycle forbids, and GET shows each step', async () => {
