@@ -25,6 +25,13 @@ export interface AuditEntryContent {
   payload: EventEnvelope;
 }
 
+/** A trail entry where it sits in the chain: its content, its seq and the two hashes that link it. */
+export interface AuditEntry extends AuditEntryContent {
+  seq: number;
+  prevHash: string;
+  hash: string;
+}
+
 export type ParsedEnvelope = { ok: true; envelope: EventEnvelope } | { ok: false; reason: string };
 
 

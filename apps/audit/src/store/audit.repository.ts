@@ -1,7 +1,7 @@
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { EventEnvelope } from '@estate/events';
 import { inTransaction } from '@estate/platform';
-import type { AuditEntryContent } from '../domain/audit-entry.mapper';
+import type { AuditEntry, AuditEntryContent } from '../domain/audit-entry.mapper';
 import type { AuditQuery } from '../domain/audit-query.parser';
 import { ChainVerifier, entryHash, type ChainHead, type VerifyResult } from '../domain/hash-chain';
 import {
@@ -32,13 +32,6 @@ interface EntryRow {
   hash: string;
 }
 
-/** A stored entry: its content plus where it sits in the chain. */
-export interface StoredEntry extends AuditEntryContent {
-  seq: number;
-  prevHash: string;
-  hash: string;
-}
-
 export interface CallerRow {
   principal: string;
   version: string | null;
@@ -47,7 +40,7 @@ export interface CallerRow {
   lastCallAt: string;
 }
 
-function toStored(row: EntryRow): StoredEntry {
+function toStored(row: EntryRow): AuditEntry {
   return {
     seq: Number(row.seq),
     eventId: row.event_id,
@@ -108,7 +101,7 @@ export class AuditRepository {
   }
 
   /** Newest first; one row more than asked tells whether another page exists. */
-  async query(query: AuditQuery): Promise<{ entries: StoredEntry[]; more: boolean }> {
+  async query(query: AuditQuery): Promise<{ entries: AuditEntry[]; more: boolean }> {
     const where: string[] = [];
     const params: unknown[] = [];
     const add = (sql: string, value: unknown): void => {
@@ -134,7 +127,7 @@ export class AuditRepository {
   }
 
   /** Entries of one topic after a seq, oldest first (the event stream's replay and live feed). */
-  async topicEntriesAfter(topic: string, afterSeq: number, limit: number): Promise<StoredEntry[]> {
+  async topicEntriesAfter(topic: string, afterSeq: number, limit: number): Promise<AuditEntry[]> {
     const rows: EntryRow[] = await this.db.query(
       `SELECT ${ROW_COLUMNS} FROM audit.entries WHERE topic = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
       [topic, afterSeq, limit],
@@ -178,10 +171,7 @@ export class AuditRepository {
         const rows: EntryRow[] = await runner.query(
           `SELECT ${ROW_COLUMNS} FROM audit.entries WHERE seq > $1 ORDER BY seq LIMIT $2`, [after, VERIFY_BATCH],
         );
-        for (const row of rows) {
-          const { seq, prevHash, hash, ...content } = toStored(row);
-          verifier.accept({ seq, prevHash, hash, content });
-        }
+        for (const row of rows) verifier.accept(toStored(row));
         if (rows.length < VERIFY_BATCH) return verifier.result();
         after = Number(rows[rows.length - 1].seq);
       }
