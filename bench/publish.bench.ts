@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import * as http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import { issueDevToken } from '@estate/platform';
 import type { BenchTable } from './contracts.bench';
+import { profileIn, summarizeProfile, type ProfileSummary } from './cpu-profile.summary';
 import { BENCH_SECRET } from './support/edge.launcher';
 import { startBenchEstate } from './support/estate.launcher';
 import { latencyStats, round, type LatencyStats } from './support/load.runner';
@@ -86,9 +90,7 @@ export async function measurePublish(brokers: string[] | undefined, progress: (l
   const estate = await startBenchEstate(brokers);
   const bus = brokers ? 'kafka' : 'in-process';
   try {
-    const token = await issueDevToken(BENCH_SECRET, PUBLISHER);
-    const server = await post(new URL('/v1/servers', estate.registry), token, JSON.stringify({ name: 'bench', url: 'http://127.0.0.1:9/mcp', owner: 'bench-team' }));
-    if (server.status !== 201) throw new Error(`registering the bench server answered ${server.status}: ${server.text}`);
+    const token = await benchPublisher(estate.registry);
     const figures: PublishFigures[] = [];
     for (const clients of PUBLISH_CONCURRENCY) {
       progress(`publish throughput, ${clients} client(s), ${bus}`);
@@ -98,9 +100,44 @@ export async function measurePublish(brokers: string[] | undefined, progress: (l
     }
     return figures;
   } finally {
-    agent.destroy();
     await estate.stop();
   }
+}
+
+/** A publisher's token, and the server every bench tool names registered. */
+async function benchPublisher(registry: string): Promise<string> {
+  const token = await issueDevToken(BENCH_SECRET, PUBLISHER);
+  const server = await post(new URL('/v1/servers', registry), token, JSON.stringify({ name: 'bench', url: 'http://127.0.0.1:9/mcp', owner: 'bench-team' }));
+  if (server.status !== 201) throw new Error(`registering the bench server answered ${server.status}: ${server.text}`);
+  return token;
+}
+
+/**
+ * A separate run of the embedded estate under `node --cpu-prof` at 16 clients, so the measured
+ * runs carry no profiler: where the estate's process spends a publish (PostgreSQL runs apart).
+ */
+export async function profilePublish(brokers: string[] | undefined): Promise<{ summary: ProfileSummary; figures: Omit<PublishFigures, 'bus'> }> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'estate-bench-prof-'));
+  const spawnedAt = Date.now();
+  const estate = await startBenchEstate(brokers, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+  let window = { fromMs: 0, toMs: 0 };
+  let figures: Omit<PublishFigures, 'bus'>;
+  try {
+    const token = await benchPublisher(estate.registry);
+    const from = Date.now() - spawnedAt + WARM_UP_MS;
+    figures = await publishLoad(estate.registry, token, 16, `p${Date.now().toString(36)}`);
+    window = { fromMs: from, toMs: Date.now() - spawnedAt };
+  } finally {
+    await estate.stop();
+  }
+  const summary = summarizeProfile(profileIn(dir), window, 25);
+  rmSync(dir, { recursive: true, force: true });
+  return { summary, figures };
+}
+
+/** Ends the keep-alive sockets once every publish run is over. */
+export function closePublishClient(): void {
+  agent.destroy();
 }
 
 export function publishTable(figures: PublishFigures[]): BenchTable {

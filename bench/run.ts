@@ -11,7 +11,7 @@ import { runContractsBench, type BenchTable } from './contracts.bench';
 import { CATALOG_SIZE, runEdgeBench } from './edge.bench';
 import { edgeVerdicts, methodNotes } from './edge-targets.rules';
 import { measureNotify, type NotifyFigures } from './notify.bench';
-import { measurePublish, publishTable, type PublishFigures } from './publish.bench';
+import { closePublishClient, measurePublish, publishTable, type PublishFigures } from './publish.bench';
 import { renderReport, verdict, machineLines, type Verdict } from './report.writer';
 import { REPO_ROOT, startBenchServer } from './support/child-process.launcher';
 import { acquireKafka } from './support/kafka.lease';
@@ -100,6 +100,7 @@ async function main(): Promise<void> {
     progress(`wrote BENCHMARKS.md (${verdicts.filter((v) => !v.met).length} of ${verdicts.length} targets missed)`);
   } finally {
     loadAgent.destroy();
+    closePublishClient();
     await kafka.release();
   }
 }

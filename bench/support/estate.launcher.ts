@@ -16,11 +16,11 @@ function bannerUrl(output: string, label: string): string | undefined {
 }
 
 /** All four services from dist in one child (npm start's entry): embedded PostgreSQL, Kafka or the in-process bus. */
-export async function startBenchEstate(brokers: string[] | undefined): Promise<BenchEstate> {
+export async function startBenchEstate(brokers: string[] | undefined, nodeFlags: string[] = []): Promise<BenchEstate> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'estate-bench-'));
   const suffix = path.basename(dataDir);
   const { child } = await startChild({
-    args: ['dist/apps/estate/src/main.js'],
+    args: [...nodeFlags, 'dist/apps/estate/src/main.js'],
     env: {
       ESTATE_DATA_DIR: dataDir, ESTATE_DEMO: '0', ESTATE_JWT_SECRET: BENCH_SECRET, DATABASE_URL: '',
       KAFKA_BROKERS: brokers?.join(',') ?? '', ESTATE_TOPIC_PREFIX: benchTopicPrefix(),

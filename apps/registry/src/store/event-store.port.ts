@@ -43,3 +43,13 @@ export interface EventStore {
   update<T>(streamId: string, decide: (history: EventEnvelope[]) => StreamUpdate<T>, meta: AppendMeta): Promise<T>;
   listStreams(prefix: string): Promise<string[]>;
 }
+
+/** `update` for any store whose `append` checks the expected version: read, decide, append at the version read. */
+export async function readDecideAppend<T>(
+  store: Pick<EventStore, 'readStream' | 'append'>, streamId: string, decide: (history: EventEnvelope[]) => StreamUpdate<T>, meta: AppendMeta,
+): Promise<T> {
+  const history = await store.readStream(streamId);
+  const { append, result } = decide(history);
+  if (append.length > 0) await store.append(streamId, history.length, append, meta);
+  return result;
+}

@@ -1,5 +1,5 @@
 import type { EventEnvelope } from '@estate/events';
-import { ConcurrencyConflict, type AppendMeta, type EventStore, type NewEvent, type StreamUpdate } from './event-store.port';
+import { ConcurrencyConflict, readDecideAppend, type AppendMeta, type EventStore, type NewEvent, type StreamUpdate } from './event-store.port';
 
 /** The event store port in memory, for use-case specs: same version checks, no database. */
 export class InMemoryEventStore implements EventStore {
@@ -28,11 +28,8 @@ export class InMemoryEventStore implements EventStore {
     return stamped;
   }
 
-  async update<T>(streamId: string, decide: (history: EventEnvelope[]) => StreamUpdate<T>, meta: AppendMeta): Promise<T> {
-    const history = await this.readStream(streamId);
-    const { append, result } = decide(history);
-    if (append.length > 0) await this.append(streamId, history.length, append, meta);
-    return result;
+  update<T>(streamId: string, decide: (history: EventEnvelope[]) => StreamUpdate<T>, meta: AppendMeta): Promise<T> {
+    return readDecideAppend(this, streamId, decide, meta);
   }
 
   async listStreams(prefix: string): Promise<string[]> {

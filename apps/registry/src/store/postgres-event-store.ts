@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import type { EventEnvelope } from '@estate/events';
 import { currentTraceparent, REGISTRY_EVENT_MAX_BYTES, withCorrelation, withSpan } from '@estate/platform';
 import { eventMessageBytes } from './event.message';
-import { ConcurrencyConflict, EventTooLarge, type AppendMeta, type EventStore, type NewEvent, type StreamUpdate } from './event-store.port';
+import { ConcurrencyConflict, EventTooLarge, readDecideAppend, type AppendMeta, type EventStore, type NewEvent, type StreamUpdate } from './event-store.port';
 import { rowToEnvelope, type EventRow } from './event.row';
 
 // The relay reads rows through this module; the row shape itself lives in event.row.ts.
@@ -76,11 +76,8 @@ export class PostgresEventStore implements EventStore {
    * connection idle per publish in flight; eight large publishes at once starved the pool into
    * 503s. Two round trips per command, no BEGIN or COMMIT, and the version check is the same.
    */
-  async update<T>(streamId: string, decide: (history: EventEnvelope[]) => StreamUpdate<T>, meta: AppendMeta): Promise<T> {
-    const history = await this.readStream(streamId);
-    const { append, result } = decide(history);
-    if (append.length > 0) await this.append(streamId, history.length, append, meta);
-    return result;
+  update<T>(streamId: string, decide: (history: EventEnvelope[]) => StreamUpdate<T>, meta: AppendMeta): Promise<T> {
+    return readDecideAppend(this, streamId, decide, meta);
   }
 
   async listStreams(prefix: string): Promise<string[]> {
