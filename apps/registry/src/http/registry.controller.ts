@@ -1,4 +1,5 @@
 import { Body, Controller, HttpCode, Inject, Param, Post } from '@nestjs/common';
+import type { ServerRegisteredData } from '@estate/events';
 import { RequireScope } from '@estate/platform';
 import { CheckHandler } from '../check/check.handler';
 import { deprecateToolVersion } from '../deprecate/deprecate.command';
@@ -15,7 +16,6 @@ import { CommandMeta } from './command-meta.decorator';
 import { answer } from './registry.answers';
 import { parseLifecycleBody, parseRegisterServer, type LifecycleBody } from './registry.requests';
 import { parsedBody } from './request-body.pipe';
-import type { ServerRegisteredData } from '@estate/events';
 
 const deprecation = parsedBody((body) => parseLifecycleBody(body, true), 'deprecation');
 const retirement = parsedBody((body) => parseLifecycleBody(body, false), 'retirement');
