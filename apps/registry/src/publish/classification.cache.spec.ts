@@ -5,7 +5,7 @@ import { cachedClassifier } from './classification.cache';
 const at = (version: string, title = LOOKUP.title): ToolSpec => ({ ...LOOKUP, version, title });
 
 describe('the classification cache', () => {
-  it('answers what the classifier answers, and keys the pair by content, not by object', () => {
+  it('answers what the classifier answers, and keys the pair by content, not by object identity', () => {
     const classify = jest.fn(classifyToolChange);
     const cached = cachedClassifier(10, classify);
     const answer = cached(at('1.0.0'), at('1.1.0', 'Another title'));

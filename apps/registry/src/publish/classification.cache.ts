@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { classifyToolChange, stableStringify, type ChangeClassification, type ToolSpec } from '@estate/contracts';
+import { classifyToolChange, type ChangeClassification, type ToolSpec } from '@estate/contracts';
 import type { ClassifyChange } from '../domain/tool.decider';
 
 /** Enough for every pair a burst of checks, publishes, retries and diffs asks about; each entry is a few kB. */
@@ -30,7 +30,12 @@ export function cachedClassifier(limit = CLASSIFICATION_CACHE_SIZE, classify: Cl
   return Object.assign(cached, { size: () => entries.size });
 }
 
-/** Canonical JSON, so key order in a stored spec does not split one pair into two; hashed to keep keys small. */
+/**
+ * The pair's JSON, hashed to keep keys small. Plain JSON.stringify, not a canonical form: every
+ * publish that misses pays for the key, and the canonical one cost as much as a small
+ * classification (profiled). Stored specs keep their key order (json, not jsonb), so the same
+ * pair gives the same key; a reordered one only misses.
+ */
 function pairKey(oldSpec: ToolSpec, newSpec: ToolSpec): string {
-  return createHash('sha256').update(stableStringify(oldSpec)).update('\u0000').update(stableStringify(newSpec)).digest('base64');
+  return createHash('sha256').update(JSON.stringify(oldSpec)).update('\u0000').update(JSON.stringify(newSpec)).digest('base64');
 }
