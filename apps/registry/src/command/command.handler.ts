@@ -32,9 +32,9 @@ function asRegistryEvent(envelope: EventEnvelope): RegistryEvent {
 }
 
 /**
- * Runs any decider: load the stream, decide, append with the version that was read, all in one
- * store transaction; a conflicting writer means deciding again on the newer state, a bounded
- * number of times.
+ * Runs any decider: load the stream, decide, append at the version that was read (the store's
+ * `update`); a writer that appended in between means deciding again on the newer state, a
+ * bounded number of times. Use cases differ only in their decider, stream and command.
  */
 @Injectable()
 export class CommandHandler {
