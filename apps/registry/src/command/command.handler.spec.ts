@@ -38,6 +38,20 @@ describe('the command handler (load → decide → append at the version read �
     expect(competitors).toBe(4);
   });
 
+  it('reads only what was appended since it last folded the stream, another writer\'s events included', async () => {
+    const store = new InMemoryEventStore();
+    const handler = new CommandHandler(store);
+    const reads = jest.spyOn(store, 'readStream');
+    await handler.handle(serverDecider, stream, register, META);
+    // Another registry instance (its own handler) registers a different definition meanwhile.
+    await new CommandHandler(store).handle(serverDecider, serverStreamId('crm'), { ...register, server: { ...BANK, name: 'crm', namespace: 'crm' } }, META);
+    await store.append(stream, 1, [{ type: 'ServerRegistered', version: 2, data: { ...BANK, owner: 'other' } }], META);
+    expect(await handler.load(serverDecider, stream)).toEqual({ state: { status: 'registered', server: { ...BANK, owner: 'other' } }, version: 2 });
+    expect(reads.mock.calls.filter(([id]) => id === stream)).toEqual([[stream, 0], [stream, 1]]);
+    expect(await handler.handle(serverDecider, stream, register, META)).toMatchObject({ ok: false, error: { code: 'SERVER_ALREADY_REGISTERED' } });
+    expect(reads.mock.calls.at(-1)).toEqual([stream, 2]);
+  });
+
   it('stores nothing for a refusal or a dry run, and answers the same decision', async () => {
     const store = new InMemoryEventStore();
     const handler = new CommandHandler(store);

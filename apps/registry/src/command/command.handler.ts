@@ -6,6 +6,7 @@ import { ConcurrencyConflict, EventTooLarge, type AppendMeta, type EventStore, t
 import type { Decider } from '../domain/decider';
 import type { Outcome } from './outcome';
 import { EVENT_STORE } from './registry.tokens';
+import { StreamStateCache, type Loaded } from './stream-state.cache';
 
 /** Conflicts are rare (two writers on one tool); past this many the caller hears 409 and retries itself. */
 const MAX_ATTEMPTS = 4;
@@ -15,14 +16,9 @@ export interface HandleOptions {
   dryRun?: boolean;
 }
 
-/** The state of one stream as a decider sees it, and how many events built it. */
-export interface Loaded<State> {
-  state: State;
-  version: number;
-}
-
-export function fold<C, E, S>(decider: Decider<C, E, S>, history: readonly EventEnvelope[]): S {
-  return history.reduce((state, envelope) => decider.evolve(state, asRegistryEvent(envelope) as E), decider.initialState());
+/** `state` advanced by the events read after it. */
+function fold<C, E, S>(decider: Decider<C, E, S>, state: S, newer: readonly EventEnvelope[]): S {
+  return newer.reduce((folded, envelope) => decider.evolve(folded, asRegistryEvent(envelope) as E), state);
 }
 
 /** Stored events are read at the version the code knows today (upcasters), never as they were written. */
@@ -39,6 +35,7 @@ function asRegistryEvent(envelope: EventEnvelope): RegistryEvent {
 @Injectable()
 export class CommandHandler {
   private readonly maxAttempts = MAX_ATTEMPTS;
+  private readonly states = new StreamStateCache();
 
   constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
 
@@ -47,11 +44,19 @@ export class CommandHandler {
   ): Promise<Outcome<E[]>> {
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return await this.store.update<Outcome<E[]>>(streamId, (history) => {
-          const decision = decider.decide(command, fold(decider, history));
+        const known = this.states.get(decider, streamId);
+        let appended: Loaded<S> | undefined;
+        const outcome = await this.store.update<Outcome<E[]>>(streamId, known.version, (newer) => {
+          const loaded = this.advance(decider, streamId, known, newer);
+          const decision = decider.decide(command, loaded.state);
           if (!decision.ok) return { append: [], result: decision };
-          return { append: options.dryRun ? [] : decision.events, result: { ok: true, value: decision.events } };
+          const append = options.dryRun ? [] : decision.events;
+          if (append.length > 0) appended = { state: append.reduce((s, e) => decider.evolve(s, e), loaded.state), version: loaded.version + append.length };
+          return { append, result: { ok: true, value: decision.events } };
         }, meta);
+        // Reached only once the append is stored: what it appended is known without reading it back.
+        if (appended) this.states.set(decider, streamId, appended);
+        return outcome;
       } catch (error) {
         if (error instanceof EventTooLarge) {
           return { ok: false, error: registryError('EVENT_TOO_LARGE', `${error.message}: make the contract smaller`, { bytes: error.bytes, limit: error.limit }) };
@@ -64,8 +69,16 @@ export class CommandHandler {
 
   /** A stream's current state, for a use case that reads one aggregate to command another. */
   async load<C, E, S>(decider: Decider<C, E, S>, streamId: string): Promise<Loaded<S>> {
-    const history = await this.store.readStream(streamId);
-    return { state: fold(decider, history), version: history.length };
+    const known = this.states.get(decider, streamId);
+    return this.advance(decider, streamId, known, await this.store.readStream(streamId, known.version));
+  }
+
+  /** What was known plus what was read after it, kept for the next command on the stream. */
+  private advance<C, E, S>(decider: Decider<C, E, S>, streamId: string, known: Loaded<S>, newer: readonly EventEnvelope[]): Loaded<S> {
+    if (newer.length === 0) return known;
+    const loaded = { state: fold(decider, known.state, newer), version: known.version + newer.length };
+    this.states.set(decider, streamId, loaded);
+    return loaded;
   }
 
   /** Every stream under `prefix` (`tool:`), in name order. */

@@ -10,8 +10,8 @@ export class InMemoryEventStore implements EventStore {
 
   constructor(private readonly clock: () => Date = () => new Date(0)) {}
 
-  async readStream(streamId: string): Promise<EventEnvelope[]> {
-    return [...(this.streams.get(streamId) ?? [])];
+  async readStream(streamId: string, fromVersion = 0): Promise<EventEnvelope[]> {
+    return (this.streams.get(streamId) ?? []).slice(fromVersion);
   }
 
   async append(streamId: string, expectedVersion: number, events: NewEvent[], meta: AppendMeta): Promise<EventEnvelope[]> {
@@ -28,8 +28,8 @@ export class InMemoryEventStore implements EventStore {
     return stamped;
   }
 
-  update<T>(streamId: string, decide: (history: EventEnvelope[]) => StreamUpdate<T>, meta: AppendMeta): Promise<T> {
-    return readDecideAppend(this, streamId, decide, meta);
+  update<T>(streamId: string, fromVersion: number, decide: (newer: EventEnvelope[]) => StreamUpdate<T>, meta: AppendMeta): Promise<T> {
+    return readDecideAppend(this, streamId, fromVersion, decide, meta);
   }
 
   async listStreams(prefix: string): Promise<string[]> {

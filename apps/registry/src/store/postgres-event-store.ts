@@ -20,7 +20,7 @@ export const APPEND_CHANNEL = 'estate_registry_appended';
 const READ_STREAM = {
   name: 'registry-read-stream',
   text: `SELECT id, stream_id, stream_version, type, version, data, actor, correlation_id, occurred_at
-           FROM registry.events WHERE stream_id = $1 ORDER BY stream_version`,
+           FROM registry.events WHERE stream_id = $1 AND stream_version >= $2 ORDER BY stream_version`,
 };
 const APPEND_EVENTS = {
   name: 'registry-append-events',
@@ -41,8 +41,8 @@ export class PostgresEventStore implements EventStore {
     private readonly maxEventBytes = REGISTRY_EVENT_MAX_BYTES,
   ) {}
 
-  async readStream(streamId: string): Promise<EventEnvelope[]> {
-    const { rows } = await this.pool().query<EventRow>({ ...READ_STREAM, values: [streamId] });
+  async readStream(streamId: string, fromVersion = 0): Promise<EventEnvelope[]> {
+    const { rows } = await this.pool().query<EventRow>({ ...READ_STREAM, values: [streamId, fromVersion] });
     return rows.map(rowToEnvelope);
   }
 
@@ -70,14 +70,15 @@ export class PostgresEventStore implements EventStore {
   }
 
   /*
-   * Optimistic, on purpose: the stream is read, the decider runs with no connection held, and the
-   * append is one statement that fails on a taken stream version. Holding a transaction open
+   * Optimistic, on purpose: the stream is read (from what the caller has folded already), the
+   * decider runs with no connection held, and the append is one statement that fails on a taken
+   * stream version. Holding a transaction open
    * across the decider (parsing, linting and classifying a contract of up to 2 MB) kept a pooled
    * connection idle per publish in flight; eight large publishes at once starved the pool into
    * 503s. Two round trips per command, no BEGIN or COMMIT, and the version check is the same.
    */
-  update<T>(streamId: string, decide: (history: EventEnvelope[]) => StreamUpdate<T>, meta: AppendMeta): Promise<T> {
-    return readDecideAppend(this, streamId, decide, meta);
+  update<T>(streamId: string, fromVersion: number, decide: (newer: EventEnvelope[]) => StreamUpdate<T>, meta: AppendMeta): Promise<T> {
+    return readDecideAppend(this, streamId, fromVersion, decide, meta);
   }
 
   async listStreams(prefix: string): Promise<string[]> {
