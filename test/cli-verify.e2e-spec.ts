@@ -1,12 +1,7 @@
 import { Client } from 'pg';
 import { createLogger, InMemoryEventBus } from '@estate/platform';
 import { bankSpecs } from '../examples/bank/bank.specs';
-import { loadAuditConfig } from '../apps/audit/src/config';
-import { startAudit } from '../apps/audit/src/audit.app';
-import { loadDiscoveryConfig } from '../apps/discovery/src/config';
-import { startDiscovery } from '../apps/discovery/src/discovery.app';
-import { loadRegistryConfig } from '../apps/registry/src/config';
-import { startRegistry } from '../apps/registry/src/registry.app';
+import { composeEstate } from '../apps/estate/src/estate.composition';
 import { ADMIN, http, TEST_SECRET, token, waitFor } from './support/estate.harness';
 import { estate } from './support/cli.runner';
 import { createTestDatabase } from './support/infra';
@@ -23,10 +18,10 @@ describe('estate rebuild and estate verify (in-process bus, real PostgreSQL)', (
     const logger = createLogger('cli-verify', 'error');
     const bus = new InMemoryEventBus();
     const base = { ESTATE_JWT_SECRET: TEST_SECRET, ESTATE_REGISTRY_PORT: '0', ESTATE_DISCOVERY_PORT: '0', ESTATE_AUDIT_PORT: '0' };
-    const registry = await startRegistry({ ...loadRegistryConfig(base), databaseUrl }, bus, logger);
-    const discovery = await startDiscovery({ ...loadDiscoveryConfig(base), registryUrl: registry.url, databaseUrl }, bus, logger);
-    const audit = await startAudit({ ...loadAuditConfig(base), databaseUrl }, bus, logger);
-    stops.push(db.drop, () => bus.close(), registry.stop, discovery.stop, audit.stop);
+    const composed = await composeEstate({ env: base, databaseUrl, logger, bus, services: ['registry', 'discovery', 'audit'] });
+    stops.push(db.drop, () => bus.close(), composed.stop);
+    const { registry, discovery, audit } = composed;
+    if (!registry || !discovery || !audit) throw new Error('the estate started without one of its services');
     const admin = await token(ADMIN);
     env = { ESTATE_REGISTRY_URL: registry.url, ESTATE_DISCOVERY_URL: discovery.url, ESTATE_AUDIT_URL: audit.url, ESTATE_TOKEN: admin };
     expect((await http('POST', `${registry.url}/v1/servers`, admin, { name: 'bank', url: 'http://127.0.0.1:9/mcp', owner: 'payments' })).status).toBe(201);

@@ -3,8 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createLogger, InMemoryEventBus } from '@estate/platform';
 import { bankSpecs } from '../examples/bank/bank.specs';
-import { loadRegistryConfig } from '../apps/registry/src/config';
-import { startRegistry } from '../apps/registry/src/registry.app';
+import { composeEstate } from '../apps/estate/src/estate.composition';
 import { estate } from './support/cli.runner';
 import { createTestDatabase } from './support/infra';
 import { TEST_SECRET } from './support/estate.harness';
@@ -22,13 +21,11 @@ describe('the estate CLI against a real registry', () => {
 
   beforeAll(async () => {
     const db = await createTestDatabase();
-    const registry = await startRegistry(
-      { ...loadRegistryConfig({ ESTATE_JWT_SECRET: TEST_SECRET, ESTATE_REGISTRY_PORT: '0' }), databaseUrl: db.url },
-      new InMemoryEventBus(),
-      createLogger('cli-test', 'error'),
-    );
-    stops.push(db.drop, registry.stop);
-    env = { ESTATE_REGISTRY_URL: registry.url, ESTATE_JWT_SECRET: TEST_SECRET, ESTATE_TOKEN: '' };
+    const composed = await composeEstate({
+      env: { ESTATE_JWT_SECRET: TEST_SECRET, ESTATE_REGISTRY_PORT: '0' }, databaseUrl: db.url, logger: createLogger('cli-test', 'error'), bus: new InMemoryEventBus(), services: ['registry'],
+    });
+    stops.push(db.drop, composed.stop);
+    env = { ESTATE_REGISTRY_URL: composed.registry?.url ?? '', ESTATE_JWT_SECRET: TEST_SECRET, ESTATE_TOKEN: '' };
     const minted = await estate(['token', '--sub', 'ci', '--scope', 'estate:admin estate:publish'], env);
     expect(minted.code).toBe(0);
     env.ESTATE_TOKEN = minted.stdout.trim();
@@ -56,6 +53,21 @@ describe('the estate CLI against a real registry', () => {
     const major = await estate(['check', file('v2.json', { ...required, version: '2.0.0' })], env);
     expect(major.code).toBe(0);
     expect(major.stdout).toContain('"bump": "major"');
+    expect(refused.stderr).toContain('policy: standard (ESTATE_COMPAT); under strict this needs: major');
+  });
+
+  it('check shows the policy in force and what the strict policy says of each change on an open schema', async () => {
+    const open = {
+      ...bankSpecs('bank')[0], name: 'bank.notes', version: '1.0.0',
+      inputSchema: { type: 'object', properties: { reference: { type: 'string' } }, required: ['reference'] },
+    };
+    expect((await estate(['publish', file('notes-v1.json', open)], env)).code).toBe(0);
+    const noted = { ...open, version: '1.1.0', inputSchema: { ...open.inputSchema, properties: { reference: { type: 'string' }, note: { type: 'string' } } } };
+    const checked = await estate(['check', file('notes-v1.1.json', noted)], env);
+    expect(checked.code).toBe(0);
+    expect(checked.stdout).toContain('"bump": "minor"');
+    expect(checked.stdout).toContain('policy: standard (ESTATE_COMPAT); under strict this needs: major');
+    expect(checked.stdout).toMatch(/ {2}minor {2}\$\.inputSchema\.properties\.note {2}property-added-optional {2}strict: major {2}narrows: the new contract refuses \{"reference":"[^"]*","note":[^"]/);
   });
 
   it('explains how to use a command it cannot run', async () => {

@@ -3,8 +3,6 @@ import path from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import type { ToolSpec } from '@estate/contracts';
 import { bankSpecs } from '../examples/bank/bank.specs';
-import { loadConsoleConfig } from '../apps/console/src/config';
-import { startConsole } from '../apps/console/src/console.app';
 import { ADMIN, http, token, waitFor } from './support/estate.harness';
 import { startEstateServices, type EstateServices } from './support/estate.stack';
 
@@ -33,13 +31,8 @@ describe('web console in headless Chromium (in-process stack, real Kafka and Pos
   };
 
   beforeAll(async () => {
-    stack = await startEstateServices({ name: 'console-e2e', audit: true });
-    const running = await startConsole(
-      loadConsoleConfig({ ESTATE_CONSOLE_PORT: '0', ESTATE_REGISTRY_URL: stack.registryUrl, ESTATE_DISCOVERY_URL: stack.discoveryUrl, ESTATE_AUDIT_URL: stack.auditUrl }),
-      stack.logger,
-    );
-    stack.onStop(running.stop);
-    consoleUrl = running.url;
+    stack = await startEstateServices({ name: 'console-e2e', audit: true, console: true });
+    consoleUrl = stack.consoleUrl ?? '';
     admin = await token(ADMIN);
     expect((await http('POST', `${stack.registryUrl}/v1/servers`, admin, { name: 'bank', url: 'http://127.0.0.1:1/mcp', owner: 'payments-team' })).status).toBe(201);
     for (const spec of [lookup, lookupV2, { ...transfer, description: HOSTILE }]) {

@@ -1,8 +1,7 @@
-import { createLogger, KafkaEventBus } from '@estate/platform';
+import { createLogger } from '@estate/platform';
 import type { CatalogEntry } from '@estate/events';
 import { bankSpecs } from '../examples/bank/bank.specs';
-import { loadRegistryConfig } from '../apps/registry/src/config';
-import { startRegistry } from '../apps/registry/src/registry.app';
+import { composeEstate } from '../apps/estate/src/estate.composition';
 import { createTestDatabase, freePort, kafkaBrokers, randomTopicPrefix } from './support/infra';
 import { ADMIN, http, spawnService, TEST_SECRET, token, waitFor, type ChildService } from './support/estate.harness';
 
@@ -38,10 +37,9 @@ describe('discovery killed with SIGKILL while events flow', () => {
       ESTATE_DISCOVERY_GROUP: `discovery-crash-${Date.now()}`,
       ESTATE_REGISTRY_PORT: '0',
     };
-    const bus = new KafkaEventBus({ brokers: kafkaBrokers(), clientId: 'crash-test', logger });
-    const registry = await startRegistry({ ...loadRegistryConfig(env), databaseUrl: db.url }, bus, logger);
-    stops.push(() => bus.close(), registry.stop);
-    registryUrl = registry.url;
+    const estate = await composeEstate({ env, databaseUrl: db.url, logger, services: ['registry'] });
+    stops.push(estate.stop);
+    registryUrl = estate.registry?.url ?? '';
     discovery = spawnService('apps/discovery/src/main.js', env);
     stops.push(() => discovery.stop());
   });

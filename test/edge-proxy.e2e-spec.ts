@@ -4,19 +4,13 @@ import {
   CreateMessageRequestSchema, ElicitRequestSchema, LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema,
   type ClientCapabilities, type LoggingMessageNotification,
 } from '@modelcontextprotocol/sdk/types.js';
-import { createLogger, KafkaEventBus } from '@estate/platform';
-import { loadAuditConfig } from '../apps/audit/src/config';
-import { startAudit } from '../apps/audit/src/audit.app';
-import { loadDiscoveryConfig } from '../apps/discovery/src/config';
-import { startDiscovery } from '../apps/discovery/src/discovery.app';
-import { loadEdgeConfig } from '../apps/mcp-edge/src/config';
-import { startEdge } from '../apps/mcp-edge/src/edge.app';
-import { loadRegistryConfig } from '../apps/registry/src/config';
-import { startRegistry } from '../apps/registry/src/registry.app';
+import { createLogger } from '@estate/platform';
+import { composeEstate } from '../apps/estate/src/estate.composition';
 import { startNotesServer } from '../examples/notes/notes.http';
 import { notesSpecs } from '../examples/notes/notes.specs';
-import { ADMIN, http, TEST_SECRET, token, waitFor } from './support/estate.harness';
-import { createTestDatabase, kafkaBrokers, randomTopicPrefix } from './support/infra';
+import { ADMIN, http, token, waitFor } from './support/estate.harness';
+import { testEstateEnv } from './support/estate.stack';
+import { createTestDatabase } from './support/infra';
 
 const ALICE = { sub: 'alice', scope: 'notes:read memo:read plain:read', clearance: 'internal' };
 const BOB = { sub: 'bob', scope: 'crm:read', clearance: 'internal' };
@@ -74,18 +68,10 @@ describe('the edge proxies resources, prompts, completions, logging, progress, s
   beforeAll(async () => {
     const db = await createTestDatabase();
     stops.push(db.drop);
-    const env = {
-      ESTATE_JWT_SECRET: TEST_SECRET, ESTATE_TOPIC_PREFIX: randomTopicPrefix(), KAFKA_BROKERS: kafkaBrokers().join(','),
-      ESTATE_REGISTRY_PORT: '0', ESTATE_DISCOVERY_PORT: '0', ESTATE_AUDIT_PORT: '0', ESTATE_EDGE_PORT: '0',
-      ESTATE_DISCOVERY_GROUP: `discovery-${Date.now()}`, ESTATE_AUDIT_GROUP: `audit-${Date.now()}`,
-    };
-    const bus = new KafkaEventBus({ brokers: kafkaBrokers(), clientId: 'e2e-proxy', logger });
-    stops.push(() => bus.close());
-    const registry = await startRegistry({ ...loadRegistryConfig(env), databaseUrl: db.url }, bus, logger);
-    const discovery = await startDiscovery({ ...loadDiscoveryConfig(env), databaseUrl: db.url }, bus, logger);
-    const audit = await startAudit({ ...loadAuditConfig(env), databaseUrl: db.url }, bus, logger);
-    const edge = await startEdge(loadEdgeConfig(env), bus, logger);
-    stops.push(registry.stop, discovery.stop, audit.stop, edge.stop);
+    const estate = await composeEstate({ env: testEstateEnv(), databaseUrl: db.url, logger, services: ['registry', 'discovery', 'audit', 'edge'] });
+    stops.push(estate.stop);
+    const { registry, audit, edge } = estate;
+    if (!registry || !audit || !edge) throw new Error('the estate started without one of its services');
     urls = { registry: registry.url, mcp: edge.mcpUrl, audit: audit.url };
 
     const admin = await token(ADMIN);

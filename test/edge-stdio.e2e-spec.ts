@@ -1,16 +1,13 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { createLogger, KafkaEventBus } from '@estate/platform';
-import { loadDiscoveryConfig } from '../apps/discovery/src/config';
-import { startDiscovery } from '../apps/discovery/src/discovery.app';
-import { loadRegistryConfig } from '../apps/registry/src/config';
-import { startRegistry } from '../apps/registry/src/registry.app';
+import { createLogger } from '@estate/platform';
+import { composeEstate } from '../apps/estate/src/estate.composition';
 import { startBankServer, type BankServerHandle } from '../examples/bank/bank.server';
 import { bankSpecs } from '../examples/bank/bank.specs';
 import { EmbeddedEstateRunner } from './support/embedded.runner';
@@ -47,8 +44,8 @@ class StdioPeer {
   }
 }
 
-function spawnStdioEdge(env: Record<string, string>): StdioPeer {
-  const child = spawn(process.execPath, [ENTRY], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+function spawnStdioEdge(env: Record<string, string>, entry: string[] = [ENTRY]): StdioPeer {
+  const child = spawn(process.execPath, entry, { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   return new StdioPeer(child);
 }
 
@@ -69,11 +66,9 @@ describe('the stdio edge (npm run edge:stdio)', () => {
       ESTATE_JWT_SECRET: TEST_SECRET, ESTATE_TOPIC_PREFIX: prefix, KAFKA_BROKERS: kafkaBrokers().join(','),
       ESTATE_REGISTRY_PORT: '0', ESTATE_DISCOVERY_PORT: '0', ESTATE_DISCOVERY_GROUP: `discovery-${Date.now()}`,
     };
-    const bus = new KafkaEventBus({ brokers: kafkaBrokers(), clientId: 'e2e-stdio', logger });
-    stops.push(() => bus.close());
-    const registry = await startRegistry({ ...loadRegistryConfig(base), databaseUrl: db.url }, bus, logger);
-    const discovery = await startDiscovery({ ...loadDiscoveryConfig(base), databaseUrl: db.url }, bus, logger);
-    stops.push(registry.stop, discovery.stop);
+    const estate = await composeEstate({ env: base, databaseUrl: db.url, logger, services: ['registry', 'discovery'] });
+    stops.push(estate.stop);
+    const registry = { url: estate.registry?.url ?? '' };
     const admin = await token(ADMIN);
     expect((await http('POST', `${registry.url}/v1/servers`, admin, { name: 'bank', url: bank.url, owner: 'payments-team' })).status).toBe(201);
     expect((await http('POST', `${registry.url}/v1/tools`, admin, bankSpecs('bank')[0])).status).toBe(201);
@@ -137,6 +132,32 @@ describe('the stdio edge (npm run edge:stdio)', () => {
     for (const line of peer.stdoutLines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
     expect(peer.stdoutLines.join('\n')).not.toContain('stray debug print');
     expect(peer.stderr).toContain('"msg":"mcp edge serving stdio"');
+  }, 60000);
+
+  it('estate stdio runs the same edge as a child process, keeps stdout clean, and passes SIGTERM on for a clean stop', async () => {
+    const peer = spawnStdioEdge(env, [path.join(REPO_ROOT, 'dist/apps/cli/src/main.js'), 'stdio']);
+    peer.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'cli-stdio', version: '1' } } });
+    expect(await peer.answer(1)).toMatchObject({ result: { serverInfo: { name: 'estate-edge' } } });
+    peer.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    let id = 1;
+    await waitFor(async () => {
+      id += 1;
+      peer.send({ jsonrpc: '2.0', id, method: 'tools/list' });
+      const answer = (await peer.answer(id)) as { result?: { tools: Array<{ name: string }> } };
+      return answer.result?.tools.some((t) => t.name === 'bank.lookup') ? true : undefined;
+    }, 'bank.lookup through estate stdio', 30000);
+    // The edge is a process of its own, not the CLI: its log lines carry its own pid.
+    const edgePid = (JSON.parse(peer.stderr.split('\n').find((l) => l.includes('"msg":"mcp edge serving stdio"')) ?? '{}') as { pid?: number }).pid;
+    expect(edgePid).toEqual(expect.any(Number));
+    expect(edgePid).not.toBe(peer.child.pid);
+    await waitFor(async () => (peer.stderr.includes('stray debug print from a dependency') ? true : undefined), 'the stray print on stderr', 5000);
+
+    peer.child.kill('SIGTERM');
+    expect(await peer.exited).toBe(0);
+    expect(peer.stderr).toContain('"msg":"stopped"');
+    expect(existsSync(`/proc/${edgePid}`)).toBe(false);
+    for (const line of peer.stdoutLines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
+    peer.child.stdin.end();
   }, 60000);
 
   it('serves the configured local principal under ESTATE_AUTH=none, with no token at all', async () => {

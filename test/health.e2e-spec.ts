@@ -2,17 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { createLogger, freePort, KafkaEventBus } from '@estate/platform';
-import { loadAuditConfig } from '../apps/audit/src/config';
-import { startAudit } from '../apps/audit/src/audit.app';
-import { loadDiscoveryConfig } from '../apps/discovery/src/config';
-import { startDiscovery } from '../apps/discovery/src/discovery.app';
-import { loadEdgeConfig } from '../apps/mcp-edge/src/config';
-import { startEdge } from '../apps/mcp-edge/src/edge.app';
-import { loadRegistryConfig } from '../apps/registry/src/config';
-import { startRegistry } from '../apps/registry/src/registry.app';
-import { ADMIN, TEST_SECRET, token, waitFor } from './support/estate.harness';
-import { kafkaBrokers, randomTopicPrefix } from './support/infra';
+import { createLogger, freePort } from '@estate/platform';
+import { composeEstate } from '../apps/estate/src/estate.composition';
+import { ADMIN, token, waitFor } from './support/estate.harness';
+import { testEstateEnv } from './support/estate.stack';
 import { startPrivatePostgres, type PrivatePostgres } from './support/private-postgres';
 
 /**
@@ -69,7 +62,6 @@ describe('health and readiness', () => {
   let dir: string;
   let pgPort: number;
   let pg: PrivatePostgres | undefined;
-  let bus: KafkaEventBus;
   const stops: Array<() => Promise<void>> = [];
   const urls = { registry: '', discovery: '', audit: '', edge: '' };
   let admin: string;
@@ -95,26 +87,11 @@ describe('health and readiness', () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'estate-health-'));
     pgPort = await freePort();
     const database = await startPostgres();
-    const env = {
-      ESTATE_JWT_SECRET: TEST_SECRET,
-      ESTATE_TOPIC_PREFIX: randomTopicPrefix(),
-      KAFKA_BROKERS: kafkaBrokers().join(','),
-      ESTATE_REGISTRY_PORT: '0', ESTATE_DISCOVERY_PORT: '0', ESTATE_AUDIT_PORT: '0', ESTATE_EDGE_PORT: '0',
-      ESTATE_DISCOVERY_GROUP: `health-discovery-${Date.now()}`, ESTATE_AUDIT_GROUP: `health-audit-${Date.now()}`, ESTATE_EDGE_GROUP: `health-edge-${Date.now()}`,
-      ESTATE_READY_MAX_LAG: '3',
-      ESTATE_READY_STALL_SECONDS: '2',
-      ESTATE_READY_TIMEOUT_MS: '1000',
-    };
-    bus = new KafkaEventBus({ brokers: kafkaBrokers(), clientId: 'health-e2e', logger });
-    stops.push(() => bus.close());
-    const registry = await startRegistry({ ...loadRegistryConfig(env), databaseUrl: database.url }, bus, logger);
-    stops.push(registry.stop);
-    const discovery = await startDiscovery({ ...loadDiscoveryConfig(env), databaseUrl: database.url }, bus, logger);
-    stops.push(discovery.stop);
-    const audit = await startAudit({ ...loadAuditConfig(env), databaseUrl: database.url }, bus, logger);
-    stops.push(audit.stop);
-    const edge = await startEdge(loadEdgeConfig(env), bus, logger);
-    stops.push(edge.stop);
+    const env = testEstateEnv({ env: { ESTATE_READY_MAX_LAG: '3', ESTATE_READY_STALL_SECONDS: '2', ESTATE_READY_TIMEOUT_MS: '1000' } });
+    const estate = await composeEstate({ env, databaseUrl: database.url, logger, services: ['registry', 'discovery', 'audit', 'edge'] });
+    stops.push(estate.stop);
+    const { registry, discovery, audit, edge } = estate;
+    if (!registry || !discovery || !audit || !edge) throw new Error('the estate started without one of its services');
     Object.assign(urls, { registry: registry.url, discovery: discovery.url, audit: audit.url, edge: edge.url });
     admin = await token(ADMIN);
     agent = await token(AGENT);

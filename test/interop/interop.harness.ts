@@ -1,17 +1,10 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { createLogger, KafkaEventBus } from '@estate/platform';
-import { loadAuditConfig } from '../../apps/audit/src/config';
-import { startAudit } from '../../apps/audit/src/audit.app';
-import { loadDiscoveryConfig } from '../../apps/discovery/src/config';
-import { startDiscovery } from '../../apps/discovery/src/discovery.app';
-import { loadEdgeConfig } from '../../apps/mcp-edge/src/config';
-import { startEdge } from '../../apps/mcp-edge/src/edge.app';
-import { loadRegistryConfig } from '../../apps/registry/src/config';
-import { startRegistry } from '../../apps/registry/src/registry.app';
-import { TEST_SECRET } from '../support/estate.harness';
-import { createTestDatabase, kafkaBrokers, randomTopicPrefix, REPO_ROOT } from '../support/infra';
+import { createLogger } from '@estate/platform';
+import { composeEstate } from '../../apps/estate/src/estate.composition';
+import { testEstateEnv } from '../support/estate.stack';
+import { createTestDatabase, REPO_ROOT } from '../support/infra';
 
 export interface RunningEstate {
   registryUrl: string;
@@ -29,34 +22,20 @@ export interface RunningEstate {
  */
 export async function startEstate(edgeEnv: Record<string, string> = {}): Promise<RunningEstate> {
   const logger = createLogger('interop', 'error');
-  const stops: Array<() => Promise<void>> = [];
-  const stop = async () => {
-    for (const s of stops.reverse()) await s().catch(() => undefined);
-  };
+  const db = await createTestDatabase();
   try {
-    const db = await createTestDatabase();
-    stops.push(db.drop);
-    const suffix = `${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
-    const env = {
-      ESTATE_JWT_SECRET: TEST_SECRET,
-      ESTATE_TOPIC_PREFIX: randomTopicPrefix(),
-      KAFKA_BROKERS: kafkaBrokers().join(','),
-      ESTATE_REGISTRY_PORT: '0', ESTATE_DISCOVERY_PORT: '0', ESTATE_AUDIT_PORT: '0', ESTATE_EDGE_PORT: '0',
-      ESTATE_DISCOVERY_GROUP: `discovery-${suffix}`, ESTATE_AUDIT_GROUP: `audit-${suffix}`, ESTATE_EDGE_GROUP: `edge-${suffix}`,
+    const estate = await composeEstate({
+      env: testEstateEnv(), databaseUrl: db.url, logger, services: ['registry', 'discovery', 'audit', 'edge'], overrides: { edge: edgeEnv },
+    });
+    const { registry, audit, edge } = estate;
+    if (!registry || !audit || !edge) throw new Error('the interop estate started without one of its services');
+    const stop = async () => {
+      await estate.stop().catch(() => undefined);
+      await db.drop().catch(() => undefined);
     };
-    const bus = new KafkaEventBus({ brokers: kafkaBrokers(), clientId: 'interop', logger });
-    stops.push(() => bus.close());
-    const registry = await startRegistry({ ...loadRegistryConfig(env), databaseUrl: db.url }, bus, logger);
-    stops.push(registry.stop);
-    const discovery = await startDiscovery({ ...loadDiscoveryConfig(env), databaseUrl: db.url }, bus, logger);
-    stops.push(discovery.stop);
-    const audit = await startAudit({ ...loadAuditConfig(env), databaseUrl: db.url }, bus, logger);
-    stops.push(audit.stop);
-    const edge = await startEdge(loadEdgeConfig({ ...env, ...edgeEnv }), bus, logger);
-    stops.push(edge.stop);
     return { registryUrl: registry.url, auditUrl: audit.url, mcpUrl: edge.mcpUrl, edgeTools: () => edge.replica.size, stop };
   } catch (error) {
-    await stop();
+    await db.drop().catch(() => undefined);
     throw error;
   }
 }

@@ -1,16 +1,9 @@
-import { createLogger, KafkaEventBus, PostgresEventBus, type EventBus, type Logger } from '@estate/platform';
-import { loadAuditConfig } from '../../apps/audit/src/config';
-import { startAudit } from '../../apps/audit/src/audit.app';
-import { loadDiscoveryConfig } from '../../apps/discovery/src/config';
-import { startDiscovery } from '../../apps/discovery/src/discovery.app';
-import { loadEdgeConfig } from '../../apps/mcp-edge/src/config';
-import { startEdge } from '../../apps/mcp-edge/src/edge.app';
-import { loadRegistryConfig } from '../../apps/registry/src/config';
-import { startRegistry } from '../../apps/registry/src/registry.app';
+import { createLogger, type EventBus, type Logger } from '@estate/platform';
+import { composeEstate, type EstateService, type RunningEdge } from '../../apps/estate/src/estate.composition';
 import { TEST_SECRET } from './estate.harness';
 import { createTestDatabase, kafkaBrokers, randomTopicPrefix } from './infra';
 
-export type EdgeHandle = Awaited<ReturnType<typeof startEdge>>;
+export type EdgeHandle = RunningEdge;
 
 /** Registry, discovery and (optionally) audit in this process on real Kafka (or the PostgreSQL log) and a fresh database. */
 export interface EstateServices {
@@ -20,6 +13,7 @@ export interface EstateServices {
   registryUrl: string;
   discoveryUrl: string;
   auditUrl?: string;
+  consoleUrl?: string;
   /** Starts an edge on the same topics; `extra` overrides its environment. Stopped with the rest. */
   startEdge(extra?: Record<string, string>): Promise<EdgeHandle>;
   /** Runs `stop` when the stack stops (last registered, first run). */
@@ -27,47 +21,47 @@ export interface EstateServices {
   stop(): Promise<void>;
 }
 
+/** The environment of a test estate: the shared secret, random topics and groups, ports the OS picks. */
+export function testEstateEnv(options: { kafka?: string[] | false; env?: Record<string, string> } = {}): Record<string, string> {
+  const suffix = `${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
+  return {
+    ESTATE_JWT_SECRET: TEST_SECRET,
+    ESTATE_TOPIC_PREFIX: randomTopicPrefix(),
+    KAFKA_BROKERS: options.kafka === false ? '' : (options.kafka ?? kafkaBrokers()).join(','),
+    ESTATE_REGISTRY_PORT: '0', ESTATE_DISCOVERY_PORT: '0', ESTATE_AUDIT_PORT: '0', ESTATE_EDGE_PORT: '0', ESTATE_CONSOLE_PORT: '0',
+    ESTATE_DISCOVERY_GROUP: `discovery-${suffix}`, ESTATE_AUDIT_GROUP: `audit-${suffix}`, ESTATE_EDGE_GROUP: `edge-${suffix}`,
+    ...options.env,
+  };
+}
+
 /** `databaseUrl`: a PostgreSQL of the caller's own (one it may stop); else a fresh database on the shared one. */
 export async function startEstateServices(options: {
   name: string; audit?: boolean; brokers?: string[]; env?: Record<string, string>; databaseUrl?: string;
+  /** The web console too, relaying to these services. */
+  console?: boolean;
   /** `postgres`: the durable log in the test database instead of Kafka. */
   bus?: 'kafka' | 'postgres';
 }): Promise<EstateServices> {
-  const onPostgres = options.bus === 'postgres';
   const logger = createLogger(options.name, 'error');
   const stops: Array<() => Promise<void>> = [];
   const db = options.databaseUrl ? { url: options.databaseUrl } : await createTestDatabase();
   if ('drop' in db) stops.push(db.drop);
-  const env = {
-    ESTATE_JWT_SECRET: TEST_SECRET,
-    ESTATE_TOPIC_PREFIX: randomTopicPrefix(),
-    KAFKA_BROKERS: onPostgres ? '' : (options.brokers ?? kafkaBrokers()).join(','),
-    ESTATE_REGISTRY_PORT: '0', ESTATE_DISCOVERY_PORT: '0', ESTATE_AUDIT_PORT: '0', ESTATE_EDGE_PORT: '0',
-    ESTATE_DISCOVERY_GROUP: `discovery-${Date.now()}`, ESTATE_AUDIT_GROUP: `audit-${Date.now()}`,
-    ...options.env,
-  };
-  const bus: EventBus = onPostgres
-    ? new PostgresEventBus({ url: db.url, logger })
-    : new KafkaEventBus({ brokers: options.brokers ?? kafkaBrokers(), clientId: options.name, logger });
-  stops.push(() => bus.close());
-  const registry = await startRegistry({ ...loadRegistryConfig(env), databaseUrl: db.url }, bus, logger);
-  const discoveryConfig = loadDiscoveryConfig(env);
-  const discovery = await startDiscovery({ ...discoveryConfig, registryUrl: discoveryConfig.registryUrl ?? registry.url, databaseUrl: db.url }, bus, logger);
-  stops.push(registry.stop, discovery.stop);
-  const audit = options.audit ? await startAudit({ ...loadAuditConfig(env), databaseUrl: db.url }, bus, logger) : undefined;
-  if (audit) stops.push(audit.stop);
+  const env = testEstateEnv({ kafka: options.bus === 'postgres' ? false : options.brokers, env: options.env });
+  const services: EstateService[] = ['registry', 'discovery', ...(options.audit ? ['audit' as const] : []), ...(options.console ? ['console' as const] : [])];
+  const estate = await composeEstate({ env, databaseUrl: db.url, logger, services }).catch(async (error: unknown) => {
+    for (const stop of stops) await stop().catch(() => undefined);
+    throw error;
+  });
+  stops.push(estate.stop);
   return {
     env,
     logger,
-    bus,
-    registryUrl: registry.url,
-    discoveryUrl: discovery.url,
-    auditUrl: audit?.url,
-    startEdge: async (extra = {}) => {
-      const edge = await startEdge(loadEdgeConfig({ ...env, ...extra }), bus, logger);
-      stops.push(edge.stop);
-      return edge;
-    },
+    bus: estate.bus,
+    registryUrl: estate.registry?.url ?? '',
+    discoveryUrl: estate.discovery?.url ?? '',
+    auditUrl: estate.audit?.url,
+    consoleUrl: estate.console?.url,
+    startEdge: (extra = {}) => estate.addEdge(extra),
     onStop: (stop) => void stops.push(stop),
     stop: async () => {
       for (const stop of stops.reverse()) await stop().catch(() => undefined);

@@ -1,5 +1,5 @@
 import {
-  judgePosition, messageEventId, poisonReason, SerialQueue, withMessageSpan, type BusMessage, type DeadLetterOffice, type EventBus, type Logger, type Subscription,
+  eventLogger, judgePosition, messageEventId, poisonReason, SerialQueue, withMessageSpan, type BusMessage, type DeadLetterOffice, type EventBus, type Logger, type Subscription,
 } from '@estate/platform';
 import { parseEnvelope, toAuditEntry, type AuditSource } from './domain/audit-entry.mapper';
 import { AuditPositions } from './store/audit-positions.repository';
@@ -126,7 +126,7 @@ export class AuditConsumer {
       if (!parsed.ok) return await this.deadLetter(message, parsed.reason);
       const entry = storableEntry(toAuditEntry(source, message.topic, parsed.envelope));
       const seq = await this.repo.append(entry, { notify: source === 'registry', source: position });
-      if (seq === undefined) this.logger.debug({ eventId: entry.eventId }, 'duplicate event ignored');
+      if (seq === undefined) eventLogger(this.logger, message).debug('duplicate event ignored');
     } catch (error) {
       const reason = poisonReason(error, [EVENT_ID_CONSTRAINT]);
       if (reason === undefined) throw error;

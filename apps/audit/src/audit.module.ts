@@ -1,23 +1,97 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { BearerGuard, PRINCIPAL_RESOLVER, type PrincipalResolver } from '@estate/platform';
+import type { DataSource } from 'typeorm';
+import { topicName } from '@estate/events';
+import {
+  BearerGuard, ConsumerMonitor, DATABASE, databaseProvider, DeadLetterOffice, estateTopics, EVENT_BUS, HealthController, LOGGER, METRICS_ACCESS,
+  portProviders, PRINCIPAL_RESOLVER, PrincipalResolver, registerConsumerMetrics, registerDeadLetterMetrics, SERVICE_HEALTH, serviceHealth,
+  serviceRegistry, type EventBus, type Logger, type ServicePorts,
+} from '@estate/platform';
+import { AuditConsumer } from './audit.consumer';
+import { AuditLifecycle } from './audit.lifecycle';
+import type { AuditConfig } from './config';
 import { AuditController } from './http/audit.controller';
 import { EventStreamController } from './http/event-stream.controller';
 import { AuditRepository } from './store/audit.repository';
+import { AUDIT_ENTITIES, AUDIT_MIGRATIONS } from './store/migrations';
 import { ToolChangeFeed } from './stream/tool-change.feed';
 import { TrailCompleteness } from './trail.completeness';
 
+export type AuditRootConfig = AuditConfig & { databaseUrl: string };
+
+/** Tests shorten the heartbeat; production keeps 15 s. */
+export interface AuditOptions {
+  heartbeatMs?: number;
+}
+
+/** The bus as the recorder sees it: wrapped by the consumer monitor. */
+export const RECORDER_BUS = Symbol('RecorderBus');
+
+function auditTopics(config: AuditRootConfig) {
+  const specs = estateTopics(config.topicPrefix, config.callsRetentionMs);
+  return { registryEvents: specs.registryEvents.name, calls: specs.calls.name };
+}
+
+/** The consumer's groups are `${groupId}.<topic key>` (audit.consumer.ts), named for health and metrics. */
+export function recorderNames(config: AuditRootConfig): Map<string, string> {
+  return new Map([[`${config.groupId}.registryEvents`, 'registry-events'], [`${config.groupId}.calls`, 'calls']]);
+}
+
+/** Audit: the hash-chained trail and its recorder, the tool-change feed (SSE), the REST surface, health and metrics. */
 @Module({})
 export class AuditModule {
-  static with(repo: AuditRepository, feed: ToolChangeFeed, resolver: PrincipalResolver, trail: TrailCompleteness): DynamicModule {
+  static forRoot(config: AuditRootConfig, ports: ServicePorts, options: AuditOptions = {}): DynamicModule {
+    const topics = auditTopics(config);
+    const names = recorderNames(config);
     return {
       module: AuditModule,
-      controllers: [AuditController, EventStreamController],
+      controllers: [AuditController, EventStreamController, HealthController],
       providers: [
-        { provide: AuditRepository, useValue: repo },
-        { provide: ToolChangeFeed, useValue: feed },
-        { provide: TrailCompleteness, useValue: trail },
-        { provide: PRINCIPAL_RESOLVER, useValue: resolver },
+        ...portProviders('audit', config, ports),
+        databaseProvider({ schema: 'audit', migrations: AUDIT_MIGRATIONS, entities: AUDIT_ENTITIES }),
+        { provide: AuditRepository, useFactory: (db: DataSource) => new AuditRepository(db), inject: [DATABASE] },
+        {
+          provide: ToolChangeFeed,
+          useFactory: (repo: AuditRepository, logger: Logger) => new ToolChangeFeed(
+            repo, { registryTopic: topics.registryEvents, databaseUrl: config.databaseUrl, heartbeatMs: options.heartbeatMs ?? 15_000 }, logger.child({ component: 'event-stream' }),
+          ),
+          inject: [AuditRepository, LOGGER],
+        },
+        { provide: ConsumerMonitor, useFactory: (bus: EventBus) => new ConsumerMonitor(bus, config.health), inject: [EVENT_BUS] },
+        { provide: RECORDER_BUS, useFactory: (monitor: ConsumerMonitor, bus: EventBus) => monitor.watch(bus, (o) => names.get(o.groupId)), inject: [ConsumerMonitor, EVENT_BUS] },
+        {
+          provide: DeadLetterOffice,
+          useFactory: (bus: EventBus, logger: Logger) => new DeadLetterOffice(bus, topicName(config.topicPrefix, 'deadLetter'), 'audit', logger.child({ component: 'dead-letters' })),
+          inject: [EVENT_BUS, LOGGER],
+        },
+        {
+          provide: AuditConsumer,
+          useFactory: (repo: AuditRepository, bus: EventBus, logger: Logger, deadLetters: DeadLetterOffice) =>
+            new AuditConsumer(repo, bus, topics, config.groupId, logger.child({ component: 'recorder' }), deadLetters),
+          inject: [AuditRepository, RECORDER_BUS, LOGGER, DeadLetterOffice],
+        },
+        {
+          provide: TrailCompleteness,
+          useFactory: (repo: AuditRepository, bus: EventBus) => new TrailCompleteness(repo, bus, [topics.registryEvents, topics.calls]),
+          inject: [AuditRepository, EVENT_BUS],
+        },
+        { provide: PRINCIPAL_RESOLVER, useFactory: () => new PrincipalResolver(config.auth) },
+        {
+          provide: SERVICE_HEALTH,
+          useFactory: (db: DataSource, monitor: ConsumerMonitor) => serviceHealth(config.health, { db, monitor, consumers: [...names.values()] }),
+          inject: [DATABASE, ConsumerMonitor],
+        },
+        {
+          provide: METRICS_ACCESS,
+          useFactory: (monitor: ConsumerMonitor, deadLetters: DeadLetterOffice) => {
+            const registry = serviceRegistry('audit');
+            registerConsumerMetrics(registry, monitor);
+            registerDeadLetterMetrics(registry, deadLetters);
+            return { registry, token: config.metricsToken };
+          },
+          inject: [ConsumerMonitor, DeadLetterOffice],
+        },
         BearerGuard,
+        AuditLifecycle,
       ],
     };
   }

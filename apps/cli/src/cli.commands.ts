@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { issueDevToken } from '@estate/platform';
+import { checkSummary } from './check.summary';
 
 export interface CliEnv {
   registryUrl: string;
@@ -16,7 +17,8 @@ export interface CliOutcome {
 
 type Options = Record<string, string | boolean | undefined>;
 
-async function request(method: string, url: string, token: string | undefined, body?: unknown): Promise<CliOutcome> {
+/** `summarize` adds lines under the JSON answer (e.g. `check`'s policy verdicts). */
+async function request(method: string, url: string, token: string | undefined, body?: unknown, summarize?: (answer: unknown) => string | undefined): Promise<CliOutcome> {
   if (!token) return { ok: false, output: 'set ESTATE_TOKEN (a bearer token; `estate token` mints a development one)' };
   const response = await fetch(url, {
     method,
@@ -25,12 +27,15 @@ async function request(method: string, url: string, token: string | undefined, b
   });
   const text = await response.text();
   let pretty = text;
+  let summary: string | undefined;
   try {
-    pretty = JSON.stringify(JSON.parse(text), null, 2);
+    const answer: unknown = JSON.parse(text);
+    pretty = JSON.stringify(answer, null, 2);
+    summary = summarize?.(answer);
   } catch {
     // not JSON: print as is
   }
-  return { ok: response.ok, output: `${response.status} ${response.statusText}\n${pretty}` };
+  return { ok: response.ok, output: `${response.status} ${response.statusText}\n${pretty}${summary === undefined ? '' : `\n${summary}`}` };
 }
 
 async function readJson(file: string | undefined): Promise<unknown> {
@@ -58,7 +63,7 @@ export async function runCommand(command: string, args: string[], options: Optio
     case 'publish':
       return request('POST', `${env.registryUrl}/v1/tools`, env.token, await readJson(args[0]));
     case 'check':
-      return request('POST', `${env.registryUrl}/v1/tools/check`, env.token, await readJson(args[0]));
+      return request('POST', `${env.registryUrl}/v1/tools/check`, env.token, await readJson(args[0]), checkSummary);
     case 'deprecate':
     case 'retire':
       if (args.length < 2 || !str(options.reason)) return { ok: false, output: `usage: estate ${command} <tool> <version> --reason "…"${command === 'deprecate' ? ' [--sunset-at ISO] [--replacement v]' : ''}` };
@@ -89,7 +94,8 @@ export const USAGE = `estate <command>
   token --sub <id> [--scope "a b"] [--tenant t] [--clearance c]   mint a development token (ESTATE_JWT_SECRET)
   register-server --name n (--url u | --command c [args…]) --owner o [--namespace ""]
   publish <spec.json>        publish a tool version (201, or 409/422 with the reasons)
-  check <spec.json>          the same decision as a dry run; exit code 1 when refused (for CI)
+  check <spec.json>          the same decision as a dry run; exit code 1 when refused (for CI); ends with
+                             the ESTATE_COMPAT policy in force and what the strict policy says of each change
   deprecate <tool> <version> --reason r [--sunset-at ISO] [--replacement v]
   retire <tool> <version> --reason r
   tools [name]               list the published tools you may see, or one tool's versions

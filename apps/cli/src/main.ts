@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 import type * as Cli from './cli.run';
+import type * as StdioEdge from './stdio-edge.launcher';
 
 // `estate stdio` must own stdout from the first line, so nothing is loaded before we know which
-// command runs: the stdio edge installs its stdout guard before anything else can print.
+// command runs: the stdio edge runs as a child process that installs its stdout guard first.
 /* eslint-disable @typescript-eslint/no-require-imports */
 if (process.argv[2] === 'stdio') {
-  require('../../mcp-edge/src/stdio/main');
+  (require('./stdio-edge.launcher') as typeof StdioEdge).runStdioEdge();
 } else {
   void (require('./cli.run') as typeof Cli).run();
 }

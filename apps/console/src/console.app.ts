@@ -1,6 +1,10 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Logger } from '@estate/platform';
+import {
+  Inject, Injectable, Module, type BeforeApplicationShutdown, type DynamicModule, type INestApplicationContext, type OnApplicationBootstrap,
+} from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { LOGGER, PinoNestLogger, SERVICE_CONFIG, type Logger, type ServicePorts } from '@estate/platform';
 import { apiProxy } from './api.proxy';
 import type { ConsoleConfig } from './config';
 import { staticDir, staticFiles } from './static.files';
@@ -19,16 +23,62 @@ const SECURITY_HEADERS = {
   'cross-origin-opener-policy': 'same-origin',
 };
 
+/** The console's HTTP server: listens when the application bootstraps, closes when it shuts down. */
+@Injectable()
+export class ConsoleServer implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly server: Server;
+  url = '';
+
+  constructor(@Inject(SERVICE_CONFIG) private readonly config: ConsoleConfig, @Inject(LOGGER) private readonly logger: Logger) {
+    this.server = consoleServer(config, logger);
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(this.config.port, this.config.host, () => resolve());
+    });
+    this.url = `http://${this.config.host}:${(this.server.address() as AddressInfo).port}`;
+    this.logger.info({ url: this.url }, 'console listening');
+  }
+
+  beforeApplicationShutdown(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.server.close(() => resolve());
+      // An open event stream would keep close() waiting forever.
+      this.server.closeAllConnections();
+    });
+  }
+}
+
+/** The console: static page and scripts, and a proxy to the three services; no Nest HTTP adapter, its own headers on every answer. */
+@Module({})
+export class ConsoleModule {
+  static forRoot(config: ConsoleConfig, ports: Pick<ServicePorts, 'logger'>): DynamicModule {
+    return {
+      module: ConsoleModule,
+      providers: [{ provide: SERVICE_CONFIG, useFactory: () => config }, { provide: LOGGER, useFactory: () => ports.logger }, ConsoleServer],
+    };
+  }
+}
+
 export interface RunningConsole {
+  app: INestApplicationContext;
   url: string;
   stop(): Promise<void>;
 }
 
-/** The console's composition root: static page and scripts, and a proxy to the three services. */
+/** The console as a Nest application context, listening once it returns. */
 export async function startConsole(config: ConsoleConfig, logger: Logger): Promise<RunningConsole> {
+  const app = await NestFactory.createApplicationContext(ConsoleModule.forRoot(config, { logger }), { logger: new PinoNestLogger(logger), abortOnError: false });
+  await app.init();
+  return { app, url: app.get(ConsoleServer).url, stop: () => app.close() };
+}
+
+function consoleServer(config: ConsoleConfig, logger: Logger): Server {
   const serveStatic = staticFiles(staticDir());
   const proxy = apiProxy(config.upstreams, logger);
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  return createServer((req: IncomingMessage, res: ServerResponse) => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
     if ((req.url ?? '').startsWith('/api/')) {
       proxy(req, res).catch((error: Error) => {
@@ -44,19 +94,4 @@ export async function startConsole(config: ConsoleConfig, logger: Logger): Promi
     }
     serveStatic(req, res);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
-  const url = `http://${config.host}:${(server.address() as AddressInfo).port}`;
-  logger.info({ url }, 'console listening');
-  return {
-    url,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        // An open event stream would keep close() waiting forever.
-        server.closeAllConnections();
-      }),
-  };
 }

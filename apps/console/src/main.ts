@@ -1,4 +1,5 @@
-import { createLogger, failBoot, stopOnSignals } from '@estate/platform';
+import 'reflect-metadata';
+import { createLogger, failBoot, guardShutdown } from '@estate/platform';
 import { startConsole } from './console.app';
 import { loadConsoleConfig } from './config';
 
@@ -9,7 +10,9 @@ async function main(): Promise<void> {
     logger = createLogger('console', config.logLevel);
     const running = await startConsole(config, logger);
     process.stderr.write(`Estate console at ${running.url}\n`);
-    stopOnSignals(logger, () => running.stop());
+    // Nest closes the server on the first signal and exits 0; the guard bounds that.
+    running.app.enableShutdownHooks(['SIGINT', 'SIGTERM'], { useProcessExit: true });
+    guardShutdown(logger);
   } catch (error) {
     failBoot(logger, error);
   }

@@ -1,6 +1,6 @@
 import type { QueryRunner } from 'typeorm';
 import {
-  CATALOG_ENTRY_MAX_BYTES, catalogTopicSpec, injectTraceHeaders, inTransaction, judgePosition, messageEventId, poisonReason, SerialQueue, withMessageSpan,
+  CATALOG_ENTRY_MAX_BYTES, catalogTopicSpec, correlationHeaders, eventLogger, injectTraceHeaders, inTransaction, judgePosition, messageEventId, poisonReason, SerialQueue, withMessageSpan,
   type BusMessage, type DeadLetterOffice, type EventBus, type Logger, type Subscription,
 } from '@estate/platform';
 import { applyEnvelope, type ApplyOutcome, type ProjectionTarget } from './catalog.apply';
@@ -115,7 +115,8 @@ export class CatalogProjector {
       });
     }
     if (outcome.skipped !== undefined) await this.deadLetters.send(this.deadLetters.record('discovery-projector', message, outcome.skipped));
-    await this.publish(outcome.touched);
+    eventLogger(this.logger, message).info({ offset: message.offset, type: message.headers['estate-type'], tools: outcome.touched, skipped: outcome.skipped }, 'registry event applied');
+    await this.publish(outcome.touched, message);
   }
 
   /**
@@ -189,10 +190,10 @@ export class CatalogProjector {
     }));
   }
 
-  private async publish(names: string[]): Promise<void> {
+  private async publish(names: string[], cause: BusMessage): Promise<void> {
     if (names.length === 0) return;
-    // The event's trace goes on to the edges: their list_changed notification is its last span.
-    await publishCatalogEntries(this.bus, this.topics.catalog, await this.repo.toolsNamed(names), CATALOG_ENTRY_MAX_BYTES, this.logger, injectTraceHeaders({}));
+    // The event's trace and correlation id go on to the edges: their list_changed notification is its last step.
+    await publishCatalogEntries(this.bus, this.topics.catalog, await this.repo.toolsNamed(names), CATALOG_ENTRY_MAX_BYTES, this.logger, injectTraceHeaders(correlationHeaders(cause)));
   }
 
   /** The compacted topic is idempotent: republishing every entry on start heals a publish lost in a crash. */

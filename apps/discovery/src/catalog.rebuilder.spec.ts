@@ -1,6 +1,7 @@
 import type { EventEnvelope } from '@estate/events';
 import { createLogger, InMemoryEventBus, type EventBus } from '@estate/platform';
 import { bankSpecs } from '../../../examples/bank/bank.specs';
+import { batches, registryLog } from '../../../bench/support/registry-log.fixture';
 import { CatalogRebuilder, RebuildTimeout, RebuildUnavailable, type RegistryEventSource } from './catalog.rebuilder';
 
 const [lookup] = bankSpecs('pay');
@@ -46,5 +47,21 @@ describe('rebuilding the catalog aside', () => {
     const log = new InMemoryEventBus();
     await log.publish('events', [{ key: 'k', value: '{}' }]);
     await expect(new CatalogRebuilder(log, 'events', 'g', logger, {}).fold(5)).rejects.toBeInstanceOf(RebuildUnavailable);
+  });
+
+  it('folds a log longer than a page, page by page, into the catalog a fold of the event store gives, reporting progress per page', async () => {
+    const log = new InMemoryEventBus();
+    const events = [...registryLog(23_000)];
+    for (const batch of batches(events, 5000)) await log.publish('events', batch.map((e) => ({ key: e.stream, value: JSON.stringify(e) })));
+    const progress: number[] = [];
+    const watch = { started: () => undefined, finished: () => undefined, progress: (read: number) => void progress.push(read) };
+    const fromLog = await new CatalogRebuilder(log, 'events', 'g', logger, { watch }).fold(0);
+    const fromStore = await new CatalogRebuilder(new InMemoryEventBus(), 'events', 'g', logger, { source: storeOf(events) }).foldFromStore();
+    expect(fromLog).toMatchObject({ source: 'log', events: 23_000 });
+    expect(fromLog.projection.tools.size).toBe(1000);
+    expect([...fromLog.projection.tools.values()]).toEqual([...fromStore.projection.tools.values()]);
+    expect(fromLog.projection.tools.get('bench.t7')?.versions.map((v) => [v.version, v.status])).toEqual(['1.0.0', '1.1.0', '1.2.0', '1.3.0', '1.4.0'].map((v) => [v, 'deprecated']));
+    // Three pages of the log, not a report per message.
+    expect(progress).toEqual([10_000, 20_000, 23_000]);
   });
 });

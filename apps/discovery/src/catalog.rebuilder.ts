@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '@estate/events';
 import type { BusMessage, EventBus, Logger, PartitionOffsets } from '@estate/platform';
-import { applyEnvelope, MemoryProjection } from './catalog.apply';
+import type { MemoryProjection } from './catalog.apply';
+import { CatalogFold, type FoldOrigin } from './catalog.fold';
 
 /** The registry's event store, read in commit order (an admin-only HTTP endpoint of the registry). */
 export interface RegistryEventSource {
@@ -36,18 +37,27 @@ export class RebuildTimeout extends Error {}
 /** The log is incomplete and no event store is reachable to rebuild from; nothing was swapped. */
 export class RebuildUnavailable extends Error {}
 
-const PAGE = 500;
+/** Events per page of the event store: the most the registry's GET /v1/events serves at once. */
+const STORE_PAGE = 1000;
+/**
+ * Messages per page of a log read directly (bus.readPage): about 10 MB of registry events, read
+ * while the page before folds. Smaller pages made the fold wait on round trips.
+ */
+const LOG_PAGE = 10_000;
 const PROGRESS_MS = 2000;
 const DEFAULT_TIMEOUT_MS = 120_000;
 const RELAY_GRACE_MS = 3000;
 
 /**
  * Folds every registry event into a fresh in-memory projection: from the log when it still holds
- * everything from offset zero, otherwise from the event store. Bounded by a deadline, so a log
- * that never reaches the expected offsets fails the rebuild instead of hanging it.
+ * everything from offset zero, otherwise from the event store. A streaming fold: pages are read
+ * while the one before is folded and dropped once folded, so memory is the catalog's size plus two
+ * pages, whatever the log's length. Bounded by a deadline, so a log that never reaches the
+ * expected offsets fails the rebuild instead of hanging it.
  */
 export class CatalogRebuilder {
   private readonly deadline: number;
+  private readonly started = Date.now();
   private lastProgress = Date.now();
 
   constructor(
@@ -100,30 +110,49 @@ export class CatalogRebuilder {
   }
 
   private async foldStore(source: RegistryEventSource, total: number): Promise<{ projection: MemoryProjection; events: number }> {
-    const projection = new MemoryProjection();
-    let events = 0;
-    let after = '0';
+    const fold = this.newFold();
+    let page = readAhead(source.read('0', STORE_PAGE));
     for (;;) {
-      this.checkDeadline(`read ${events} of ${total} events from the event store`);
-      const page = await source.read(after, PAGE);
-      for (const envelope of page.events) {
-        const outcome = await applyEnvelope(projection, envelope);
-        if (outcome.skipped !== undefined) this.logger.error({ eventId: envelope.id, reason: outcome.skipped }, 'rebuild skipped a stored event that cannot apply');
-      }
-      events += page.events.length;
-      after = page.next;
-      this.progress(events, total, 'event store');
-      if (page.events.length < PAGE) return { projection, events };
+      this.checkDeadline(`read ${fold.events} of ${total} events from the event store`);
+      const { events, next } = await page;
+      // The next page is on its way while this one folds: the registry and we work at once.
+      if (events.length === STORE_PAGE) page = readAhead(source.read(next, STORE_PAGE));
+      for (const envelope of events) await fold.apply(envelope, { eventId: envelope.id }, false);
+      this.progress(fold.events, total, 'event store');
+      if (events.length < STORE_PAGE) return { projection: fold.projection, events: fold.events };
     }
   }
 
+  /** Reads each partition from offset 0 up to the high-water marks seen at the start, in large pages, outside any group. */
+  private async foldLogPages(readPage: NonNullable<EventBus['readPage']>, offsets: PartitionOffsets[], total: number): Promise<LogFold> {
+    const fold = this.newFold();
+    for (const { partition, high } of offsets) {
+      const end = BigInt(high);
+      let next = 0n;
+      let page = readAhead(readPage.call(this.bus, this.topic, partition, '0', LOG_PAGE));
+      while (next < end) {
+        this.checkDeadline(`read ${fold.events} of ${total} messages from the log`);
+        const messages = (await page).filter((m) => BigInt(m.offset) < end);
+        if (messages.length === 0) {
+          fold.noteProblem(`partition ${partition} ended at offset ${next}, before ${end}, while it was read`);
+          break;
+        }
+        next = BigInt(messages[messages.length - 1].offset) + 1n;
+        if (next < end) page = readAhead(readPage.call(this.bus, this.topic, partition, String(next), LOG_PAGE));
+        for (const message of messages) await fold.apply(parseJson(message.value), { partition, offset: message.offset }, true);
+        this.progress(fold.events, total, 'log');
+      }
+    }
+    return { projection: fold.projection, events: fold.events, outOfOrder: fold.outOfOrder };
+  }
+
   /** Reads the topic from offset 0 up to the high-water marks seen at the start, through a throwaway consumer group. */
-  private async foldLog(offsets: PartitionOffsets[], total: number): Promise<{ projection: MemoryProjection; events: number; outOfOrder?: string }> {
-    const projection = new MemoryProjection();
-    const order = new StreamOrder();
-    let events = 0;
-    const remaining = new Map(offsets.filter((p) => BigInt(p.high) > 0n).map((p) => [p.partition, BigInt(p.high)]));
-    if (remaining.size === 0) return { projection, events };
+  private async foldLog(offsets: PartitionOffsets[], total: number): Promise<LogFold> {
+    const held = offsets.filter((p) => BigInt(p.high) > 0n);
+    if (this.bus.readPage) return this.foldLogPages(this.bus.readPage, held, total);
+    const fold = this.newFold();
+    const remaining = new Map(held.map((p) => [p.partition, BigInt(p.high)]));
+    if (remaining.size === 0) return { projection: fold.projection, events: 0 };
     let done!: () => void;
     const finished = new Promise<void>((resolve) => (done = resolve));
     const subscription = await this.bus.subscribe({
@@ -134,19 +163,15 @@ export class CatalogRebuilder {
       handle: async (message: BusMessage) => {
         const end = remaining.get(message.partition);
         if (end === undefined || BigInt(message.offset) >= end) return;
-        const value = parseJson(message.value);
-        order.see(value);
-        const outcome = await applyEnvelope(projection, value);
-        if (outcome.skipped !== undefined) this.logger.error({ partition: message.partition, offset: message.offset, reason: outcome.skipped }, 'rebuild skipped a message that cannot apply');
-        events += 1;
-        this.progress(events, total, 'log');
+        await fold.apply(parseJson(message.value), { partition: message.partition, offset: message.offset }, true);
+        this.progress(fold.events, total, 'log');
         if (BigInt(message.offset) + 1n >= end) remaining.delete(message.partition);
         if (remaining.size === 0) done();
       },
     });
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(this.timeout(`read ${events} of ${total} messages from the log`)), Math.max(0, this.deadline - Date.now()));
+      timer = setTimeout(() => reject(this.timeout(`read ${fold.events} of ${total} messages from the log`)), Math.max(0, this.deadline - Date.now()));
     });
     try {
       await Promise.race([finished, expired]);
@@ -154,14 +179,19 @@ export class CatalogRebuilder {
       clearTimeout(timer);
       await subscription.stop();
     }
-    return { projection, events, outOfOrder: order.problem };
+    return { projection: fold.projection, events: fold.events, outOfOrder: fold.outOfOrder };
+  }
+
+  private newFold(): CatalogFold {
+    return new CatalogFold((origin: FoldOrigin, reason: string) => this.logger.error({ ...origin, reason }, 'rebuild skipped an event that cannot apply'));
   }
 
   private progress(events: number, total: number, from: string): void {
     this.options.watch?.progress(events, total);
     if (Date.now() - this.lastProgress < PROGRESS_MS) return;
     this.lastProgress = Date.now();
-    this.logger.info({ events, total }, `rebuild in progress: ${events} of ${total} events read from the ${from}`);
+    const perSecond = Math.round(events / Math.max(0.001, (Date.now() - this.started) / 1000));
+    this.logger.info({ events, total, perSecond }, `rebuild in progress: ${events} of ${total} events read from the ${from} (${perSecond} events/s)`);
   }
 
   private checkDeadline(progress: string): void {
@@ -174,22 +204,16 @@ export class CatalogRebuilder {
   }
 }
 
-/**
- * Watches that each stream's events come in position order without gaps. A log refilled after a
- * loss can hold an event ahead of its predecessors; folding it would drop them (their positions
- * look applied), so such a log is folded from the event store instead.
- */
-class StreamOrder {
-  problem?: string;
-  private readonly last = new Map<string, number>();
+interface LogFold {
+  projection: MemoryProjection;
+  events: number;
+  outOfOrder?: string;
+}
 
-  see(value: unknown): void {
-    const { stream, position } = (value ?? {}) as { stream?: unknown; position?: unknown };
-    if (typeof stream !== 'string' || typeof position !== 'number' || this.problem !== undefined) return;
-    const last = this.last.get(stream) ?? -1;
-    if (position > last + 1) this.problem = `stream ${stream} jumps from position ${last} to ${position}`;
-    this.last.set(stream, Math.max(last, position));
-  }
+/** A page read ahead may be abandoned (the deadline passed): its failure must not go unhandled. */
+function readAhead<T>(page: Promise<T>): Promise<T> {
+  page.catch(() => undefined);
+  return page;
 }
 
 export function parseJson(value: string | null): unknown {

@@ -3,20 +3,12 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import {
-  estateRecordPath, KafkaEventBus, PostgresEventBus, removeEstateRecord, startEmbeddedPostgres, stopInOrder, writeEstateRecord,
-  type EmbeddedDatabase, type Env, type EventBus, type Logger,
+  estateRecordPath, removeEstateRecord, startEmbeddedPostgres, stopInOrder, writeEstateRecord, type EmbeddedDatabase, type Env, type Logger,
 } from '@estate/platform';
-import { loadAuditConfig } from '../../audit/src/config';
-import { startConsole } from '../../console/src/console.app';
-import { loadConsoleConfig } from '../../console/src/config';
-import { startAudit } from '../../audit/src/audit.app';
-import { loadDiscoveryConfig } from '../../discovery/src/config';
-import { startDiscovery } from '../../discovery/src/discovery.app';
 import { loadEdgeConfig } from '../../mcp-edge/src/config';
-import { startEdge } from '../../mcp-edge/src/edge.app';
 import { loadRegistryConfig } from '../../registry/src/config';
-import { startRegistry } from '../../registry/src/registry.app';
 import type { EmbeddedConfig } from './config';
+import { composeEstate } from './estate.composition';
 import { rememberedPostgresPort, rememberPostgresPort } from './postgres-port.store';
 
 export interface EmbeddedEstate {
@@ -64,39 +56,27 @@ export async function startEmbedded(env: Env, embedded: EmbeddedConfig, logger: 
   const authFromEnv = env.ESTATE_AUTH === 'none' || env.ESTATE_JWT_SECRET || env.ESTATE_JWKS_URL;
   const secret = authFromEnv ? undefined : await devSecret(embedded.dataDir);
   const effective: Env = secret ? { ...env, ESTATE_JWT_SECRET: secret } : env;
-  const configs = {
-    registry: loadRegistryConfig(effective),
-    discovery: loadDiscoveryConfig(effective),
-    edge: loadEdgeConfig(effective),
-    audit: loadAuditConfig(effective),
-    console: loadConsoleConfig(effective),
-  };
+  const common = loadRegistryConfig(effective);
+  const edgeAuth = loadEdgeConfig(effective).auth;
   let database: EmbeddedDatabase | undefined;
-  const databaseUrl = configs.registry.databaseUrl ?? (database = await ownPostgres(embedded, logger)).url;
-  const kafka = configs.registry.kafkaBrokers.length > 0;
-  const bus: EventBus = kafka
-    ? new KafkaEventBus({ brokers: configs.registry.kafkaBrokers, clientId: 'estate', logger })
-    : new PostgresEventBus({ url: databaseUrl, logger: logger.child({ service: 'bus' }) });
-  const registry = await startRegistry({ ...configs.registry, databaseUrl }, bus, logger.child({ service: 'registry' }));
-  // Discovery rebuilds from the registry's event store when the log is incomplete.
-  const discovery = await startDiscovery({ ...configs.discovery, registryUrl: configs.discovery.registryUrl ?? registry.url, databaseUrl }, bus, logger.child({ service: 'discovery' }));
-  const audit = await startAudit({ ...configs.audit, databaseUrl }, bus, logger.child({ service: 'audit' }));
-  const edge = await startEdge(configs.edge, bus, logger.child({ service: 'mcp-edge' }));
-  // The console relays to the services this process just started, wherever their ports landed.
-  const webConsole = await startConsole(
-    { ...configs.console, upstreams: { registry: registry.url, discovery: discovery.url, audit: audit.url } },
-    logger.child({ service: 'console' }),
-  );
+  const databaseUrl = common.databaseUrl ?? (database = await ownPostgres(embedded, logger)).url;
+  const kafka = common.kafkaBrokers.length > 0;
+  const estate = await composeEstate({ env: effective, databaseUrl, logger }).catch(async (error: unknown) => {
+    await database?.stop();
+    throw error;
+  });
+  const { registry, discovery, audit, edge, console: webConsole } = estate;
+  if (!registry || !discovery || !audit || !edge || !webConsole) throw new Error('the estate started without one of its services');
   const urls = { edge: edge.mcpUrl, registry: registry.url, discovery: discovery.url, audit: audit.url, console: webConsole.url };
   writeEstateRecord(embedded.dataDir, {
-    pid: process.pid, startedAt: new Date().toISOString(), databaseUrl, kafkaBrokers: kafka ? configs.registry.kafkaBrokers : undefined,
-    topicPrefix: configs.registry.topicPrefix, urls,
+    pid: process.pid, startedAt: new Date().toISOString(), databaseUrl, kafkaBrokers: kafka ? common.kafkaBrokers : undefined,
+    topicPrefix: common.topicPrefix, urls,
     secretFile: secret ? secretFile(embedded.dataDir) : undefined,
   });
   return {
     urls,
     secret,
-    devTokenSeconds: Math.min(DEV_TOKEN_SECONDS, configs.edge.auth.mode === 'jwt' ? configs.edge.auth.maxLifetimeSeconds ?? DEV_TOKEN_SECONDS : DEV_TOKEN_SECONDS),
+    devTokenSeconds: Math.min(DEV_TOKEN_SECONDS, edgeAuth.mode === 'jwt' ? edgeAuth.maxLifetimeSeconds ?? DEV_TOKEN_SECONDS : DEV_TOKEN_SECONDS),
     recordFile: estateRecordPath(embedded.dataDir),
     bus: kafka ? 'kafka' : 'postgres',
     database: database ? 'embedded' : 'external',
@@ -104,12 +84,8 @@ export async function startEmbedded(env: Env, embedded: EmbeddedConfig, logger: 
     stop: () => {
       removeEstateRecord(embedded.dataDir, process.pid);
       return stopInOrder(logger, [
-        { name: 'console', stop: () => webConsole.stop() },
-        { name: 'mcp-edge', stop: () => edge.stop() },
-        { name: 'audit', stop: () => audit.stop() },
-        { name: 'discovery', stop: () => discovery.stop() },
-        { name: 'registry', stop: () => registry.stop() },
-        { name: 'event bus', stop: () => bus.close() },
+        // The services and the bus, newest first (estate.composition.ts).
+        { name: 'estate', stop: () => estate.stop(), ms: 8000 },
         // PostgreSQL bounds its own stop (SIGINT, then SIGQUIT, then SIGKILL) and goes last.
         ...(database ? [{ name: 'postgres', stop: () => (database as EmbeddedDatabase).stop(), ms: 8000 }] : []),
       ]);

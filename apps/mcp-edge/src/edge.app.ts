@@ -1,67 +1,56 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { topicName } from '@estate/events';
-import { ConsumerMonitor, PrincipalResolver, serviceHealth, startHttpApp, traceRequests, type EventBus, type Logger } from '@estate/platform';
-import { isLoopback, type EdgeConfig } from './config';
-import { startEdgeCore } from './edge.core';
-import { EdgeModule } from './edge.module';
+import type { INestApplication } from '@nestjs/common';
+import { LOGGER, PRINCIPAL_RESOLVER, startHttpApp, traceRequests, type EventBus, type Logger, type PrincipalResolver, type StopStep } from '@estate/platform';
+import { CatalogReplica } from './catalog/catalog.replica';
+import type { EdgeConfig } from './config';
+import { EdgeAddress, EdgeModule } from './edge.module';
 import { answerClientErrors } from './http/client-error.handler';
 import { createMcpEndpoint } from './http/mcp.endpoint';
 import { serveMcpFirst } from './http/mcp.router';
 import { RequestGuard } from './http/request.guard';
 import { refuseUnknownRoutes } from './http/unknown-route.handler';
-import { edgeRegistry } from './metrics/edge.registry';
+import { SessionManager } from './sessions/session.manager';
 
-/** The edge's composition root: the core (edge.core.ts) behind the /mcp endpoint. */
-export async function startEdge(config: EdgeConfig, bus: EventBus, logger: Logger) {
-  const monitor = new ConsumerMonitor(bus, config.health);
-  const catalogTopic = topicName(config.topicPrefix, 'catalog');
-  const { replica, sessions, deadLetters, recorder, stop } = await startEdgeCore(config, monitor.watch(bus, (o) => (o.topic === catalogTopic ? 'catalog' : undefined)), logger);
-  const resolver = new PrincipalResolver(config.auth);
-  const allowedHosts = config.allowedHosts.length > 0 ? config.allowedHosts : isLoopback(config.host) ? ['127.0.0.1', 'localhost', '[::1]'] : [];
-  let base = config.publicUrl ?? '';
-  const guard = new RequestGuard({
-    allowedOrigins: config.allowedOrigins,
-    allowedHosts,
-    get resourceMetadataUrl() {
-      return `${base}/.well-known/oauth-protected-resource`;
-    },
-  });
-  const endpoint = createMcpEndpoint({ sessions, resolver, guard, maxBodyBytes: config.maxBodyBytes, logger });
+export interface RunningEdge {
+  app: INestApplication;
+  url: string;
+  mcpUrl: string;
+  replica: CatalogReplica;
+  sessions: SessionManager;
+  /** Nest's close: the shutdown hooks of edge-core.lifecycle.ts. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The HTTP edge as a Nest application (EdgeModule binds the parts), with the raw /mcp endpoint
+ * mounted ahead of Nest's routing. `bus` undefined: the module builds its own from the config.
+ */
+export async function startEdge(config: EdgeConfig, bus: EventBus | undefined, logger: Logger, options: { owned?: StopStep[] } = {}): Promise<RunningEdge> {
+  let endpoint: ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | undefined;
   const { app, url } = await startHttpApp({
-    module: EdgeModule.with({
-      get resource() {
-        return `${base}/mcp`;
-      },
-      authorizationServers: config.auth.mode === 'jwt' && config.auth.issuer ? [config.auth.issuer] : [],
-    }),
-    // No database: the edge serves from its replica; counts are for administrators only.
-    health: {
-      report: serviceHealth(config.health, { monitor, consumers: ['catalog'], facts: async () => ({ sessions: sessions.size, tools: replica.size, deadLetters: deadLetters.count }) }),
-      resolver,
-    },
-    metrics: { registry: edgeRegistry({ replica, sessions, recorder, deadLetters, monitor }), token: config.metricsToken },
+    module: EdgeModule.forRoot(config, { bus, logger, owned: options.owned }),
     logger,
     host: config.host,
     port: config.port,
     configure: (express) => {
-      express.use('/mcp', (req: IncomingMessage, res: ServerResponse) => void endpoint(req, res));
+      const mcp = createMcpEndpoint({
+        sessions: express.get(SessionManager),
+        resolver: express.get<PrincipalResolver>(PRINCIPAL_RESOLVER),
+        guard: express.get(RequestGuard),
+        maxBodyBytes: config.maxBodyBytes,
+        logger: express.get<Logger>(LOGGER),
+      });
+      endpoint = mcp;
+      express.use('/mcp', (req: IncomingMessage, res: ServerResponse) => void mcp(req, res));
       express.use(refuseUnknownRoutes);
     },
   });
-  base ||= url;
+  const address = app.get(EdgeAddress);
+  address.base ||= url;
   answerClientErrors(app.getHttpServer());
   // Ahead of Express, so the request's span is begun here (an agent's traceparent is continued).
-  serveMcpFirst(app.getHttpServer(), (req, res) => traceRequests(req, res, () => void endpoint(req, res)));
+  const mcp = endpoint as NonNullable<typeof endpoint>;
+  serveMcpFirst(app.getHttpServer(), (req, res) => traceRequests(req, res, () => void mcp(req, res)));
   logger.info({ url: `${url}/mcp` }, 'mcp edge listening');
-  return {
-    url,
-    mcpUrl: `${url}/mcp`,
-    replica,
-    sessions,
-    stop: async () => {
-      await sessions.closeAll();
-      await app.close();
-      await stop();
-    },
-  };
+  return { app, url, mcpUrl: `${url}/mcp`, replica: app.get(CatalogReplica), sessions: app.get(SessionManager), stop: () => app.close() };
 }

@@ -1,3 +1,4 @@
+import { COMPAT_POLICIES, DEFAULT_COMPAT_POLICY, type CompatPolicy } from '@estate/contracts';
 import { EnvReader, readAuth, readCommon, type AuthConfig, type CommonConfig, type Env } from '@estate/platform';
 
 export interface RegistryConfig extends CommonConfig {
@@ -6,6 +7,8 @@ export interface RegistryConfig extends CommonConfig {
   auth: AuthConfig;
   /** How often deprecated versions past their sunset date are retired. */
   sunsetSweepMs: number;
+  /** ESTATE_COMPAT: how literally publish reads the who-breaks rule (see compat.policy.ts in @estate/contracts). */
+  compat: CompatPolicy;
 }
 
 /** Reads ESTATE_REGISTRY_HOST, ESTATE_REGISTRY_PORT and the shared settings; fails listing every problem. */
@@ -17,6 +20,7 @@ export function loadRegistryConfig(env: Env): RegistryConfig {
     port: reader.port('ESTATE_REGISTRY_PORT', 8001),
     auth: readAuth(reader),
     sunsetSweepMs: sweepSeconds(reader) * 1000,
+    compat: reader.oneOf('ESTATE_COMPAT', COMPAT_POLICIES, DEFAULT_COMPAT_POLICY),
   });
 }
 

@@ -104,7 +104,7 @@ describe('registry over HTTP (real PostgreSQL, in-process bus)', () => {
   describe('publishing', () => {
     it('publishes the first version with 201 {name, version, bump, changes} and relays the event', async () => {
       const response = await http('POST', `${base}/v1/tools`, tokens.publisher, lookup);
-      expect(response).toEqual({ status: 201, body: { name: 'pay.lookup', version: '1.0.0', bump: 'initial', changes: [] } });
+      expect(response).toEqual({ status: 201, body: { name: 'pay.lookup', version: '1.0.0', bump: 'initial', compat: { policy: 'standard', strictBump: 'initial' }, changes: [] } });
       const [event] = await waitForEvents('tool:pay.lookup', 1);
       expect(event).toMatchObject({ type: 'ToolVersionPublished', position: 0, actor: 'ci', data: { spec: lookup } });
     });
@@ -148,7 +148,7 @@ describe('registry over HTTP (real PostgreSQL, in-process bus)', () => {
       const minor = { ...lookup, version: '1.1.0', title: 'Find a payment', inputSchema: { ...lookup.inputSchema, additionalProperties: true } };
       const checked = await http('POST', `${base}/v1/tools/check`, tokens.publisher, minor);
       expect(checked).toMatchObject({ status: 200, body: { name: 'pay.lookup', version: '1.1.0', bump: 'minor' } });
-      expect(Object.keys(checked.body).sort()).toEqual(['bump', 'changes', 'name', 'version']);
+      expect(Object.keys(checked.body).sort()).toEqual(['bump', 'changes', 'compat', 'name', 'version']);
       expect((await http('GET', `${base}/v1/tools/pay.lookup/versions/1.1.0`, tokens.reader)).status).toBe(404);
       const refused = await http('POST', `${base}/v1/tools/check`, tokens.publisher, { ...minor, version: '1.0.1' });
       expect(refused).toMatchObject({ status: 422, body: { error: 'BUMP_TOO_SMALL' } });

@@ -53,5 +53,7 @@ export { isVisible } from './visibility';
 export type { Principal, VisibilityFacts } from './visibility';
 
 // The schema-change classifier (the who-breaks rule) lives in ./classifier.
-export { DESCRIPTION_CHANGE_BUMP, classifySchemaChange, classifyToolChange } from './classifier/schema-change.classifier';
-export type { ChangeClassification, SchemaChange } from './classifier/schema-change.classifier';
+export {
+  COMPAT_POLICIES, DEFAULT_COMPAT_POLICY, DESCRIPTION_CHANGE_BUMP, classifySchemaChange, classifyToolChange,
+} from './classifier/schema-change.classifier';
+export type { ChangeClassification, CompatPolicy, SchemaChange } from './classifier/schema-change.classifier';

@@ -1,4 +1,4 @@
-import { DataSource, type MigrationInterface, type QueryRunner } from 'typeorm';
+import { DataSource, type ColumnType, type MigrationInterface, type QueryRunner } from 'typeorm';
 import { Client } from 'pg';
 
 export interface DatabaseOptions {
@@ -6,12 +6,23 @@ export interface DatabaseOptions {
   /** Each service owns one schema; no service reads another's tables. */
   schema: string;
   migrations: Array<new () => MigrationInterface>;
+  /** The schema's tables as entities; the migrations create exactly these (a drift test checks it). */
+  entities?: Array<new () => object>;
   poolSize?: number;
 }
 
 /**
- * Open a TypeORM data source on the service's own schema and apply its explicit migrations
- * (never `synchronize`). Repositories use `dataSource.query` and query runners for transactions.
+ * PostgreSQL types the schema uses that TypeORM's driver does not list: `xid8` (PostgreSQL 13+)
+ * holds the transaction id the relay orders by. Listed, an entity can declare such a column as it
+ * is, and the schema diff compares it like any other type.
+ */
+export const XID8 = 'xid8' as ColumnType;
+const EXTRA_COLUMN_TYPES: ColumnType[] = [XID8];
+
+/**
+ * Open a TypeORM data source on the service's own schema with its entities, and apply its
+ * explicit migrations (never `synchronize`). Repositories read and write through the entities;
+ * raw SQL stays where TypeORM cannot say the query, each with its reason.
  */
 export async function openDatabase(options: DatabaseOptions): Promise<DataSource> {
   await ensureSchema(options.url, options.schema);
@@ -19,14 +30,21 @@ export async function openDatabase(options: DatabaseOptions): Promise<DataSource
     type: 'postgres',
     url: options.url,
     schema: options.schema,
+    entities: options.entities ?? [],
     migrations: options.migrations,
     migrationsTableName: `${options.schema}_migrations`,
     migrationsRun: false,
     synchronize: false,
+    // The migrations own the schema: TypeORM installs no extension at connect. gen_random_uuid()
+    // (built in since PostgreSQL 13) is what it should write for a generated uuid.
+    installExtensions: false,
+    uuidExtension: 'pgcrypto',
     logging: false,
     // A request waits at most this long for a connection; past it the caller gets 503, not a hang.
     extra: { max: options.poolSize ?? 10, connectionTimeoutMillis: 10_000 },
   });
+  // Before initialize: that is when TypeORM checks every entity column's type against this list.
+  dataSource.driver.supportedDataTypes.push(...EXTRA_COLUMN_TYPES);
   await dataSource.initialize();
   await dataSource.runMigrations({ transaction: 'each' });
   return dataSource;
@@ -37,6 +55,7 @@ async function ensureSchema(url: string, schema: string): Promise<void> {
   const client = new Client({ connectionString: url });
   await client.connect();
   try {
+    // Raw SQL: the schema must exist before the data source (and its migrations table) can use it.
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
   } catch (error) {
     // Two services creating their schemas at the same moment can race on the catalog; the other won.

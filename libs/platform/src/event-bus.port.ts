@@ -90,6 +90,12 @@ export interface EventBus {
    * before a consumer's first message; a bus without it leaves that lag unknown.
    */
   committed?(groupId: string, topic: string): Promise<Map<number, string>>;
+  /**
+   * Up to `limit` messages of one partition from `offset` on, read outside any group: a rebuild
+   * folds a whole log this way in large pages, without a group join or a handler call per
+   * message. A bus without it is read through a throwaway subscription instead.
+   */
+  readPage?(topic: string, partition: number, offset: string, limit: number): Promise<BusMessage[]>;
   close(): Promise<void>;
 }
 

@@ -61,6 +61,10 @@ export class InMemoryEventBus implements EventBus {
     return new Map(next === undefined ? [] : [[0, String(next)]]);
   }
 
+  async readPage(topic: string, partition: number, offset: string, limit: number): Promise<BusMessage[]> {
+    return partition === 0 ? this.log(topic).slice(Number(offset), Number(offset) + limit) : [];
+  }
+
   async close(): Promise<void> {
     for (const consumer of this.consumers) consumer.stopped = true;
     this.consumers.clear();

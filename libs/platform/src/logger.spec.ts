@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { createLogger, type LogFormat } from './logger';
+import { bindLogIds, createLogger, type LogFormat } from './logger';
 import { withCorrelation } from './tracing/correlation';
 import { withSpan } from './tracing/tracing';
 import { startTracing, type Tracing } from './tracing/tracing.sdk';
@@ -81,6 +81,15 @@ describe('logger', () => {
     expect(outside.msg).toBe('outside');
     expect(outside).not.toHaveProperty('traceId');
     expect(outside).not.toHaveProperty('correlationId');
+  });
+
+  it("a logger bound to a request's ids writes each id once, with the active span's id beside them", async () => {
+    const text = await logged('json', false, (logger) =>
+      withCorrelation('from-context', () => withSpan('work', {}, () => bindLogIds(logger, { traceId: 'a'.repeat(32), correlationId: 'bound' }).info('inside'))),
+    );
+    expect(text.match(/"correlationId"/g)).toHaveLength(1);
+    expect(text.match(/"traceId"/g)).toHaveLength(1);
+    expect(JSON.parse(text)).toMatchObject({ traceId: 'a'.repeat(32), correlationId: 'bound', spanId: expect.stringMatching(/^[0-9a-f]{16}$/) });
   });
 
   it('redacts secrets in pretty lines too', async () => {

@@ -2,6 +2,7 @@ import pino, { type DestinationStream, type Logger } from 'pino';
 import type * as Pretty from 'pino-pretty';
 import { currentCorrelationId } from './tracing/correlation';
 import { activeTraceIds } from './tracing/tracing';
+import type { LogIds } from './logging/log.ids';
 
 export type { Logger } from 'pino';
 
@@ -19,8 +20,9 @@ export interface LoggerOptions {
 
 /**
  * Logs go to stderr, always: stdout belongs to the stdio MCP transport. Secrets are redacted by
- * key wherever they appear in a log object. Every line written while a request or an event is
- * handled carries its trace and span ids and its correlation id.
+ * key wherever they appear in a log object. Every line of a request or an event carries its trace
+ * id and correlation id: bound to the child logger its handler was given (bindLogIds), or, for a
+ * line written through a plain logger while tracing is on, taken from the active trace context.
  */
 export function createLogger(name: string, level = 'info', options: LoggerOptions = {}): Logger {
   const isTTY = options.isTTY ?? process.stderr.isTTY === true;
@@ -34,10 +36,27 @@ export function createLogger(name: string, level = 'info', options: LoggerOption
         paths: ['authorization', '*.authorization', 'headers.authorization', 'token', '*.token', 'password', '*.password', 'secret', '*.secret'],
         censor: '[redacted]',
       },
-      mixin: requestFields,
+      mixin: (_object, _level, logger) => ((logger as Marked)[BOUND] ? activeSpan() : requestFields()),
     },
     readable ? prettyStream(options.destination, isTTY) : (options.destination ?? pino.destination({ fd: 2, sync: false })),
   );
+}
+
+/** Marks a child logger whose lines already carry their ids, so the mixin does not write them twice. */
+const BOUND = Symbol('estate.log-ids');
+type Marked = { [BOUND]?: true };
+
+/** A child logger whose every line carries these ids (and whatever else is given: a session, an event id). */
+export function bindLogIds(base: Logger, fields: LogIds & { [key: string]: unknown }): Logger {
+  const child = base.child(fields);
+  (child as Marked)[BOUND] = true;
+  return child;
+}
+
+/** Only the active span's id: a bound line has its trace id already, and the span changes within a request. */
+function activeSpan(): Record<string, string> {
+  const ids = activeTraceIds();
+  return ids ? { spanId: ids.spanId } : {};
 }
 
 function requestFields(): Record<string, string> {

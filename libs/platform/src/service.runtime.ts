@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import type { CommonConfig, Env } from './env.reader';
 import type { EventBus } from './event-bus.port';
 import { joinEmbeddedEstate, type JoinedEnv } from './estate.record';
-import { stopInOrder } from './bounded-stop';
+import type { INestApplicationContext } from '@nestjs/common';
+import type { StopStep } from './bounded-stop';
 import { describeFailure } from './failure.reason';
 import { createLogger } from './logger';
 import { KafkaEventBus } from './kafka-event-bus';
@@ -38,20 +39,8 @@ export const STOP_DEADLINE_MS = 10_000;
  * with an error line (exit 1), and a second signal exits at once.
  */
 export function stopOnSignals(logger: Logger, stop: () => Promise<void>, deadlineMs = STOP_DEADLINE_MS): void {
-  let stopping = false;
-  const handler = (signal: NodeJS.Signals) => {
-    if (stopping) {
-      logger.warn({ signal }, 'second signal while stopping; exiting now');
-      exitAfterFlush(logger, 1);
-      return;
-    }
-    stopping = true;
+  guardShutdown(logger, deadlineMs, () => {
     const started = Date.now();
-    logger.info({ signal }, 'stopping');
-    setTimeout(() => {
-      logger.error({ ms: deadlineMs }, `stop overran ${deadlineMs} ms; exiting without waiting for it`);
-      exitAfterFlush(logger, 1);
-    }, deadlineMs);
     stop().then(
       () => {
         logger.info({ ms: Date.now() - started }, 'stopped');
@@ -62,6 +51,29 @@ export function stopOnSignals(logger: Logger, stop: () => Promise<void>, deadlin
         exitAfterFlush(logger, 1);
       },
     );
+  });
+}
+
+/**
+ * The bounds of a stop that someone else runs (Nest's shutdown hooks, `enableShutdownHooks`):
+ * Nest waits for its hooks however long they take and ignores a second signal, so this arms
+ * the deadline on the first signal and exits at once on the second.
+ */
+export function guardShutdown(logger: Logger, deadlineMs = STOP_DEADLINE_MS, onFirst: () => void = () => undefined): void {
+  let stopping = false;
+  const handler = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal while stopping; exiting now');
+      exitAfterFlush(logger, 1);
+      return;
+    }
+    stopping = true;
+    logger.info({ signal }, 'stopping');
+    setTimeout(() => {
+      logger.error({ ms: deadlineMs }, `stop overran ${deadlineMs} ms; exiting without waiting for it`);
+      exitAfterFlush(logger, 1);
+    }, deadlineMs);
+    onFirst();
   };
   process.on('SIGINT', handler);
   process.on('SIGTERM', handler);
@@ -82,31 +94,39 @@ function exitAfterFlush(logger: Logger, code: number): void {
 
 type ServiceConfig = CommonConfig & { logLevel: string };
 
+/** What a standalone entry hands its service besides the bus: resources the app closes last. */
+export interface StandaloneOptions {
+  owned: StopStep[];
+}
+
 export interface ServiceEntry<C extends ServiceConfig> {
   name: string;
   /** The process environment, read once by the entry point. */
   env: Env;
   load: (env: Env) => C;
-  start: (config: C & { databaseUrl: string }, bus: EventBus, logger: Logger) => Promise<{ stop(): Promise<void> }>;
+  /** False for a service without tables of its own (the edge). */
+  needsDatabase?: boolean;
+  /** Builds the service's Nest application on a bus of its own (`undefined`: the module builds it from the config). */
+  start: (config: C & { databaseUrl: string }, bus: undefined, logger: Logger, options: StandaloneOptions) => Promise<{ app: INestApplicationContext }>;
 }
 
-/** The entry point of a standalone service: config, logger, bus (Kafka or the embedded estate's log), start, stop on signals. */
+/**
+ * The entry point of a standalone service: config, logger, tracing, the service's Nest
+ * application (its module builds the bus: Kafka or the embedded estate's log), and Nest's
+ * shutdown hooks on SIGINT/SIGTERM, bounded by `guardShutdown`.
+ */
 export async function runService<C extends ServiceConfig>(entry: ServiceEntry<C>): Promise<void> {
   let logger = createLogger(entry.name);
   try {
     const config = entry.load(joinEstateOrKafka(entry.env, logger));
     logger = createLogger(entry.name, config.logLevel, { format: config.logFormat });
-    if (!config.databaseUrl) throw new Error('DATABASE_URL is required');
+    if (entry.needsDatabase !== false && !config.databaseUrl) throw new Error('DATABASE_URL is required');
     const tracing = startTracing(entry.env, `estate-${entry.name}`);
-    const bus = busFrom(config, `estate-${entry.name}`, logger);
-    const service = await entry.start({ ...config, databaseUrl: config.databaseUrl }, bus, logger);
-    stopOnSignals(logger, () =>
-      stopInOrder(logger, [
-        { name: entry.name, stop: () => service.stop() },
-        { name: 'event bus', stop: () => bus.close() },
-        ...(tracing ? [{ name: 'tracing', stop: () => tracing.shutdown() }] : []),
-      ]),
-    );
+    const owned = tracing ? [{ name: 'tracing', stop: () => tracing.shutdown() }] : [];
+    const { app } = await entry.start({ ...config, databaseUrl: config.databaseUrl ?? '' }, undefined, logger, { owned });
+    // process.exit(0) once the hooks ran (1 if one threw): the pino destination flushes on exit.
+    app.enableShutdownHooks(['SIGINT', 'SIGTERM'], { useProcessExit: true });
+    guardShutdown(logger);
   } catch (error) {
     failBoot(logger, error);
   }

@@ -1,6 +1,7 @@
 /**
- * MCP revisions this gateway speaks, newest first. All of them use sessions and the
- * initialize handshake; the stateless revision that drops initialize is not listed yet.
+ * The session-based MCP revisions this gateway speaks, newest first: all of them open with the
+ * initialize handshake. The stateless revision (2026-07-28) is decided per HTTP request in
+ * request-era.negotiator.ts and never goes through initialize, so it is not listed here.
  */
 export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
 

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { StoredPosition } from '@estate/platform';
+import { AuditPositionEntity } from './audit-position.entity';
 
 /**
  * The trail consumers' positions. Written after each entry, outside the entry's transaction: a
@@ -9,17 +10,11 @@ export class AuditPositions {
   constructor(private readonly db: DataSource) {}
 
   async get(topic: string, partition: number): Promise<StoredPosition | undefined> {
-    const rows: Array<{ next_offset: string; last_event_id: string | null }> = await this.db.query(
-      `SELECT next_offset, last_event_id FROM audit.positions WHERE topic = $1 AND partition = $2`, [topic, partition],
-    );
-    return rows[0] && { next: rows[0].next_offset, lastEventId: rows[0].last_event_id };
+    const row = await this.db.manager.findOneBy(AuditPositionEntity, { topic, partition });
+    return row ? { next: row.nextOffset, lastEventId: row.lastEventId } : undefined;
   }
 
   async set(topic: string, partition: number, position: StoredPosition): Promise<void> {
-    await this.db.query(
-      `INSERT INTO audit.positions (topic, partition, next_offset, last_event_id) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (topic, partition) DO UPDATE SET next_offset = EXCLUDED.next_offset, last_event_id = EXCLUDED.last_event_id`,
-      [topic, partition, position.next, position.lastEventId],
-    );
+    await this.db.manager.upsert(AuditPositionEntity, { topic, partition, nextOffset: position.next, lastEventId: position.lastEventId }, ['topic', 'partition']);
   }
 }

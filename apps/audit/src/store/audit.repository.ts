@@ -1,9 +1,11 @@
-import type { DataSource, QueryRunner } from 'typeorm';
+import { MoreThan, type DataSource, type QueryRunner } from 'typeorm';
 import type { EventEnvelope } from '@estate/events';
 import { inTransaction } from '@estate/platform';
 import type { AuditEntry, AuditEntryContent } from '../domain/audit-entry.mapper';
 import type { AuditQuery } from '../domain/audit-query.parser';
 import { ChainVerifier, entryHash, type ChainHead, type VerifyResult } from '../domain/hash-chain';
+import { AuditEntryEntity } from './audit-entry.entity';
+import { ChainHeadEntity } from './chain-head.entity';
 import {
   countDeadLetters, listDeadLetters, markHandled, readLedger, storeDeadLetter,
   type DeadLetterRow, type DeadLetterView, type LedgerRow, type SourcePosition,
@@ -12,25 +14,9 @@ import {
 /** Signalled at commit when a registry event joins the trail; wakes the event streams. */
 export const AUDIT_APPENDED_CHANNEL = 'estate_audit_appended';
 
-const ROW_COLUMNS = `seq, event_id, topic, type, stream, tool, version, principal, outcome, occurred_at, payload, prev_hash, hash`;
 const VERIFY_BATCH = 1000;
-
-interface EntryRow {
-  seq: string;
-  event_id: string;
-  topic: string;
-  type: string;
-  stream: string;
-  tool: string | null;
-  version: string | null;
-  principal: string;
-  outcome: string | null;
-  occurred_at: Date;
-  /** JSON text: holds U+0000 and lone surrogates as escapes, which jsonb refuses. */
-  payload: string;
-  prev_hash: string;
-  hash: string;
-}
+/** The call events `callers` counts. */
+const CALL_TYPES = ['ToolCallCompleted', 'ToolCallRefused'];
 
 export interface CallerRow {
   principal: string;
@@ -40,10 +26,10 @@ export interface CallerRow {
   lastCallAt: string;
 }
 
-function toStored(row: EntryRow): AuditEntry {
+function toStored(row: AuditEntryEntity): AuditEntry {
   return {
     seq: Number(row.seq),
-    eventId: row.event_id,
+    eventId: row.eventId,
     topic: row.topic,
     type: row.type,
     stream: row.stream,
@@ -51,9 +37,9 @@ function toStored(row: EntryRow): AuditEntry {
     version: row.version,
     principal: row.principal,
     outcome: row.outcome,
-    occurredAt: row.occurred_at.toISOString(),
+    occurredAt: row.occurredAt.toISOString(),
     payload: JSON.parse(row.payload) as EventEnvelope,
-    prevHash: row.prev_hash,
+    prevHash: row.prevHash,
     hash: row.hash,
   };
 }
@@ -92,66 +78,58 @@ export class AuditRepository {
   }
 
   async deadLetters(limit: number): Promise<DeadLetterView[]> {
-    return listDeadLetters(this.db, limit);
+    return listDeadLetters(this.db.manager, limit);
   }
 
   /** The ledger and the dead-letter count, read in one snapshot. */
   async consumption(topics: string[]): Promise<{ ledger: LedgerRow[]; deadLetters: number }> {
-    return this.inTransaction(async (runner) => ({ ledger: await readLedger(runner, topics), deadLetters: await countDeadLetters(runner) }), 'REPEATABLE READ');
+    return this.inTransaction(
+      async (runner) => ({ ledger: await readLedger(runner.manager, topics), deadLetters: await countDeadLetters(runner.manager) }), 'REPEATABLE READ',
+    );
   }
 
   /** Newest first; one row more than asked tells whether another page exists. */
   async query(query: AuditQuery): Promise<{ entries: AuditEntry[]; more: boolean }> {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    const add = (sql: string, value: unknown): void => {
-      params.push(value);
-      // Every placeholder names the same parameter (the outcome filter uses it twice).
-      where.push(sql.replaceAll('?', `$${params.length}`));
-    };
-    if (query.tool !== undefined) add('tool = ?', query.tool);
-    if (query.version !== undefined) add('version = ?', query.version);
-    if (query.principal !== undefined) add('principal = ?', query.principal);
-    if (query.type !== undefined) add('type = ?', query.type);
-    if (query.outcome !== undefined) add("(outcome = ? OR split_part(outcome, ':', 1) = ?)", query.outcome);
-    if (query.from !== undefined) add('occurred_at >= ?', query.from.toISOString());
-    if (query.to !== undefined) add('occurred_at < ?', query.to.toISOString());
-    if (query.beforeSeq !== undefined) add('seq < ?', query.beforeSeq);
-    params.push(query.limit + 1);
-    const rows: EntryRow[] = await this.db.query(
-      `SELECT ${ROW_COLUMNS} FROM audit.entries ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-       ORDER BY seq DESC LIMIT $${params.length}`,
-      params,
-    );
+    const select = this.db.manager.createQueryBuilder(AuditEntryEntity, 'e');
+    if (query.tool !== undefined) select.andWhere('e.tool = :tool', { tool: query.tool });
+    if (query.version !== undefined) select.andWhere('e.version = :version', { version: query.version });
+    if (query.principal !== undefined) select.andWhere('e.principal = :principal', { principal: query.principal });
+    if (query.type !== undefined) select.andWhere('e.type = :type', { type: query.type });
+    // An outcome matches as recorded (`refused:invalid_arguments`) or by its class before the colon (`refused`).
+    if (query.outcome !== undefined) select.andWhere("(e.outcome = :outcome OR split_part(e.outcome, ':', 1) = :outcome)", { outcome: query.outcome });
+    if (query.from !== undefined) select.andWhere('e.occurredAt >= :from', { from: query.from.toISOString() });
+    if (query.to !== undefined) select.andWhere('e.occurredAt < :to', { to: query.to.toISOString() });
+    if (query.beforeSeq !== undefined) select.andWhere('e.seq < :beforeSeq', { beforeSeq: query.beforeSeq });
+    const rows = await select.orderBy('e.seq', 'DESC').limit(query.limit + 1).getMany();
     return { entries: rows.slice(0, query.limit).map(toStored), more: rows.length > query.limit };
   }
 
   /** Entries of one topic after a seq, oldest first (the event stream's replay and live feed). */
   async topicEntriesAfter(topic: string, afterSeq: number, limit: number): Promise<AuditEntry[]> {
-    const rows: EntryRow[] = await this.db.query(
-      `SELECT ${ROW_COLUMNS} FROM audit.entries WHERE topic = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
-      [topic, afterSeq, limit],
-    );
+    const rows = await this.db.manager.find(AuditEntryEntity, { where: { topic, seq: MoreThan(String(afterSeq)) }, order: { seq: 'ASC' }, take: limit });
     return rows.map(toStored);
   }
 
   async lastSeq(): Promise<number> {
-    const [head]: Array<{ last_seq: string }> = await this.db.query(`SELECT last_seq FROM audit.chain_head WHERE id = 1`);
-    return Number(head.last_seq);
+    const head = await this.db.manager.findOneByOrFail(ChainHeadEntity, { id: 1 });
+    return Number(head.lastSeq);
   }
 
   /** Principals that called a tool (optionally one version), per version, most recent first. */
   async callers(tool: string, version: string | undefined): Promise<CallerRow[]> {
-    const rows: Array<{ principal: string; version: string | null; calls: string; refused: string; last_call_at: Date }> =
-      await this.db.query(
-        `SELECT principal, version, count(*) AS calls,
-                count(*) FILTER (WHERE outcome LIKE 'refused:%') AS refused, max(occurred_at) AS last_call_at
-           FROM audit.entries
-          WHERE tool = $1 AND ($2::text IS NULL OR version = $2) AND type IN ('ToolCallCompleted', 'ToolCallRefused')
-          GROUP BY principal, version
-          ORDER BY last_call_at DESC, principal`,
-        [tool, version ?? null],
-      );
+    const select = this.db.manager.createQueryBuilder(AuditEntryEntity, 'e')
+      .select('e.principal', 'principal')
+      .addSelect('e.version', 'version')
+      .addSelect('count(*)', 'calls')
+      .addSelect("count(*) FILTER (WHERE e.outcome LIKE 'refused:%')", 'refused')
+      .addSelect('max(e.occurredAt)', 'last_call_at')
+      .where('e.tool = :tool', { tool })
+      .andWhere('e.type IN (:...types)', { types: CALL_TYPES });
+    if (version !== undefined) select.andWhere('e.version = :version', { version });
+    const rows = await select
+      .groupBy('e.principal').addGroupBy('e.version')
+      .orderBy('last_call_at', 'DESC').addOrderBy('e.principal')
+      .getRawMany<{ principal: string; version: string | null; calls: string; refused: string; last_call_at: Date }>();
     return rows.map((r) => ({
       principal: r.principal,
       version: r.version,
@@ -164,16 +142,14 @@ export class AuditRepository {
   /** Recomputes the whole chain from one snapshot, so appends running meanwhile cannot confuse it. */
   async verify(): Promise<VerifyResult> {
     return this.inTransaction(async (runner) => {
-      const [head]: Array<{ last_seq: string; hash: string }> = await runner.query(`SELECT last_seq, hash FROM audit.chain_head WHERE id = 1`);
-      const verifier = new ChainVerifier({ lastSeq: Number(head.last_seq), hash: head.hash } satisfies ChainHead);
-      let after = 0;
+      const head = await runner.manager.findOneByOrFail(ChainHeadEntity, { id: 1 });
+      const verifier = new ChainVerifier({ lastSeq: Number(head.lastSeq), hash: head.hash } satisfies ChainHead);
+      let after = '0';
       for (;;) {
-        const rows: EntryRow[] = await runner.query(
-          `SELECT ${ROW_COLUMNS} FROM audit.entries WHERE seq > $1 ORDER BY seq LIMIT $2`, [after, VERIFY_BATCH],
-        );
+        const rows = await runner.manager.find(AuditEntryEntity, { where: { seq: MoreThan(after) }, order: { seq: 'ASC' }, take: VERIFY_BATCH });
         for (const row of rows) verifier.accept(toStored(row));
         if (rows.length < VERIFY_BATCH) return verifier.result();
-        after = Number(rows[rows.length - 1].seq);
+        after = rows[rows.length - 1].seq;
       }
     }, 'REPEATABLE READ');
   }

@@ -1,4 +1,7 @@
+import { In, type EntityManager } from 'typeorm';
 import { escapeUnstorable } from '@estate/contracts';
+import { AuditDeadLetterEntity } from './audit-dead-letter.entity';
+import { ConsumedEntity } from './consumed.entity';
 
 /** A query runner in a transaction, or the data source for a plain read. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- rows are typed where they are read
@@ -37,12 +40,10 @@ export async function markHandled(runner: Runner, source: SourcePosition): Promi
   );
 }
 
-export async function readLedger(runner: Runner, topics: string[]): Promise<LedgerRow[]> {
-  const rows: Array<{ topic: string; partition: number; first_offset: string; next_offset: string; handled: string }> = await runner.query(
-    `SELECT topic, partition, first_offset, next_offset, handled FROM audit.consumed WHERE topic = ANY($1) ORDER BY topic, partition`,
-    [topics],
-  );
-  return rows.map((r) => ({ topic: r.topic, partition: r.partition, firstOffset: String(r.first_offset), nextOffset: String(r.next_offset), handled: Number(r.handled) }));
+export async function readLedger(manager: EntityManager, topics: string[]): Promise<LedgerRow[]> {
+  if (topics.length === 0) return [];
+  const rows = await manager.find(ConsumedEntity, { where: { topic: In(topics) }, order: { topic: 'ASC', partition: 'ASC' } });
+  return rows.map((r) => ({ topic: r.topic, partition: r.partition, firstOffset: r.firstOffset, nextOffset: r.nextOffset, handled: Number(r.handled) }));
 }
 
 /** A message that could not be recorded, kept as received with its reason. */
@@ -71,9 +72,8 @@ export interface DeadLetterView extends SourcePosition {
   failedAt: string;
 }
 
-export async function listDeadLetters(runner: Runner, limit: number): Promise<DeadLetterView[]> {
-  const rows: Array<{ topic: string; partition: number; offset: string; key: Buffer | null; value: Buffer | null; reason: string; failed_at: Date }> =
-    await runner.query(`SELECT topic, partition, "offset", key, value, reason, failed_at FROM audit.dead_letters ORDER BY id DESC LIMIT $1`, [limit]);
+export async function listDeadLetters(manager: EntityManager, limit: number): Promise<DeadLetterView[]> {
+  const rows = await manager.find(AuditDeadLetterEntity, { order: { id: 'DESC' }, take: limit });
   return rows.map((r) => ({
     topic: r.topic,
     partition: r.partition,
@@ -81,11 +81,10 @@ export async function listDeadLetters(runner: Runner, limit: number): Promise<De
     key: r.key?.toString('utf8') ?? null,
     value: r.value?.toString('utf8') ?? null,
     reason: r.reason,
-    failedAt: r.failed_at.toISOString(),
+    failedAt: r.failedAt.toISOString(),
   }));
 }
 
-export async function countDeadLetters(runner: Runner): Promise<number> {
-  const [row]: Array<{ count: string }> = await runner.query(`SELECT count(*) AS count FROM audit.dead_letters`);
-  return Number(row.count);
+export async function countDeadLetters(manager: EntityManager): Promise<number> {
+  return manager.count(AuditDeadLetterEntity);
 }

@@ -1,5 +1,10 @@
 import { deadLetterTableSql } from '@estate/platform';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { AuditDeadLetterEntity } from './audit-dead-letter.entity';
+import { AuditEntryEntity } from './audit-entry.entity';
+import { AuditPositionEntity } from './audit-position.entity';
+import { ChainHeadEntity } from './chain-head.entity';
+import { ConsumedEntity } from './consumed.entity';
 
 export class CreateAuditTrail1732900000002 implements MigrationInterface {
   name = 'CreateAuditTrail1732900000002';
@@ -108,3 +113,6 @@ export class ConsumerPositions1732900000012 implements MigrationInterface {
 }
 
 export const AUDIT_MIGRATIONS = [CreateAuditTrail1732900000002, ConsumerPositions1732900000012, RecordEveryMessage1764500000100];
+
+/** The tables these migrations create; the schema drift test holds the two together. */
+export const AUDIT_ENTITIES = [AuditEntryEntity, ChainHeadEntity, AuditPositionEntity, ConsumedEntity, AuditDeadLetterEntity];

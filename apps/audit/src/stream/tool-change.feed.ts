@@ -109,6 +109,7 @@ export class ToolChangeFeed {
     listener.on('end', () => this.relisten(listener));
     try {
       await listener.connect();
+      // Raw SQL: LISTEN holds a session of its own, which TypeORM's pooled connections cannot keep.
       await listener.query(`LISTEN ${AUDIT_APPENDED_CHANNEL}`);
     } catch (error) {
       await listener.end().catch(() => undefined);

@@ -1,5 +1,10 @@
 import { deadLetterTableSql } from '@estate/platform';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { CatalogCheckpointEntity } from './catalog-checkpoint.entity';
+import { CatalogDeadLetterEntity } from './catalog-dead-letter.entity';
+import { CatalogServerEntity } from './catalog-server.entity';
+import { CatalogToolEntity } from './catalog-tool.entity';
+import { StreamPositionEntity } from './stream-position.entity';
 
 export class CreateCatalogProjection1732900000001 implements MigrationInterface {
   name = 'CreateCatalogProjection1732900000001';
@@ -68,3 +73,6 @@ export class CheckpointEventId1732900000010 implements MigrationInterface {
 }
 
 export const DISCOVERY_MIGRATIONS = [CreateCatalogProjection1732900000001, KeepCatalogText1732900000003, CheckpointEventId1732900000010, CatalogDeadLetters1764500000101];
+
+/** The tables these migrations create; the schema drift test holds the two together. */
+export const DISCOVERY_ENTITIES = [CatalogServerEntity, CatalogToolEntity, StreamPositionEntity, CatalogCheckpointEntity, CatalogDeadLetterEntity];

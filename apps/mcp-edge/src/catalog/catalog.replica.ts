@@ -2,7 +2,7 @@ import { VisibleListCache, type Pins, type VisibleCatalog, type VisibleTool } fr
 import type { Principal } from '@estate/contracts';
 import type { CatalogEntry } from '@estate/events';
 import {
-  extractTraceContext, openSpan, withTraceContext, type BusMessage, type DeadLetterOffice, type EventBus, type Logger, type PartitionOffsets, type Subscription, type TraceContext,
+  eventLogger, extractTraceContext, openSpan, withTraceContext, type BusMessage, type DeadLetterOffice, type EventBus, type Logger, type PartitionOffsets, type Subscription, type TraceContext,
 } from '@estate/platform';
 import { readCatalogRecord } from './catalog-entry.check';
 
@@ -22,7 +22,7 @@ export interface CatalogChange {
  */
 export class CatalogReplica {
   private readonly entries = new Map<string, CatalogEntry>();
-  private readonly listeners: Array<(changes: CatalogChange[]) => void> = [];
+  private readonly listeners: Array<(changes: CatalogChange[], log: Logger) => void> = [];
   /** `name@version` this edge quarantined itself, kept hidden until the catalog says so too. */
   private readonly localQuarantine = new Set<string>();
   private subscription?: Subscription;
@@ -32,6 +32,8 @@ export class CatalogReplica {
   private pending: CatalogChange[] = [];
   /** The trace of the last record in the pending batch (discovery's apply of a registry event), if it had one. */
   private pendingTrace?: TraceContext;
+  /** The last record of the pending batch: its correlation id goes on the lines the batch's notifications write. */
+  private pendingCause?: BusMessage;
   private flushTimer?: NodeJS.Timeout;
   /** Bumped on every change applied; the visible-list cache is only good for one generation. */
   private generation = 0;
@@ -63,7 +65,8 @@ export class CatalogReplica {
     return this.entries.size;
   }
 
-  onChange(listener: (changes: CatalogChange[]) => void): void {
+  /** `log` carries the correlation id of the record that caused the change (the last one, when several were coalesced). */
+  onChange(listener: (changes: CatalogChange[], log: Logger) => void): void {
     this.listeners.push(listener);
   }
 
@@ -137,11 +140,14 @@ export class CatalogReplica {
     this.flushTimer = undefined;
     const changes = this.pending;
     const parent = this.pendingTrace;
+    const cause = this.pendingCause;
     this.pending = [];
     this.pendingTrace = undefined;
+    this.pendingCause = undefined;
     if (changes.length === 0) return;
     const notify = () => {
-      for (const listener of this.listeners) listener(changes);
+      const log = cause ? eventLogger(this.logger, cause) : this.logger;
+      for (const listener of this.listeners) listener(changes, log);
     };
     if (!parent) return notify();
     const span = openSpan('edge notify catalog change', { 'estate.tools': changes.map((c) => c.name).join(',') }, { parent });
@@ -155,6 +161,7 @@ export class CatalogReplica {
   private async receive(message: BusMessage): Promise<void> {
     this.read.set(message.partition, BigInt(message.offset));
     if (message.headers.traceparent) this.pendingTrace = extractTraceContext(message.headers);
+    this.pendingCause = message;
     if (!message.key) return this.reject(message, 'a catalog record without a key');
     if (message.value === null) return this.apply(message.key, undefined);
     const read = readCatalogRecord(message.key, message.value);

@@ -3,7 +3,7 @@ import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.
 import { resolveForPrincipal } from '@estate/catalog';
 import { isVisible, repair, validate, type ValidationError } from '@estate/contracts';
 import type { CatalogEntry, CatalogVersion } from '@estate/events';
-import { withCorrelation, withSpan, type Logger } from '@estate/platform';
+import { withCorrelation, withSpan, type LineLogger, type Logger } from '@estate/platform';
 import type { CatalogReplica } from '../catalog/catalog.replica';
 import type { CallRecorder } from '../calls/call.recorder';
 import type { CallPolicy } from '../policy/call.policy';
@@ -14,6 +14,7 @@ import { CallRecords } from './call.records';
 import { PolicyStep } from './policy.step';
 import { UpstreamStep, type OutputDriftListener } from './upstream.step';
 import { unknownTool, WireError } from './wire-error';
+import { mcpRequestLogger, requestCorrelationId, type RequestOrigin } from './request.logger';
 import type { UpstreamCallOptions, UpstreamPool } from '../upstream/upstream.pool';
 
 export interface CallParams {
@@ -23,7 +24,7 @@ export interface CallParams {
 }
 
 /** What the SDK hands a request handler that the pipeline uses. */
-export interface CallContext {
+export interface CallContext extends RequestOrigin {
   signal?: AbortSignal;
   requestId?: RequestId;
   /** The rights this request's token carries (sessions/request-rights.ts). */
@@ -74,19 +75,27 @@ export class ToolCallPipeline {
   /** `context` may be the SDK handler's extra, or just its abort signal. */
   async call(session: EdgeSession, params: CallParams, context?: CallContext | AbortSignal, options: UpstreamCallOptions = {}): Promise<CallToolResult> {
     const ctx: CallContext = context instanceof AbortSignal ? { signal: context } : (context ?? {});
+    const log = mcpRequestLogger(this.options.logger, session.id, ctx);
+    const tool = typeof params?.name === 'string' ? params.name.slice(0, MAX_TOOL_NAME) : '';
+    const started = performance.now();
     try {
-      // One span per call; the session id is the correlation id its records carry.
-      const attributes = { 'estate.tool': typeof params?.name === 'string' ? params.name.slice(0, MAX_TOOL_NAME) : '', 'estate.session': session.id };
-      return await withCorrelation(session.id, () => withSpan('edge tools/call', attributes, () => this.run(session, params, ctx, options)));
+      // One span per call, with the HTTP request's correlation id (the session id over stdio, which has no request).
+      const attributes = { 'estate.tool': tool, 'estate.session': session.id };
+      const result = await withCorrelation(requestCorrelationId(ctx) ?? session.id, () => withSpan('edge tools/call', attributes, () => this.run(session, params, ctx, options, log)));
+      log.debug({ tool, outcome: result.isError ? 'tool_error' : 'ok', ms: Math.round(performance.now() - started) }, 'tools/call answered');
+      return result;
     } catch (error) {
-      if (error instanceof WireError) throw error;
+      if (error instanceof WireError) {
+        log.debug({ tool, code: error.code, ms: Math.round(performance.now() - started) }, 'tools/call refused');
+        throw error;
+      }
       // Our own failure: never dressed up as the caller's mistake.
-      this.options.logger.error({ err: error, tool: params?.name }, 'tools/call failed inside the edge');
+      log.error({ err: error, tool }, 'tools/call failed inside the edge');
       throw new WireError(-32603, 'Internal error');
     }
   }
 
-  private async run(session: EdgeSession, params: CallParams, context: CallContext, options: UpstreamCallOptions): Promise<CallToolResult> {
+  private async run(session: EdgeSession, params: CallParams, context: CallContext, options: UpstreamCallOptions, log: LineLogger): Promise<CallToolResult> {
     const principal = rightsOf(session, context);
     const named = typeof params?.name === 'string' ? params.name : '';
     const limited = this.policyStep.admit(session, principal, named);
@@ -125,7 +134,7 @@ export class ToolCallPipeline {
     const args = repaired.value as Record<string, unknown>;
     const refusal = await withSpan('edge policy', step, () => this.policyStep.apply(session, principal, version, args, params._meta, context));
     if (refusal) return refusal;
-    return withSpan('edge upstream call', step, () => this.upstreamStep.forward(session, entry, version, args, { repaired: repaired.changes.length, signal: context.signal, options }));
+    return withSpan('edge upstream call', step, () => this.upstreamStep.forward(session, entry, version, args, { repaired: repaired.changes.length, signal: context.signal, options, log }));
   }
 
   private invalidArguments(session: EdgeSession, name: string, version: CatalogVersion, errors: ValidationError[]): CallToolResult {

@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogEntry, CatalogVersion } from '@estate/events';
-import type { Logger } from '@estate/platform';
+import type { LineLogger, Logger } from '@estate/platform';
 import type { CatalogReplica } from '../catalog/catalog.replica';
 import type { CallPolicy } from '../policy/call.policy';
 import { nextRetryDelay } from '../policy/retry.policy';
@@ -15,6 +15,8 @@ export interface ForwardOptions {
   repaired: number;
   signal?: AbortSignal;
   options?: UpstreamCallOptions;
+  /** The request's own logger (its session, request and correlation ids); the step's otherwise. */
+  log?: LineLogger;
 }
 
 /** Told when an upstream's answer breaks the published output schema: the contract drifted. */
@@ -29,6 +31,7 @@ interface Attempt {
   started: number;
   attempts: number;
   repaired: number;
+  log: LineLogger;
 }
 
 /**
@@ -56,7 +59,7 @@ export class UpstreamStep {
 
   async forward(session: EdgeSession, entry: CatalogEntry, version: CatalogVersion, args: Record<string, unknown>, call: ForwardOptions): Promise<CallToolResult> {
     const { repaired, signal } = call;
-    const attempt: Attempt = { session, version, started: this.now(), attempts: 0, repaired };
+    const attempt: Attempt = { session, version, started: this.now(), attempts: 0, repaired, log: call.log ?? this.logger };
     const { spec } = version;
     for (;;) {
       attempt.attempts += 1;
@@ -106,7 +109,7 @@ export class UpstreamStep {
     const { session, version } = attempt;
     const ref = failureRef();
     const bounded = detail.length > DETAIL_CHARS ? `${detail.slice(0, DETAIL_CHARS)}…` : detail;
-    this.logger.warn({ ...log, ref, tool: version.spec.name, version: version.version, detail: bounded }, 'upstream call failed');
+    attempt.log.warn({ ...log, ref, tool: version.spec.name, version: version.version, detail: bounded }, 'upstream call failed');
     this.records.complete(session, version.spec.name, version.version, 'upstream_error', this.now() - attempt.started, attempt.attempts, attempt.repaired, { ref, detail: bounded });
     return ref;
   }

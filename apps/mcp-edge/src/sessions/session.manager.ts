@@ -55,7 +55,7 @@ export class SessionManager {
     private readonly extensions: ServerExtension[] = [],
   ) {
     this.idleMs = limits.idleMs;
-    replica.onChange((changes) => this.onCatalogChange(changes));
+    replica.onChange((changes, log) => this.onCatalogChange(changes, log));
   }
 
   /** Sweeps four times per idle period, so a session outlives its idle time by at most a quarter of it. */
@@ -173,7 +173,7 @@ export class SessionManager {
    * Notify exactly the sessions for which a changed tool resolves to a different version (or
    * none), judged by the rights of each session's most recent request.
    */
-  private onCatalogChange(changes: CatalogChange[]): void {
+  private onCatalogChange(changes: CatalogChange[], log: Logger): void {
     let notified = 0;
     for (const session of this.sessions.values()) {
       const affected = changes.some(({ name, before, after }) => {
@@ -185,6 +185,7 @@ export class SessionManager {
       if (affected && session.notifyListChanged()) notified += 1;
     }
     for (const listener of this.fanOutListeners) listener(notified);
+    log.info({ tools: changes.slice(0, 20).map((c) => c.name), changed: changes.length, notified }, `catalog changed; tools/list_changed sent to ${notified} sessions`);
   }
 
   private async sweep(): Promise<void> {

@@ -3,8 +3,10 @@ import './stdout.guard';
 import { PassThrough } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Principal } from '@estate/contracts';
-import { busFrom, createLogger, failBoot, joinEstateOrKafka, PrincipalResolver, startTracing, stopOnSignals, type Logger } from '@estate/platform';
-import { startEdgeCore } from '../edge.core';
+import { NestFactory } from '@nestjs/core';
+import { createLogger, failBoot, joinEstateOrKafka, PinoNestLogger, PrincipalResolver, startTracing, stopOnSignals, type Logger } from '@estate/platform';
+import { EdgeCoreModule } from '../edge-core.module';
+import { SessionManager } from '../sessions/session.manager';
 import { loadStdioConfig, type StdioEdgeConfig } from './stdio.config';
 import { StdioGate } from './stdio.gate';
 
@@ -22,20 +24,20 @@ async function resolvePrincipal(config: StdioEdgeConfig): Promise<Principal> {
 
 async function serve(config: StdioEdgeConfig, logger: Logger): Promise<void> {
   const principal = await resolvePrincipal(config);
-  const bus = busFrom(config, 'estate-edge-stdio', logger);
   // After the stdout guard: even OTEL_TRACES_EXPORTER=console prints to stderr, never into the protocol.
   const tracing = startTracing(process.env, 'estate-mcp-edge-stdio');
-  const core = await startEdgeCore(config, bus, logger);
-  const stop = async () => {
-    await core.stop();
-    await bus.close();
-    await tracing?.shutdown();
-  };
+  // The edge's core without an HTTP server; its module builds the bus and closes it (and tracing) last.
+  const core = await NestFactory.createApplicationContext(
+    EdgeCoreModule.forRoot(config, { logger, owned: tracing ? [{ name: 'tracing', stop: () => tracing.shutdown() }] : [] }),
+    { logger: new PinoNestLogger(logger), abortOnError: false },
+  );
+  await core.init();
+  const stop = () => core.close();
   // A client that kills us still gets its pending call records published.
   stopOnSignals(logger, stop);
   // The SDK's own stdin reader would drop garbage silently; the gate reads stdin instead.
   const transport = new StdioServerTransport(new PassThrough(), process.stdout);
-  const session = core.sessions.attach(principal, transport);
+  const session = core.get(SessionManager).attach(principal, transport);
   logger.info({ principal: principal.id, session: session.id }, 'mcp edge serving stdio');
   await new StdioGate(session, transport, logger).run(process.stdin);
   logger.info('stdin closed; stopping');

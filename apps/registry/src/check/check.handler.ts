@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Outcome } from '../command/outcome';
 import { PublishHandler } from '../publish/publish.handler';
-import type { PublishReport } from '../publish/publish.command';
+import type { PublishAnswer } from '../publish/publish.command';
 import type { AppendMeta } from '../store/event-store.port';
 
 /**
@@ -12,7 +12,7 @@ import type { AppendMeta } from '../store/event-store.port';
 export class CheckHandler {
   constructor(@Inject(PublishHandler) private readonly publish: PublishHandler) {}
 
-  execute(spec: unknown, meta: AppendMeta): Promise<Outcome<PublishReport>> {
+  execute(spec: unknown, meta: AppendMeta): Promise<Outcome<PublishAnswer>> {
     return this.publish.execute(spec, meta, { dryRun: true });
   }
 }

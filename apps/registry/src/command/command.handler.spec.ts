@@ -10,7 +10,7 @@ describe('the command handler (load → decide → append at the version read �
   it('appends what the decider decided, stamped with who acted and the correlation id', async () => {
     const store = new InMemoryEventStore();
     const outcome = await new CommandHandler(store).handle(serverDecider, stream, register, META);
-    expect(outcome).toEqual({ ok: true, value: [{ type: 'ServerRegistered', version: 2, data: BANK }] });
+    expect(outcome).toEqual({ ok: true, value: { events: [{ type: 'ServerRegistered', version: 2, data: BANK }], state: { status: 'unregistered' } } });
     expect(await store.readStream(stream)).toMatchObject([{ type: 'ServerRegistered', position: 0, actor: 'alice', correlationId: 'c-1' }]);
   });
 
@@ -55,7 +55,7 @@ describe('the command handler (load → decide → append at the version read �
   it('stores nothing for a refusal or a dry run, and answers the same decision', async () => {
     const store = new InMemoryEventStore();
     const handler = new CommandHandler(store);
-    expect(await handler.handle(serverDecider, stream, register, META, { dryRun: true })).toMatchObject({ ok: true, value: [{ type: 'ServerRegistered' }] });
+    expect(await handler.handle(serverDecider, stream, register, META, { dryRun: true })).toMatchObject({ ok: true, value: { events: [{ type: 'ServerRegistered' }] } });
     const refused = await handler.handle(serverDecider, stream, { ...register, server: { ...BANK, namespace: 'elsewhere' } }, META);
     expect(refused).toMatchObject({ ok: false, error: { code: 'NAMESPACE_FORBIDDEN' } });
     expect(await store.listStreams('')).toEqual([]);

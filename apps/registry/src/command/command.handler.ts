@@ -16,6 +16,12 @@ export interface HandleOptions {
   dryRun?: boolean;
 }
 
+/** What a command decided, and the state it decided on: what a use case reports against (publish's compat report). */
+export interface Decided<E, S> {
+  events: E[];
+  state: S;
+}
+
 /** `state` advanced by the events read after it. */
 function fold<C, E, S>(decider: Decider<C, E, S>, state: S, newer: readonly EventEnvelope[]): S {
   return newer.reduce((folded, envelope) => decider.evolve(folded, asRegistryEvent(envelope) as E), state);
@@ -41,18 +47,18 @@ export class CommandHandler {
 
   async handle<C, E extends NewEvent, S>(
     decider: Decider<C, E, S>, streamId: string, command: C, meta: AppendMeta, options: HandleOptions = {},
-  ): Promise<Outcome<E[]>> {
+  ): Promise<Outcome<Decided<E, S>>> {
     for (let attempt = 1; ; attempt += 1) {
       try {
         const known = this.states.get(decider, streamId);
         let appended: Loaded<S> | undefined;
-        const outcome = await this.store.update<Outcome<E[]>>(streamId, known.version, (newer) => {
+        const outcome = await this.store.update<Outcome<Decided<E, S>>>(streamId, known.version, (newer) => {
           const loaded = this.advance(decider, streamId, known, newer);
           const decision = decider.decide(command, loaded.state);
           if (!decision.ok) return { append: [], result: decision };
           const append = options.dryRun ? [] : decision.events;
           if (append.length > 0) appended = { state: append.reduce((s, e) => decider.evolve(s, e), loaded.state), version: loaded.version + append.length };
-          return { append, result: { ok: true, value: decision.events } };
+          return { append, result: { ok: true, value: { events: decision.events, state: loaded.state } } };
         }, meta);
         // Reached only once the append is stored: what it appended is known without reading it back.
         if (appended) this.states.set(decider, streamId, appended);

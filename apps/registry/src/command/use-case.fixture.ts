@@ -1,8 +1,9 @@
+import { DEFAULT_COMPAT_POLICY } from '@estate/contracts';
 import type { ServerRegisteredData } from '@estate/events';
 import { bankSpecs } from '../../../../examples/bank/bank.specs';
 import { CheckHandler } from '../check/check.handler';
 import { DeprecateHandler } from '../deprecate/deprecate.handler';
-import { toolDecider, type ClassifyChange } from '../domain/tool.decider';
+import { classifierFor, toolDecider, type ClassifyChange } from '../domain/tool.decider';
 import { PublishHandler } from '../publish/publish.handler';
 import { QuarantineHandler } from '../quarantine/quarantine.handler';
 import { RegisterServerHandler } from '../register-server/register-server.handler';
@@ -19,11 +20,11 @@ export const [LOOKUP] = bankSpecs('bank');
 export const META = { actor: 'alice', correlationId: 'c-1' };
 
 /** Every use case over one in-memory store, wired as the module wires them: what a use-case spec drives. */
-export function useCases(classify?: ClassifyChange) {
+export function useCases(classify: ClassifyChange = classifierFor(DEFAULT_COMPAT_POLICY)) {
   const store = new InMemoryEventStore();
   const commands = new CommandHandler(store);
   const tools = toolDecider(classify);
-  const publish = new PublishHandler(commands, tools);
+  const publish = new PublishHandler(commands, tools, classify);
   return {
     store,
     commands,

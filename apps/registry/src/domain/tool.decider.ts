@@ -1,7 +1,7 @@
 import { gt, rcompare } from 'semver';
 import {
   bumpBetween, bumpRank, classifyToolChange, lintToolSpec, parseToolSpec, parseVersion, storableTextIssues,
-  type ChangeClassification, type ToolSpec, type VersionStatus,
+  DEFAULT_COMPAT_POLICY, type ChangeClassification, type CompatPolicy, type ToolSpec, type VersionStatus,
 } from '@estate/contracts';
 import type {
   ServerRegisteredData, ToolQuarantined, ToolVersionSunsetReached, ToolVersionDeprecated, ToolVersionPublished, ToolVersionRetired,
@@ -41,10 +41,23 @@ export function latestVersion(state: ToolState): string | undefined {
   return Object.keys(state.versions).sort(rcompare)[0];
 }
 
-/** The schema-change classifier, passed in so the composition root can put a cache in front of it. */
-export type ClassifyChange = (oldSpec: ToolSpec, newSpec: ToolSpec) => ChangeClassification;
+/**
+ * The schema-change classifier under one ESTATE_COMPAT policy, passed in so the composition root
+ * can put a cache in front of it. The policy is bound in, not passed per call: it is fixed at
+ * boot, and a cache in front of a bound classifier cannot answer under the wrong policy.
+ */
+export interface ClassifyChange {
+  (oldSpec: ToolSpec, newSpec: ToolSpec): ChangeClassification;
+  readonly policy: CompatPolicy;
+}
 
-export function decideTool(command: ToolCommand, state: ToolState, classify: ClassifyChange = classifyToolChange): Decision<ToolEvent> {
+export function classifierFor(policy: CompatPolicy, classify: typeof classifyToolChange = classifyToolChange): ClassifyChange {
+  return Object.assign((oldSpec: ToolSpec, newSpec: ToolSpec) => classify(oldSpec, newSpec, policy), { policy });
+}
+
+const STANDARD = classifierFor(DEFAULT_COMPAT_POLICY);
+
+export function decideTool(command: ToolCommand, state: ToolState, classify: ClassifyChange = STANDARD): Decision<ToolEvent> {
   switch (command.type) {
     case 'PublishToolVersion':
       return decidePublish(command.spec, command.server, state, classify);
@@ -60,7 +73,7 @@ export function decideTool(command: ToolCommand, state: ToolState, classify: Cla
 }
 
 /** The tool aggregate as the command handler runs it. */
-export function toolDecider(classify: ClassifyChange = classifyToolChange): Decider<ToolCommand, ToolEvent, ToolState> {
+export function toolDecider(classify: ClassifyChange = STANDARD): Decider<ToolCommand, ToolEvent, ToolState> {
   return { initialState: initialToolState, evolve: evolveTool, decide: (command, state) => decideTool(command, state, classify) };
 }
 
@@ -99,12 +112,13 @@ function decidePublish(input: unknown, server: ServerRegisteredData | undefined,
   const declared = bumpBetween(latest, spec.version);
   const changes = classification.changes.map(({ path, kind, breaking, message }) => ({ path, kind, breaking, message }));
   if (bumpRank(declared) < bumpRank(classification.bump)) {
+    const { policy, strictBump, changes: detailed, witness } = classification;
     return {
       ok: false,
       error: registryError(
         'BUMP_TOO_SMALL',
-        `${latest} → ${spec.version} is a ${declared} bump but the change needs ${classification.bump}`,
-        { required: classification.bump, declared, changes, witness: classification.witness },
+        `${latest} → ${spec.version} is a ${declared} bump but the change needs ${classification.bump} (ESTATE_COMPAT=${policy})`,
+        { required: classification.bump, declared, compat: { policy, strictRequired: strictBump }, changes: detailed, witness },
       ),
     };
   }

@@ -1,6 +1,6 @@
 import { lt, rcompare } from 'semver';
-import { bumpBetween, classifyToolChange, type SchemaChange } from '@estate/contracts';
-import type { ClassifyChange, ToolState } from './tool.decider';
+import { bumpBetween, DEFAULT_COMPAT_POLICY, type SchemaChange } from '@estate/contracts';
+import { classifierFor, type ClassifyChange, type ToolState } from './tool.decider';
 
 /**
  * What changed from the version published just before `version` (the highest lower one): the
@@ -17,8 +17,11 @@ export interface VersionDiff {
   witness?: unknown;
 }
 
-/** undefined when the version was never published; the first version has no previous and no changes. */
-export function versionDiffFor(name: string, state: ToolState, version: string, classify: ClassifyChange = classifyToolChange): VersionDiff | undefined {
+/**
+ * undefined when the version was never published; the first version has no previous and no changes.
+ * `classify` runs under the ESTATE_COMPAT in force now, which may differ from the one the version was published under.
+ */
+export function versionDiffFor(name: string, state: ToolState, version: string, classify: ClassifyChange = classifierFor(DEFAULT_COMPAT_POLICY)): VersionDiff | undefined {
   const current = state.versions[version];
   if (!current) return undefined;
   const previous = Object.keys(state.versions).filter((v) => lt(v, version)).sort(rcompare)[0];

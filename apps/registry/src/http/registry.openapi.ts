@@ -105,7 +105,7 @@ export const REGISTRY_OPENAPI = {
       },
       post: { summary: 'Publish a tool version (estate:publish)', requestBody: specBody, responses: responses('201', [400, 401, 403, 409, 413, 422]) },
     },
-    '/v1/tools/check': { post: { summary: 'Dry-run a publish: the same decision, nothing stored', requestBody: specBody, responses: responses('200', [400, 401, 403, 409, 413, 422]) } },
+    '/v1/tools/check': { post: { summary: 'Dry-run a publish: the same decision, nothing stored; `compat` names the ESTATE_COMPAT policy in force and each change carries what the strict policy says (`strict`, and `narrows` with a witness where the two part)', requestBody: specBody, responses: responses('200', [400, 401, 403, 409, 413, 422]) } },
     '/v1/tools/{name}': read('One tool and the versions the caller may see', READS, {
       type: 'object', required: ['name', 'versions'],
       properties: { name: { type: 'string' }, versions: { type: 'object', additionalProperties: { oneOf: [{ $ref: '#/components/schemas/GovernedVersion' }, { $ref: '#/components/schemas/AgentVersionView' }] } } },

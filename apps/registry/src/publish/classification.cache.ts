@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { classifyToolChange, type ChangeClassification, type ToolSpec } from '@estate/contracts';
-import type { ClassifyChange } from '../domain/tool.decider';
+import { DEFAULT_COMPAT_POLICY, type ChangeClassification, type ToolSpec } from '@estate/contracts';
+import { classifierFor, type ClassifyChange } from '../domain/tool.decider';
 
 /** Enough for every pair a burst of checks, publishes, retries and diffs asks about; each entry is a few kB. */
 export const CLASSIFICATION_CACHE_SIZE = 1_000;
@@ -9,9 +9,12 @@ export const CLASSIFICATION_CACHE_SIZE = 1_000;
  * The classifier in front of a bounded LRU keyed by the (old spec, new spec) pair: a check
  * followed by its publish, a retry after a conflict and every diff of a version ask the same
  * question, and the classifier (witness search included) is the costliest step of a publish.
- * The classifier is pure, so a cached answer is the answer.
+ * The classifier is pure, so a cached answer is the answer. One cache per classifier, so per
+ * ESTATE_COMPAT policy (bound into `classify`): the same pair is a different question under strict.
  */
-export function cachedClassifier(limit = CLASSIFICATION_CACHE_SIZE, classify: ClassifyChange = classifyToolChange): ClassifyChange & { size(): number } {
+export function cachedClassifier(
+  classify: ClassifyChange = classifierFor(DEFAULT_COMPAT_POLICY), limit = CLASSIFICATION_CACHE_SIZE,
+): ClassifyChange & { size(): number } {
   const entries = new Map<string, ChangeClassification>();
   const cached = (oldSpec: ToolSpec, newSpec: ToolSpec): ChangeClassification => {
     const key = pairKey(oldSpec, newSpec);
@@ -27,7 +30,7 @@ export function cachedClassifier(limit = CLASSIFICATION_CACHE_SIZE, classify: Cl
     if (entries.size > limit) entries.delete(entries.keys().next().value as string);
     return answer;
   };
-  return Object.assign(cached, { size: () => entries.size });
+  return Object.assign(cached, { policy: classify.policy, size: () => entries.size });
 }
 
 /**

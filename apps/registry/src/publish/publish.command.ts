@@ -1,6 +1,7 @@
 import { hasUnstorableText } from '@estate/contracts';
 import type { ServerRegisteredData } from '@estate/events';
-import type { ToolCommand, ToolEvent } from '../domain/tool.decider';
+import { publishReport, type PublishReport } from '../domain/publish-report';
+import type { ClassifyChange, ToolCommand, ToolEvent, ToolState } from '../domain/tool.decider';
 
 export type PublishToolVersion = Extract<ToolCommand, { type: 'PublishToolVersion' }>;
 
@@ -9,20 +10,26 @@ export function publishToolVersion(spec: unknown, server: ServerRegisteredData |
   return { type: 'PublishToolVersion', spec, server };
 }
 
-/** What publish and check answer: what was decided, never whether it was stored. */
-export interface PublishReport {
+/**
+ * What publish and check answer: what was decided, never whether it was stored, with the
+ * ESTATE_COMPAT policy it was decided under and what the strict policy says (domain/publish-report.ts).
+ */
+export interface PublishAnswer extends PublishReport {
   name: string;
   version: string;
   bump: string;
-  changes: unknown[];
 }
 
-/** The decided event's own fields, passed through: what the classifier reports reaches the caller as it is. */
-export function publishReport(events: ToolEvent[]): PublishReport {
+/**
+ * The decided event's name, version and bump, and the classifier's full report against `before`
+ * (the state the decision was made on): every change with its strict verdict, which the stored
+ * event leaves out. `classify` is the decider's own (cached), so the pair is not classified twice.
+ */
+export function publishAnswer(events: ToolEvent[], before: ToolState, classify: ClassifyChange): PublishAnswer {
   const [published] = events;
   if (published?.type !== 'ToolVersionPublished') throw new Error('publish decided an unexpected event');
-  const { spec, ...report } = published.data;
-  return { name: spec.name, version: spec.version, ...report };
+  const { spec, bump } = published.data;
+  return { name: spec.name, version: spec.version, bump, ...publishReport(before, spec, classify) };
 }
 
 /** The stream a spec names; a name PostgreSQL cannot store names none, and the decider reports it with its path. */

@@ -1,4 +1,5 @@
 import { classifyToolChange } from '@estate/contracts';
+import { classifierFor } from '../domain/tool.decider';
 import { BANK, LOOKUP, META, useCases } from '../command/use-case.fixture';
 import { registerServer } from '../register-server/register-server.command';
 import { cachedClassifier } from './classification.cache';
@@ -7,7 +8,7 @@ describe('publish', () => {
   it('publishes against the registered server and answers what was decided', async () => {
     const { register, publish, store } = useCases();
     await register.execute(registerServer(BANK), META);
-    expect(await publish.execute(LOOKUP, META)).toEqual({ ok: true, value: { name: 'bank.lookup', version: '1.0.0', bump: 'initial', changes: [] } });
+    expect(await publish.execute(LOOKUP, META)).toEqual({ ok: true, value: { name: 'bank.lookup', version: '1.0.0', bump: 'initial', compat: { policy: 'standard', strictBump: 'initial' }, changes: [] } });
     expect(await store.readStream('tool:bank.lookup')).toMatchObject([{ type: 'ToolVersionPublished', actor: 'alice', correlationId: 'c-1' }]);
   });
 
@@ -26,7 +27,7 @@ describe('publish', () => {
 
   it('classifies a pair once: a check and then its publish share the cached answer', async () => {
     const classify = jest.fn(classifyToolChange);
-    const { register, publish, check } = useCases(cachedClassifier(10, classify));
+    const { register, publish, check } = useCases(cachedClassifier(classifierFor('standard', classify), 10));
     await register.execute(registerServer(BANK), META);
     await publish.execute(LOOKUP, META);
     const next = { ...LOOKUP, version: '1.1.0', title: 'Find a payment by reference' };

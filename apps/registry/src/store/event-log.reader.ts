@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { EventEnvelope } from '@estate/events';
+import { RegistryEventEntity } from './event.entity';
 import { rowToEnvelope, type LoggedEventRow } from './event.row';
 
 export interface EventPage {
@@ -19,6 +20,7 @@ export class EventLogReader {
   constructor(private readonly db: DataSource) {}
 
   async page(after: string, limit: number): Promise<EventPage> {
+    // Raw SQL: an xid8 snapshot read (tx_id below pg_snapshot_xmin), which TypeORM cannot say.
     const rows: Array<Omit<LoggedEventRow, 'tx_id' | 'traceparent'>> = await this.db.query(
       `SELECT position, id, stream_id, stream_version, type, version, data, actor, correlation_id, occurred_at
          FROM registry.events
@@ -27,7 +29,7 @@ export class EventLogReader {
         LIMIT $2`,
       [after, limit],
     );
-    const [{ total }]: Array<{ total: string }> = await this.db.query(`SELECT count(*) AS total FROM registry.events`);
-    return { events: rows.map(rowToEnvelope), next: rows.length > 0 ? rows[rows.length - 1].position : after, total: Number(total) };
+    const total = await this.db.manager.count(RegistryEventEntity);
+    return { events: rows.map(rowToEnvelope), next: rows.length > 0 ? rows[rows.length - 1].position : after, total };
   }
 }

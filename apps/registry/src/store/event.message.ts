@@ -6,7 +6,8 @@ export function eventMessage(envelope: EventEnvelope): OutgoingMessage {
   return {
     key: envelope.stream,
     value: JSON.stringify(envelope),
-    headers: { 'estate-type': envelope.type, 'estate-version': String(envelope.version), 'estate-id': envelope.id },
+    // The correlation id rides beside traceparent, so consumers log it without parsing the value.
+    headers: { 'estate-type': envelope.type, 'estate-version': String(envelope.version), 'estate-id': envelope.id, 'x-correlation-id': envelope.correlationId },
   };
 }
 

@@ -1,4 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { RegistryEventEntity } from './event.entity';
+import { RelayCheckpointEntity } from './relay-checkpoint.entity';
+import { RelayParkedEntity } from './relay-parked.entity';
 
 export class CreateEventStore1732900000000 implements MigrationInterface {
   name = 'CreateEventStore1732900000000';
@@ -109,4 +112,42 @@ export class EventTraceparent1732900000012 implements MigrationInterface {
   }
 }
 
-export const REGISTRY_MIGRATIONS = [CreateEventStore1732900000000, KeepEventPayloadText1732900000002, RelayLogMark1732900000011, RelayParked1732900000012, EventTraceparent1732900000012];
+/**
+ * The event store is the truth every projection is folded from, so the database refuses to
+ * rewrite it, not only this code: history is corrected by appending a compensating event.
+ * Statement-level triggers refuse even an UPDATE or DELETE that matches no row, so a careless
+ * script fails on an empty table as it would on a full one.
+ */
+export class EventsAppendOnly1764600000000 implements MigrationInterface {
+  name = 'EventsAppendOnly1764600000000';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`
+      CREATE FUNCTION registry.refuse_event_change() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        RAISE EXCEPTION 'registry.events is append-only (% refused): append a compensating event instead', TG_OP
+          USING ERRCODE = 'insufficient_privilege';
+      END
+      $$`);
+    await runner.query(`
+      CREATE TRIGGER events_append_only BEFORE UPDATE OR DELETE ON registry.events
+      FOR EACH STATEMENT EXECUTE FUNCTION registry.refuse_event_change()`);
+    await runner.query(`
+      CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON registry.events
+      FOR EACH STATEMENT EXECUTE FUNCTION registry.refuse_event_change()`);
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`DROP TRIGGER events_no_truncate ON registry.events`);
+    await runner.query(`DROP TRIGGER events_append_only ON registry.events`);
+    await runner.query(`DROP FUNCTION registry.refuse_event_change()`);
+  }
+}
+
+export const REGISTRY_MIGRATIONS = [
+  CreateEventStore1732900000000, KeepEventPayloadText1732900000002, RelayLogMark1732900000011, RelayParked1732900000012,
+  EventTraceparent1732900000012, EventsAppendOnly1764600000000,
+];
+
+/** The tables these migrations create; the schema drift test holds the two together. */
+export const REGISTRY_ENTITIES = [RegistryEventEntity, RelayCheckpointEntity, RelayParkedEntity];

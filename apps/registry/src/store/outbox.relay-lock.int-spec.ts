@@ -4,7 +4,7 @@ import type { EventEnvelope } from '@estate/events';
 import { createLogger, InMemoryEventBus, openDatabase, type Subscription } from '@estate/platform';
 import { waitFor } from '../../../../test/support/estate.harness';
 import { createTestDatabase } from '../../../../test/support/infra';
-import { REGISTRY_MIGRATIONS } from './migrations';
+import { REGISTRY_ENTITIES, REGISTRY_MIGRATIONS } from './migrations';
 import { OutboxRelay } from './outbox.relay';
 import { PostgresEventStore } from './postgres-event-store';
 
@@ -34,7 +34,7 @@ describe('two registry instances on one database (real PostgreSQL)', () => {
 
   beforeAll(async () => {
     ({ url, drop } = await createTestDatabase());
-    db = await openDatabase({ url, schema: 'registry', migrations: REGISTRY_MIGRATIONS });
+    db = await openDatabase({ url, schema: 'registry', migrations: REGISTRY_MIGRATIONS, entities: REGISTRY_ENTITIES });
     store = new PostgresEventStore(db, randomUUID, () => new Date());
     subscription = await bus.subscribe({
       topic: TOPIC, groupId: 'watcher', fromBeginning: true,

@@ -6,7 +6,7 @@ import type { EventEnvelope } from '@estate/events';
 import { estateTopics, KafkaEventBus, openDatabase } from '@estate/platform';
 import { waitFor } from '../../../../test/support/estate.harness';
 import { createTestDatabase, kafkaBrokers, randomTopicPrefix } from '../../../../test/support/infra';
-import { REGISTRY_MIGRATIONS } from './migrations';
+import { REGISTRY_ENTITIES, REGISTRY_MIGRATIONS } from './migrations';
 import { OutboxRelay } from './outbox.relay';
 import { PostgresEventStore } from './postgres-event-store';
 
@@ -25,7 +25,7 @@ describe('the outbox relay re-sends what a log lost (real PostgreSQL and Kafka)'
     await admin.connect();
     let url: string;
     ({ url, drop } = await createTestDatabase());
-    db = await openDatabase({ url, schema: 'registry', migrations: REGISTRY_MIGRATIONS });
+    db = await openDatabase({ url, schema: 'registry', migrations: REGISTRY_MIGRATIONS, entities: REGISTRY_ENTITIES });
     bus = new KafkaEventBus({ brokers: kafkaBrokers(), clientId: 'relay-recovery', logger });
     await bus.ensureTopics([spec]);
     store = new PostgresEventStore(db, randomUUID, () => new Date());

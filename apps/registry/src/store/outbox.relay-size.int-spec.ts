@@ -14,7 +14,7 @@ import { PublishHandler } from '../publish/publish.handler';
 import { RegistryQueries } from '../read/registry.queries';
 import { startRegistry } from '../registry.app';
 import { EventTooLarge } from './event-store.port';
-import { REGISTRY_MIGRATIONS } from './migrations';
+import { REGISTRY_ENTITIES, REGISTRY_MIGRATIONS } from './migrations';
 import { OutboxRelay } from './outbox.relay';
 import { PostgresEventStore } from './postgres-event-store';
 import { relayBacklog } from './relay.backlog';
@@ -127,7 +127,7 @@ describe('an event the bus refuses does not stop the ones behind it (real Postgr
   beforeAll(async () => {
     let url: string;
     ({ url, drop } = await createTestDatabase());
-    db = await openDatabase({ url, schema: 'registry', migrations: REGISTRY_MIGRATIONS });
+    db = await openDatabase({ url, schema: 'registry', migrations: REGISTRY_MIGRATIONS, entities: REGISTRY_ENTITIES });
     store = new PostgresEventStore(db, randomUUID, () => new Date());
     bus = new KafkaEventBus({ brokers: kafkaBrokers(), clientId: 'relay-park', logger });
     await bus.ensureTopics([spec]);

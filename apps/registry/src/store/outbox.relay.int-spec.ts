@@ -4,7 +4,7 @@ import type { EventEnvelope } from '@estate/events';
 import { createLogger, KafkaEventBus, openDatabase, type Subscription } from '@estate/platform';
 import { createTestDatabase, kafkaBrokers, randomTopicPrefix } from '../../../../test/support/infra';
 import { ConcurrencyConflict } from './event-store.port';
-import { REGISTRY_MIGRATIONS } from './migrations';
+import { REGISTRY_ENTITIES, REGISTRY_MIGRATIONS } from './migrations';
 import { OutboxRelay } from './outbox.relay';
 import { PostgresEventStore } from './postgres-event-store';
 
@@ -25,7 +25,7 @@ describe('outbox relay under concurrent appends (real PostgreSQL and Kafka)', ()
 
   beforeAll(async () => {
     ({ url, drop } = await createTestDatabase());
-    db = await openDatabase({ url, schema: 'registry', migrations: REGISTRY_MIGRATIONS, poolSize: WRITERS + 4 });
+    db = await openDatabase({ url, schema: 'registry', migrations: REGISTRY_MIGRATIONS, entities: REGISTRY_ENTITIES, poolSize: WRITERS + 4 });
     bus = new KafkaEventBus({ brokers: kafkaBrokers(), clientId: 'relay-test', logger });
     await bus.ensureTopics([{ name: topic, partitions: 3 }]);
     subscription = await bus.subscribe({

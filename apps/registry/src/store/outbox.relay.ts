@@ -6,6 +6,8 @@ import {
 } from '@estate/platform';
 import { eventMessage } from './event.message';
 import { APPEND_CHANNEL, rowToEnvelope } from './postgres-event-store';
+import { RelayCheckpointEntity } from './relay-checkpoint.entity';
+import { RelayParkedEntity } from './relay-parked.entity';
 
 const BATCH = 500;
 const POLL_MS = 250;
@@ -56,6 +58,7 @@ export class OutboxRelay {
   }
 
   async start(): Promise<void> {
+    // Raw SQL: the xid8 zero ('0'::xid8) has no TypeORM literal.
     await this.db.query(
       `INSERT INTO registry.relay_checkpoint (relay, tx_id, position) VALUES ($1, '0'::xid8, 0) ON CONFLICT DO NOTHING`,
       [this.name],
@@ -130,6 +133,7 @@ export class OutboxRelay {
   private async lead(): Promise<boolean> {
     if (this.holdsLock) return true;
     const session = this.session ?? (await this.openSession());
+    // Raw SQL: advisory locks and LISTEN live on this instance's own session, outside TypeORM's pool.
     const result = await session.query<{ locked: boolean }>(
       `SELECT pg_try_advisory_lock(hashtext('estate.registry.relay'), hashtext($1)) AS locked`, [this.name],
     );
@@ -216,6 +220,7 @@ export class OutboxRelay {
       return false;
     }
     // Never backwards, even if a relay that lost its lock mid-pass finishes late.
+    // Raw SQL: a row comparison on (xid8, bigint), which TypeORM cannot say.
     await this.db.query(
       `UPDATE registry.relay_checkpoint SET tx_id = $2::xid8, position = $3, log_high = $4, last_event_id = $5
         WHERE relay = $1 AND (tx_id, position) < ($2::xid8, $3::bigint)`,
@@ -227,11 +232,10 @@ export class OutboxRelay {
   private async park(refused: Outgoing, reason: string): Promise<void> {
     const { row, message } = refused;
     const bytes = messageBytes(message);
-    await this.db.query(
-      `INSERT INTO registry.relay_parked (relay, event_id, stream_id, stream_version, bytes, reason)
-       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-      [this.name, row.id, row.stream_id, row.stream_version, bytes, reason],
-    );
+    await this.db.manager.createQueryBuilder().insert().into(RelayParkedEntity)
+      .values({ relay: this.name, eventId: row.id, streamId: row.stream_id, streamVersion: row.stream_version, bytes, reason })
+      .orIgnore()
+      .execute();
     this.logger.error(
       { topic: this.topic, eventId: row.id, stream: row.stream_id, position: row.stream_version, bytes },
       `event ${row.id} (${row.stream_id} #${row.stream_version}, ${bytes} bytes) was refused by ${this.topic} and parked in registry.relay_parked; the events behind it go on: ${reason}`,
@@ -256,16 +260,14 @@ export class OutboxRelay {
     this.lastCheck = Date.now();
     this.checkSoon = false;
     const held = await this.held();
-    const rows: Array<{ log_high: string; last_event_id: string | null }> = await this.db.query(
-      `SELECT log_high, last_event_id FROM registry.relay_checkpoint WHERE relay = $1`, [this.name],
-    );
-    const expected = BigInt(rows[0]?.log_high ?? '0');
+    const checkpoint = await this.db.manager.findOne(RelayCheckpointEntity, { where: { relay: this.name }, select: { logHigh: true, lastEventId: true } });
+    const expected = BigInt(checkpoint?.logHigh ?? '0');
     if (held !== undefined && held >= expected) return held;
     if (held === undefined && expected === 0n) {
       await this.bus.ensureTopics([this.spec]);
       return (await this.held()) ?? 0n;
     }
-    await this.startOver(held, expected, rows[0]?.last_event_id ?? null);
+    await this.startOver(held, expected, checkpoint?.lastEventId ?? null);
     return undefined;
   }
 
@@ -276,6 +278,7 @@ export class OutboxRelay {
     );
     await this.bus.ensureTopics([this.spec]);
     const now = (await this.held()) ?? 0n;
+    // Raw SQL: the xid8 zero ('0'::xid8) has no TypeORM literal.
     await this.db.query(
       `UPDATE registry.relay_checkpoint SET tx_id = '0'::xid8, position = 0, log_high = $2, last_event_id = NULL WHERE relay = $1`,
       [this.name, String(now)],
@@ -291,6 +294,7 @@ export class OutboxRelay {
 
   /** The next events in commit order: at most BATCH of them, and about one batch's bytes (at least one event). */
   private async readBatch(): Promise<RelayRow[]> {
+    // Raw SQL: an xid8 snapshot read (tx_id below pg_snapshot_xmin) with a window sum for the batch's bytes.
     return this.db.query(
       `SELECT position, tx_id, id, stream_id, stream_version, type, version, data, actor, correlation_id, occurred_at, traceparent
          FROM (SELECT n.*, sum(octet_length(n.data::text)) OVER (ORDER BY n.tx, n.position) - octet_length(n.data::text) AS before

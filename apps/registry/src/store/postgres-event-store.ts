@@ -2,6 +2,7 @@ import type { Pool } from 'pg';
 import type { DataSource } from 'typeorm';
 import type { EventEnvelope } from '@estate/events';
 import { currentTraceparent, REGISTRY_EVENT_MAX_BYTES, withCorrelation, withSpan } from '@estate/platform';
+import { RegistryEventEntity } from './event.entity';
 import { eventMessageBytes } from './event.message';
 import { ConcurrencyConflict, EventTooLarge, readDecideAppend, type AppendMeta, type EventStore, type NewEvent, type StreamUpdate } from './event-store.port';
 import { rowToEnvelope, type EventRow } from './event.row';
@@ -13,9 +14,10 @@ export { rowToEnvelope };
 export const APPEND_CHANNEL = 'estate_registry_appended';
 
 /*
- * Named statements: PostgreSQL parses and plans each once per connection, not once per publish.
- * The insert takes every event of a decision as arrays, so one statement (one round trip, one
- * transaction) appends them all and signals the relay, whatever their number.
+ * Raw SQL on the command path, on purpose: TypeORM cannot name a statement. Named statements:
+ * PostgreSQL parses and plans each once per connection, not once per publish. The insert takes
+ * every event of a decision as arrays, so one statement (one round trip, one transaction)
+ * appends them all and signals the relay, whatever their number.
  */
 const READ_STREAM = {
   name: 'registry-read-stream',
@@ -82,10 +84,11 @@ export class PostgresEventStore implements EventStore {
   }
 
   async listStreams(prefix: string): Promise<string[]> {
-    const rows: Array<{ stream_id: string }> = await this.db.query(
-      `SELECT DISTINCT stream_id FROM registry.events WHERE stream_id LIKE $1 ORDER BY stream_id`,
-      [`${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`],
-    );
+    const rows = await this.db.manager.createQueryBuilder(RegistryEventEntity, 'e')
+      .select('DISTINCT e.streamId', 'stream_id')
+      .where('e.streamId LIKE :prefix', { prefix: `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%` })
+      .orderBy('stream_id')
+      .getRawMany<{ stream_id: string }>();
     return rows.map((r) => r.stream_id);
   }
 

@@ -15,6 +15,7 @@ export interface RelayBacklog {
 
 /** What waits to be relayed: every stored event past the relay's checkpoint. */
 export async function relayBacklog(db: DataSource, relay: OutboxRelay): Promise<RelayBacklog> {
+  // Raw SQL: a row comparison on (xid8, bigint) against the checkpoint, which TypeORM cannot say.
   const [row] = await db.query<Array<{ waiting: number; oldest: number | null; parked: number }>>(
     `SELECT count(*)::int AS waiting, extract(epoch FROM clock_timestamp() - min(e.occurred_at))::float8 AS oldest,
             (SELECT count(*)::int FROM registry.relay_parked p WHERE p.relay = $1) AS parked

@@ -22,7 +22,7 @@ export class SunsetHandler {
     for (const stream of await this.commands.streams(TOOL_STREAMS)) {
       const outcome = await this.commands.handle(this.tools, stream, reachSunsets(stream.slice(TOOL_STREAMS.length), now), meta);
       // A stream that keeps conflicting is swept again next time; the others go on.
-      if (outcome.ok) retired += outcome.value.filter((e) => e.type === 'ToolVersionRetired').length;
+      if (outcome.ok) retired += outcome.value.events.filter((e) => e.type === 'ToolVersionRetired').length;
     }
     return retired;
   }

@@ -29,7 +29,10 @@ const OUTPUT_NOTES: Partial<Record<DetectedChange['effect'], string>> = {
   wider: ' (output: consumers may receive values they did not expect)',
 };
 
-/** The public form of a change; `prefix` replaces the leading `$` (e.g. `$.inputSchema`). */
+/**
+ * The public form of a change; `prefix` replaces the leading `$` (e.g. `$.inputSchema`). Its
+ * `strict` verdict is its own bump: the caller replaces it when the walk ran under `standard`.
+ */
 export function toSchemaChange(change: DetectedChange, direction: Direction, prefix = '$'): SchemaChange {
   const bump = bumpFor(change, direction);
   const note = direction === 'output' ? (OUTPUT_NOTES[change.effect] ?? '') : '';
@@ -39,6 +42,7 @@ export function toSchemaChange(change: DetectedChange, direction: Direction, pre
     breaking: bump === 'major',
     bump,
     message: change.message + note,
+    strict: { bump, breaking: bump === 'major' },
   };
 }
 

@@ -1,5 +1,5 @@
 import { PathSegment, appendPath } from '../json-path.util';
-import type { ChangeKind, DetectedChange, Effect, Side } from './classifier.types';
+import type { Caveat, ChangeKind, DetectedChange, Effect, Side } from './classifier.types';
 import { minimalInstance } from './minimal-instance';
 import { SchemaDocument, combineEffects } from './schema-node.util';
 import type { NodePair, Site, WalkContext } from './schema-walk.types';
@@ -14,6 +14,7 @@ export function report(
   kind: ChangeKind,
   effect: Effect,
   message: string,
+  caveat?: Caveat,
 ): void {
   const change: DetectedChange = {
     path: schemaPath(pair.site.path, segments),
@@ -24,7 +25,7 @@ export function report(
     newNode: pair.n,
     wrap: pair.site.wrap,
   };
-  pair.ctx.out.push(change);
+  pair.ctx.out.push(caveat === undefined ? change : { ...change, caveat });
 }
 
 export function docFor(ctx: WalkContext, side: Side): SchemaDocument {

@@ -1,4 +1,5 @@
 import type { Bump } from '../semver.policy';
+import type { CompatPolicy } from './compat.policy';
 
 /** Every kind of difference the classifier names; one per rule it applies. */
 export type ChangeKind =
@@ -59,11 +60,28 @@ export interface SchemaChange {
   breaking: boolean;
   bump: Bump;
   message: string;
+  /**
+   * Minor only by the convention the `standard` policy follows (see compat.policy.ts): the new
+   * contract rejects `witness`, which the old one accepted. Input schemas only.
+   */
+  narrows?: true;
+  /**
+   * With `narrows`: a value the old contract accepts and the new one rejects. On a property removed
+   * where the schema stays open: a value carrying the property that both accept, i.e. a call that
+   * still passes and whose property is now ignored. Checked with the real validator either way.
+   */
+  witness?: unknown;
+  /** What the `strict` policy says about this change, whichever policy is in force. */
+  strict: { bump: Bump; breaking: boolean };
 }
 
 /** The bump a change needs, every change found, and (when breaking) a value that proves it. */
 export interface ChangeClassification {
+  /** The policy `bump` and each change's `bump` were decided under. */
+  policy: CompatPolicy;
   bump: Bump;
+  /** The bump the `strict` policy would require (equal to `bump` under it). */
+  strictBump: Bump;
   /** Sorted by path, then kind. */
   changes: SchemaChange[];
   /** For a major change: a value the old contract accepts and the new one rejects (see witness.ts). */
@@ -91,12 +109,22 @@ export type Side = 'old' | 'new';
 /** Places a value found at a schema location into a whole instance of that side's root. */
 export type Wrap = (side: Side, value: unknown) => unknown;
 
+/**
+ * A change whose bump does not tell the whole story, so the report shows a value for it.
+ * `narrows`: compatible by convention (an optional property declared where the schema was open),
+ * yet the new contract rejects values the old one accepted.
+ * `ignored`: a property removed where undeclared properties are still accepted: a caller that
+ * still sends it passes validation and loses its effect without a word.
+ */
+export type Caveat = { kind: 'narrows' } | { kind: 'ignored'; property: string };
+
 /** A change as the walker finds it, with what the witness builder needs to prove it. */
 export interface DetectedChange {
   path: string;
   kind: ChangeKind;
   effect: Effect;
   message: string;
+  caveat?: Caveat;
   /** The (dereferenced) nodes that hold the changed keyword, and how to reach them. */
   oldNode: unknown;
   newNode: unknown;

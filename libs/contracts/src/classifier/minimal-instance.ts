@@ -1,4 +1,5 @@
 import { isRecord } from '../json-path.util';
+import { stableStringify } from '../schema-hash.util';
 import {
   JsonType,
   SchemaDocument,
@@ -114,9 +115,29 @@ export function itemSchemaAt(rec: SchemaRecord, index: number, draft07: boolean)
 function minimalArray(rec: SchemaRecord, doc: SchemaDocument, depth: number): unknown[] {
   const minItems = typeof rec.minItems === 'number' ? rec.minItems : 0;
   const out: unknown[] = [];
+  const used = new Set<string>();
   for (let i = 0; i < minItems && i < 64; i += 1) {
-    const value = minimalInstance(itemSchemaAt(rec, i, doc.draft07), doc, depth + 1);
+    const item = itemSchemaAt(rec, i, doc.draft07);
+    let value = minimalInstance(item, doc, depth + 1);
+    // uniqueItems: the same minimal value twice would be refused, so take the next one the item allows.
+    if (rec.uniqueItems === true && used.has(stableStringify(value))) value = distinctValue(item, doc, used) ?? value;
+    used.add(stableStringify(value));
     out.push(value === undefined ? null : value);
   }
   return out;
+}
+
+/** A scalar the item schema allows (enum members, then its type's samples) not yet in `used`. */
+function distinctValue(raw: unknown, doc: SchemaDocument, used: Set<string>): unknown {
+  const flat = flattenComposition(asRecord(deref(raw, doc).node) ?? {}, doc);
+  const type = preferredType(flat);
+  const integer = type === 'integer';
+  const pool: unknown[] = Array.isArray(flat.enum)
+    ? flat.enum
+    : integer || type === 'number'
+      ? numberCandidates(flat, integer).filter((n) => numberFits(flat, n, integer))
+      : type === 'string'
+        ? stringCandidates(flat).filter((text) => stringFits(flat, text))
+        : type === 'boolean' ? [false, true] : [];
+  return pool.find((value) => !used.has(stableStringify(value)));
 }

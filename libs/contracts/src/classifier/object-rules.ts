@@ -1,5 +1,5 @@
 import { isRecord } from '../json-path.util';
-import type { Effect } from './classifier.types';
+import type { Caveat, Effect } from './classifier.types';
 import { childSite, compareAside, effectOfChanges, report } from './change-report';
 import {
   combineEffects,
@@ -56,40 +56,54 @@ function propertyAdded(pair: NodePair, name: string): void {
   const wasRequired = requiredOf(pair.o).has(name);
   const nowRequired = requiredOf(pair.n).has(name);
   const fallback = undeclaredPropertySchema(pair.o, name);
-  const site = propertySite(pair, name);
+  const aside = compareAside(fallback, propertiesOf(pair.n)[name], propertySite(pair, name), pair.ctx);
+  // What declaring it does to the values accepted under this name, the convention aside.
+  const literal = effectOfChanges(aside);
+  const narrowsWithin = aside.some((change) => change.caveat?.kind === 'narrows');
+  const narrows = literal === 'narrower' || literal === 'both' || narrowsWithin;
   const effects: Effect[] = [];
   let why = '';
-  if (isOpenSchema(fallback) && !wasRequired) {
-    // Callers did not send an undeclared name, so declaring it is an addition (the who-breaks rule).
-    effects.push('compatible');
+  const conventional = isOpenSchema(fallback) && !wasRequired;
+  if (conventional) {
+    // Callers had no reason to send a name the contract never mentioned, so the who-breaks list
+    // calls declaring it an addition; the strict policy reads the rule to the letter instead.
+    if (narrows) pair.ctx.policyApplied.value = true;
+    effects.push(narrows && pair.ctx.policy === 'strict' ? combineEffects([literal, 'narrower']) : 'compatible');
+    why = narrows ? '; the schema was open, so values the new declaration rejects were accepted under this name before' : '';
   } else {
-    effects.push(effectOfChanges(compareAside(fallback, propertiesOf(pair.n)[name], site, pair.ctx)));
+    effects.push(literal);
     why = fallback === false ? '; additionalProperties was false, so it was rejected before' : '';
   }
   if (nowRequired && !wasRequired) effects.push('narrower');
   const kind = nowRequired && !wasRequired ? 'property-added-required' : 'property-added-optional';
   const text = kind === 'property-added-required' ? 'required property added: values without it are rejected' : 'optional property added';
-  report(pair, ['properties', name], kind, combineEffects(effects), `${name}: ${text}${why}`);
+  // Aside changes are folded into this one, so a narrowing found inside them is flagged here.
+  const flagged = conventional ? narrows : narrowsWithin;
+  const caveat: Caveat | undefined = flagged && kind === 'property-added-optional' ? { kind: 'narrows' } : undefined;
+  report(pair, ['properties', name], kind, combineEffects(effects), `${name}: ${text}${why}`, caveat);
 }
 
+/**
+ * A removed property is never compatible for callers: where undeclared properties are refused a
+ * call that sends it now fails, and where they are accepted it passes and the value is ignored
+ * without a word. Both count as a narrowing of what the tool honours.
+ */
 function propertyRemoved(pair: NodePair, name: string): void {
   const wasRequired = requiredOf(pair.o).has(name);
   const nowRequired = requiredOf(pair.n).has(name);
   const fallback = undeclaredPropertySchema(pair.n, name);
   const site = propertySite(pair, name);
-  const effects: Effect[] = [effectOfChanges(compareAside(propertiesOf(pair.o)[name], fallback, site, pair.ctx))];
+  const effects: Effect[] = [effectOfChanges(compareAside(propertiesOf(pair.o)[name], fallback, site, pair.ctx)), 'narrower'];
   if (wasRequired && !nowRequired) effects.push('wider');
-  if (nowRequired && !wasRequired) effects.push('narrower');
-  let effect = combineEffects(effects);
-  if (effect === 'neutral' || effect === 'compatible') effect = 'wider';
   const why =
     fallback === false
       ? 'additionalProperties is false, so values that carry it are now rejected'
       : isOpenSchema(fallback)
-        ? 'additionalProperties is open, so it is still accepted with any value'
-        : 'it now falls under additionalProperties/patternProperties';
+        ? 'additionalProperties is open, so callers that still send it pass validation and its effect is silently lost'
+        : 'it now falls under additionalProperties/patternProperties, which no longer say what it does';
   const lead = wasRequired && !nowRequired ? 'required property removed' : 'property removed';
-  report(pair, ['properties', name], 'property-removed', effect, `${name}: ${lead}; ${why}`);
+  const caveat: Caveat | undefined = fallback === false ? undefined : { kind: 'ignored', property: name };
+  report(pair, ['properties', name], 'property-removed', combineEffects(effects), `${name}: ${lead}; ${why}`, caveat);
 }
 
 function additionalPropertiesRule(pair: NodePair): void {

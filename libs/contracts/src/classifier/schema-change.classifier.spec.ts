@@ -54,11 +54,12 @@ describe('who breaks: the six asymmetry cases', () => {
     expectMinor(payment(), payment({}, { payer: { type: 'string' } }), 'property-added-optional');
   });
 
-  it('who breaks: removing a required property while additionalProperties stays open is minor', () => {
+  it('who breaks: removing a required property while additionalProperties stays open is major (its value would be ignored)', () => {
     const after: Schema = { type: 'object', properties: { currency: { type: 'string', enum: ['GBP', 'USD'] } }, required: ['currency'] };
     const before: Schema = { ...after, properties: { ...(after.properties as Schema), amount: { type: 'number' } }, required: ['amount', 'currency'] };
     const result = classifySchemaChange(before, after);
-    expect(result.bump).toBe('minor');
+    expect(result.bump).toBe('major');
+    expect(only(result, 'property-removed')).toMatchObject({ path: '$.properties.amount', breaking: true });
     expect(only(result, 'property-removed').message).toMatch(/additionalProperties is open/);
   });
 
@@ -181,7 +182,7 @@ describe('patch rules and the description policy', () => {
     expect(only(result, 'description-changed').path).toBe('$.description');
   });
   it('identical schemas, and schemas that differ only in key order, are none', () => {
-    expect(classifySchemaChange(payment(), payment())).toEqual({ bump: 'none', changes: [] });
+    expect(classifySchemaChange(payment(), payment())).toEqual({ policy: 'standard', bump: 'none', strictBump: 'none', changes: [] });
     const reordered = { required: ['amount', 'currency'], properties: payment().properties, type: 'object' };
     expect(classifySchemaChange(payment(), reordered).bump).toBe('none');
   });

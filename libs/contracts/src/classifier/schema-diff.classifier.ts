@@ -1,31 +1,79 @@
 import { comparePaths } from '../json-path.util';
 import { schemaDialectOf } from '../schema-dialect.policy';
 import type { JsonSchema } from '../schema-dialect.policy';
-import type { ChangeClassification, DetectedChange } from './classifier.types';
+import type { ChangeClassification, DetectedChange, SchemaChange } from './classifier.types';
 import { Direction, maxBump, sortChanges, toSchemaChange } from './bump-policy';
+import { caveatWitness } from './caveat-witness';
+import type { CompatPolicy } from './compat.policy';
 import { SchemaDocument, sameJson } from './schema-node.util';
 import { walkSchemas } from './schema-walker';
 import { findWitness } from './witness';
 
-/** Classifies one schema pair, with paths under `prefix` (`$`, `$.inputSchema`, ...). */
+/** Classifies one schema pair under `policy`, with paths under `prefix` (`$`, `$.inputSchema`, ...). */
 export function classifyWithPrefix(
   oldSchema: unknown,
   newSchema: unknown,
   direction: Direction,
   prefix: string,
+  policy: CompatPolicy,
 ): ChangeClassification {
   const oldDoc = documentOf(oldSchema);
   const newDoc = documentOf(newSchema);
-  const detected = [...dialectChanges(oldDoc, newDoc), ...walkSchemas(oldDoc, newDoc)];
-  if (detected.length === 0 && !sameJson(oldSchema, newSchema)) {
-    detected.push(rootChange(oldDoc, newDoc, 'other-changed', 'neutral', 'schemas differ only where no value is checked (e.g. unreferenced $defs)'));
-  }
-  const changes = sortChanges(detected.map((change) => toSchemaChange(change, direction, prefix)));
+  const { detected, policyApplied } = detectChanges(oldDoc, newDoc, policy);
+  // Where the policy decided nothing, strict says what the policy in force says.
+  const strict = policy === 'strict' || !policyApplied ? undefined : strictVerdicts(detectChanges(oldDoc, newDoc, 'strict').detected, direction, prefix);
+  const changes = sortChanges(detected.map((change) => publicChange(change, direction, prefix, oldDoc, newDoc, strict)));
   const bump = maxBump(changes.map((change) => change.bump));
-  if (bump !== 'major') return { bump, changes };
+  const strictBump = maxBump(changes.map((change) => change.strict.bump));
+  const result: ChangeClassification = { policy, bump, strictBump, changes };
+  if (bump !== 'major') return result;
   const ordered = [...detected].sort((a, b) => comparePaths(a.path, b.path));
   const witness = findWitness(ordered, direction, oldDoc, newDoc);
-  return witness === undefined ? { bump, changes } : { bump, changes, witness };
+  return witness === undefined ? result : { ...result, witness };
+}
+
+function detectChanges(oldDoc: SchemaDocument, newDoc: SchemaDocument, policy: CompatPolicy): { detected: DetectedChange[]; policyApplied: boolean } {
+  const walked = walkSchemas(oldDoc, newDoc, policy);
+  const detected = [...dialectChanges(oldDoc, newDoc), ...walked.changes];
+  if (detected.length === 0 && !sameJson(oldDoc.root, newDoc.root)) {
+    detected.push(rootChange(oldDoc, newDoc, 'other-changed', 'neutral', 'schemas differ only where no value is checked (e.g. unreferenced $defs)'));
+  }
+  return { detected, policyApplied: walked.policyApplied };
+}
+
+/**
+ * The strict policy's bump for each change, keyed by what identifies it in the report. The
+ * policy changes effects only, never which changes are found or what they say, so every change
+ * of the walk in force has its twin here.
+ */
+function strictVerdicts(detected: DetectedChange[], direction: Direction, prefix: string): Map<string, SchemaChange['strict'][]> {
+  const verdicts = new Map<string, SchemaChange['strict'][]>();
+  for (const change of detected) {
+    const found = toSchemaChange(change, direction, prefix);
+    const key = changeKey(found);
+    verdicts.set(key, [...(verdicts.get(key) ?? []), found.strict]);
+  }
+  return verdicts;
+}
+
+const changeKey = (change: Pick<SchemaChange, 'path' | 'kind' | 'message'>): string => JSON.stringify([change.path, change.kind, change.message]);
+
+function publicChange(
+  change: DetectedChange,
+  direction: Direction,
+  prefix: string,
+  oldDoc: SchemaDocument,
+  newDoc: SchemaDocument,
+  strict: Map<string, SchemaChange['strict'][]> | undefined,
+): SchemaChange {
+  const base = toSchemaChange(change, direction, prefix);
+  const twin = strict?.get(changeKey(base))?.shift();
+  const out: SchemaChange = twin === undefined ? base : { ...base, strict: twin };
+  // Caveats speak for callers: an output schema's consumers are not hurt by either case.
+  if (direction !== 'input' || change.caveat === undefined) return out;
+  const witness = caveatWitness(change, oldDoc, newDoc);
+  if (change.caveat.kind === 'narrows') return witness === undefined ? { ...out, narrows: true } : { ...out, narrows: true, witness };
+  return witness === undefined ? out : { ...out, witness };
 }
 
 function documentOf(schema: unknown): SchemaDocument {

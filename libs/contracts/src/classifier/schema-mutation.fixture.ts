@@ -62,10 +62,36 @@ export const ANNOTATION_MUTATIONS = ['title', 'description', 'default'] as const
 export const MUTATIONS = [...BREAKING_MUTATIONS, ...LOOSENING_MUTATIONS, ...ANNOTATION_MUTATIONS];
 export type Mutation = (typeof MUTATIONS)[number];
 
-/** What the rules say the mutation needs (removing a property is major only when additionalProperties is false). */
-export function expectedBump(before: ObjectSchema, mutation: Mutation): 'major' | 'minor' | 'patch' {
-  if ((BREAKING_MUTATIONS as readonly string[]).includes(mutation)) return 'major';
-  if (mutation === 'remove-prop') return before.additionalProperties === false ? 'major' : 'minor';
+/**
+ * Schemas `add-optional` declares (chosen by `pick`). All but the last two accept fewer values
+ * than an open schema did under the new name.
+ */
+export const ADDED_SCHEMAS: readonly PropertySchema[] = [
+  { type: 'integer' },
+  { type: 'string' },
+  { type: 'string', maxLength: 2 },
+  { enum: ['a', 1] },
+  { type: ['integer', 'null'] },
+  { type: 'boolean' },
+  { type: 'array', items: { type: 'integer' } },
+  { description: 'free text' },
+  {},
+];
+const addedSchema = (pick: number): PropertySchema => ADDED_SCHEMAS[pick % ADDED_SCHEMAS.length];
+const acceptsAnything = (schema: PropertySchema) => Object.keys(schema).every((key) => key === 'description');
+
+/**
+ * What the rules say the mutation needs under a policy. Removing a property is always major
+ * (refused where the schema is closed, silently ignored where it is open). Declaring an optional
+ * property on an open schema is minor under `standard` and, when the declaration accepts fewer
+ * values, major under `strict`.
+ */
+export function expectedBump(before: ObjectSchema, mutation: Mutation, pick: number, policy: 'standard' | 'strict'): 'major' | 'minor' | 'patch' {
+  if ((BREAKING_MUTATIONS as readonly string[]).includes(mutation) || mutation === 'remove-prop') return 'major';
+  if (mutation === 'add-optional') {
+    const narrows = before.additionalProperties !== false && !acceptsAnything(addedSchema(pick));
+    return narrows && policy === 'strict' ? 'major' : 'minor';
+  }
   if (mutation === 'title' || mutation === 'default') return 'patch';
   return 'minor';
 }
@@ -89,7 +115,7 @@ export function mutate(before: ObjectSchema, mutation: Mutation, pick: number): 
       after.required.push('pNew');
       return after;
     case 'add-optional':
-      after.properties.pNew = { type: 'integer' };
+      after.properties.pNew = structuredClone(addedSchema(pick));
       return after;
     case 'remove-prop':
       delete after.properties[name];

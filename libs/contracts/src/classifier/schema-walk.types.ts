@@ -1,4 +1,5 @@
 import type { DetectedChange, Wrap } from './classifier.types';
+import type { CompatPolicy } from './compat.policy';
 import type { SchemaDocument, SchemaRecord } from './schema-node.util';
 
 /** Where the walk stands: the schema path so far and how to build an instance reaching it. */
@@ -10,6 +11,13 @@ export interface Site {
 export interface WalkContext {
   oldDoc: SchemaDocument;
   newDoc: SchemaDocument;
+  /** Decides the effect of declaring an optional property where the schema was open. */
+  policy: CompatPolicy;
+  /**
+   * Shared by every context of one walk (asides included): set when the policy decided an
+   * effect, so a walk that never met that case need not be repeated under the other policy.
+   */
+  policyApplied: { value: boolean };
   /** Pairs of `$ref` chains already compared; a revisit is a cycle and ends the walk there. */
   seen: Set<string>;
   out: DetectedChange[];

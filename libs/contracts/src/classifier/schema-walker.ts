@@ -1,4 +1,5 @@
 import type { DetectedChange } from './classifier.types';
+import type { CompatPolicy } from './compat.policy';
 import { report } from './change-report';
 import { otherKeywordRules } from './annotation-rules';
 import { arrayRules } from './array-rules';
@@ -16,12 +17,13 @@ const RULES: ReadonlyArray<(pair: NodePair) => void> = [
   otherKeywordRules,
 ];
 
-/** Compares two whole schemas and returns every change found, unsorted. */
-export function walkSchemas(oldDoc: SchemaDocument, newDoc: SchemaDocument): DetectedChange[] {
-  const ctx: WalkContext = { oldDoc, newDoc, seen: new Set(), out: [], compare: compareSchemas };
+/** Compares two whole schemas and returns every change found, unsorted, and whether `policy` mattered. */
+export function walkSchemas(oldDoc: SchemaDocument, newDoc: SchemaDocument, policy: CompatPolicy): { changes: DetectedChange[]; policyApplied: boolean } {
+  const policyApplied = { value: false };
+  const ctx: WalkContext = { oldDoc, newDoc, policy, policyApplied, seen: new Set(), out: [], compare: compareSchemas };
   const rootSite: Site = { path: '$', wrap: (_side, value) => value };
   compareSchemas(oldDoc.root, newDoc.root, rootSite, ctx);
-  return ctx.out;
+  return { changes: ctx.out, policyApplied: policyApplied.value };
 }
 
 /**

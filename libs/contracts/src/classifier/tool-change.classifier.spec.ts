@@ -22,7 +22,7 @@ const spec = (patch: Partial<ToolSpec> = {}): ToolSpec => ({
 
 describe('classifyToolChange', () => {
   it('is none for the same spec under a new version', () => {
-    expect(classifyToolChange(spec(), spec({ version: '1.0.1' }))).toEqual({ bump: 'none', changes: [] });
+    expect(classifyToolChange(spec(), spec({ version: '1.0.1' }))).toEqual({ policy: 'standard', bump: 'none', strictBump: 'none', changes: [] });
   });
 
   it('prefixes input changes with $.inputSchema and carries the input witness', () => {

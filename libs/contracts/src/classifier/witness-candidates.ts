@@ -7,10 +7,12 @@ import {
   SchemaRecord,
   asRecord,
   deref,
+  isOpenSchema,
   propertiesOf,
   requiredOf,
   sameJson,
   typeSet,
+  undeclaredPropertySchema,
   unlistedPropertyName,
 } from './schema-node.util';
 import { numberCandidates, stringCandidates } from './value-samples';
@@ -18,6 +20,8 @@ import { numberCandidates, stringCandidates } from './value-samples';
 const MAX_CANDIDATES = 120;
 const MAX_DEPTH = 2;
 const EXTRA_VALUES: unknown[] = [null, 0, 'a', true, {}, []];
+/** One value of each JSON type, null last: a witness reads better with a value a caller would send. */
+const ANY_TYPE_VALUES: unknown[] = [0, 'a', true, {}, [], 1.5, null];
 
 /**
  * Values worth trying at a schema location: boundaries, enum members, defaults, one value
@@ -106,12 +110,30 @@ function objectCandidates(rec: SchemaRecord, doc: SchemaDocument, other: SchemaR
     ? EXTRA_VALUES
     : candidateValues(rec.additionalProperties, doc, undefined, depth + 1).slice(0, 4);
   for (const value of extraValues) out.push({ ...base, [extraKey]: value });
+  out.push(...declaredOnlyThere(rec, doc, other, base, depth));
   const properties = propertiesOf(rec);
   for (const name of orderedNames(rec, other).slice(0, 12)) {
     const theirs = propertiesOf(other)[name];
     for (const value of candidateValues(properties[name], doc, theirs, depth + 1).slice(0, 8)) {
       out.push({ ...base, [name]: value });
     }
+  }
+  return out;
+}
+
+/**
+ * Names only the other side declares, set to what this side accepts under them (its
+ * additionalProperties or patternProperties): where a declaration narrowed an open schema, the
+ * witness is a value sent under the new name.
+ */
+function declaredOnlyThere(rec: SchemaRecord, doc: SchemaDocument, other: SchemaRecord, base: Record<string, unknown>, depth: number): unknown[] {
+  const mine = propertiesOf(rec);
+  const out: unknown[] = [];
+  for (const name of Object.keys(propertiesOf(other)).filter((n) => !(n in mine)).sort().slice(0, 6)) {
+    const fallback = undeclaredPropertySchema(rec, name);
+    if (fallback === false) continue;
+    const values = isOpenSchema(fallback) ? ANY_TYPE_VALUES : candidateValues(fallback, doc, undefined, depth + 1).slice(0, 8);
+    for (const value of values) out.push({ ...base, [name]: value });
   }
   return out;
 }

@@ -79,6 +79,7 @@ export class ConsumerMonitor {
       subscribe,
       offsets: (topic) => bus.offsets(topic),
       committed: bus.committed ? (groupId, topic) => bus.committed!(groupId, topic) : undefined,
+      readPage: bus.readPage ? (topic, partition, offset, limit) => bus.readPage!(topic, partition, offset, limit) : undefined,
       close: () => bus.close(),
     };
   }

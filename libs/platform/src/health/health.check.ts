@@ -63,6 +63,7 @@ export function databaseCheck(db: Queryable, timeoutMs: number): HealthCheck {
     name: 'database',
     run: async () => {
       try {
+        // Raw SQL: a round trip that reads no table, so it fails only when the database does.
         await withTimeout(db.query('SELECT 1'), timeoutMs, `the database did not answer within ${timeoutMs} ms`);
         return { ok: true };
       } catch (error) {

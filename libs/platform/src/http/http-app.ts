@@ -9,6 +9,7 @@ import { guardRequestUrl } from './request-url.guard';
 import { BoundedParamsPipe } from './bounded-params.pipe';
 import { metricsEndpoint, type MetricsAccess } from '../metrics/metrics.endpoint';
 import { resumeRequestTrace, traceRequests } from './request-trace.middleware';
+import { logRequests } from './request-log.middleware';
 
 /** Nest's own log lines, routed to pino on stderr. */
 export class PinoNestLogger implements LoggerService {
@@ -30,8 +31,20 @@ export interface HttpAppOptions {
   configure?: (app: NestExpressApplication) => void;
   /** Serves /healthz, /readyz and /v1/status beside the service's own routes. */
   health?: { report: ServiceHealth; resolver: PrincipalResolver };
-  /** Serves /metrics from this service's own registry, ahead of every other route. */
+  /** Serves /metrics from this service's own registry, ahead of every other route (else the module's METRICS_ACCESS provider, if any). */
   metrics?: MetricsAccess;
+}
+
+/** A service module that binds this token gets /metrics served from it. */
+export const METRICS_ACCESS = Symbol('MetricsAccess');
+
+/** The module's METRICS_ACCESS, when it binds one. */
+function providedMetrics(app: INestApplication): MetricsAccess | undefined {
+  try {
+    return app.get<MetricsAccess>(METRICS_ACCESS, { strict: false });
+  } catch {
+    return undefined;
+  }
 }
 
 @Module({})
@@ -54,8 +67,10 @@ export async function startHttpApp(options: HttpAppOptions): Promise<{ app: INes
     bodyParser: false,
     abortOnError: false,
   });
-  if (options.metrics) app.use(metricsEndpoint(options.metrics));
+  const metrics = options.metrics ?? providedMetrics(app);
+  if (metrics) app.use(metricsEndpoint(metrics));
   app.use(traceRequests);
+  app.use(logRequests(options.logger));
   options.configure?.(app);
   app.use(guardRequestUrl);
   app.useBodyParser('json', { limit: options.bodyLimit ?? '1mb' });
@@ -63,7 +78,13 @@ export async function startHttpApp(options: HttpAppOptions): Promise<{ app: INes
   app.disable('x-powered-by');
   app.useGlobalFilters(new ProblemFilter(options.logger));
   app.useGlobalPipes(new BoundedParamsPipe());
-  await app.listen(options.port, options.host);
+  try {
+    await app.listen(options.port, options.host);
+  } catch (error) {
+    // The lifecycle hooks ran before listen (consumers started): a port in use must not leave them running.
+    await app.close().catch(() => undefined);
+    throw error;
+  }
   const address = app.getHttpServer().address() as { port: number };
   return { app, url: `http://${options.host}:${address.port}` };
 }

@@ -1,6 +1,8 @@
 import { Catch, HttpException, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { Logger } from 'pino';
+import type { IncomingMessage } from 'node:http';
 import { isBackendOutage } from './backend-outage';
+import { requestLogger } from './request-log.middleware';
 
 /** How long a client should wait before retrying while PostgreSQL is out of reach. */
 export const OUTAGE_RETRY_AFTER_SECONDS = 5;
@@ -26,12 +28,13 @@ export class ProblemFilter implements ExceptionFilter {
       status(code: number): { json(body: unknown): void }; setHeader(name: string, value: string): void; headersSent?: boolean;
     }>();
     if (response.headersSent) return;
-    const [status, body] = this.describe(exception);
+    // The request's own logger: the error line carries its trace and correlation ids.
+    const [status, body] = this.describe(exception, requestLogger(host.switchToHttp().getRequest<IncomingMessage>(), this.logger));
     if (status === 503) response.setHeader('Retry-After', String(OUTAGE_RETRY_AFTER_SECONDS));
     response.status(status).json(body);
   }
 
-  private describe(exception: unknown): [number, unknown] {
+  private describe(exception: unknown, logger: Logger): [number, unknown] {
     if (exception instanceof HttpException) {
       const body = exception.getResponse();
       if (typeof body === 'object' && body !== null && 'error' in body && 'message' in body && typeof (body as { error: unknown }).error === 'string' && !('statusCode' in body)) {
@@ -50,10 +53,10 @@ export class ProblemFilter implements ExceptionFilter {
       return [parser.status, { error: codeFor(parser.status), message: 'the request could not be read' }];
     }
     if (isBackendOutage(exception)) {
-      this.logger.warn({ err: exception }, 'the database is out of reach; answering 503');
+      logger.warn({ err: exception }, 'the database is out of reach; answering 503');
       return [503, { error: 'UNAVAILABLE', message: 'the service cannot reach its database right now; retry shortly' }];
     }
-    this.logger.error({ err: exception }, 'unhandled error');
+    logger.error({ err: exception }, 'unhandled error');
     return [500, { error: 'INTERNAL', message: 'internal error' }];
   }
 }

@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { context, SpanKind, SpanStatusCode, trace, type Context } from '@opentelemetry/api';
 import { withCorrelation } from '../tracing/correlation';
 import { extractTraceContext, tracingStarted } from '../tracing/tracing';
+import { correlationOf, logIdsOf, type LogIds } from '../logging/log.ids';
 
 type Next = (error?: unknown) => void;
 interface RequestTrace {
@@ -14,19 +14,17 @@ const TRACE = Symbol('estate.request-trace');
 type TracedRequest = IncomingMessage & { [TRACE]?: RequestTrace };
 /** Longest path kept in a span name; the rest of a hostile URL is not worth storing. */
 const MAX_NAME_PATH = 120;
-/** The registry keeps at most this much of a correlation id (registry.controller.ts). */
-const MAX_CORRELATION = 128;
 
 /**
  * Every request is one server span, continuing the caller's `traceparent` when it sends one, and
- * handled with its `x-correlation-id` known to the log lines. A request without one gets a fresh
- * id here, so its log lines and the events it appends (the registry reads the header) share it.
- * Mounted first, ahead of every handler.
+ * handled with its `x-correlation-id` (or `x-request-id`) known to the log lines. A request without
+ * one gets a fresh id here, so its log lines and the events it appends (the registry reads the
+ * header) share it; the answer carries it back, so a caller can quote it. Mounted first.
  */
 export function traceRequests(req: IncomingMessage, res: ServerResponse, next: Next): void {
-  const header = req.headers['x-correlation-id'];
-  const correlationId = (typeof header === 'string' ? header.slice(0, MAX_CORRELATION) : '') || randomUUID();
+  const correlationId = correlationOf(req.headers);
   req.headers['x-correlation-id'] = correlationId;
+  res.setHeader('x-correlation-id', correlationId);
   if (!tracingStarted()) return next();
   const parent = extractTraceContext(req.headers);
   const path = (req.url ?? '/').split('?')[0].slice(0, MAX_NAME_PATH);
@@ -60,4 +58,16 @@ export function resumeRequestTrace(req: IncomingMessage, _res: ServerResponse, n
 function resume(known: RequestTrace, next: Next): void {
   // The correlation id rides in the context: set it inside the request's, not around it.
   context.with(known.context, () => withCorrelation(known.correlationId, () => next()));
+}
+
+/**
+ * The ids for this request's log lines: its span's trace when tracing is on, else the caller's
+ * traceparent, else one derived from the correlation id. Computed on demand: most edge requests log nothing.
+ */
+export function requestLogIds(req: IncomingMessage): LogIds {
+  const header = req.headers['x-correlation-id'];
+  const correlationId = typeof header === 'string' ? header : correlationOf(req.headers);
+  const known = (req as TracedRequest)[TRACE];
+  const traceId = known && trace.getSpanContext(known.context)?.traceId;
+  return traceId ? { correlationId, traceId } : logIdsOf(req.headers, correlationId);
 }

@@ -53,6 +53,7 @@ export class PostgresBusListener {
     client.on('end', () => lost());
     client.on('notification', (n) => this.wake(n.payload));
     await client.connect();
+    // Raw SQL: LISTEN holds a session of its own, which TypeORM's pooled connections cannot keep.
     await client.query(`LISTEN ${BUS_CHANNEL}`);
     if (this.closed) {
       await client.end();

@@ -1,20 +1,14 @@
 import { Client } from 'pg';
-import type { DataSource } from 'typeorm';
+import { MoreThanOrEqual, type DataSource } from 'typeorm';
 import { inTransaction, openDatabase } from '../database';
 import type { BusMessage, OutgoingMessage, PartitionOffsets, TopicSpec } from '../event-bus.port';
+import { BUS_ENTITIES, BusGroupOffsetEntity, BusMessageEntity, BusTopicEntity } from './postgres-bus.entity';
 import { BUS_MIGRATIONS } from './postgres-bus.migrations';
 
 /** Where every bus of one database is told that a topic grew (the payload is the topic name). */
 export const BUS_CHANNEL = 'estate_bus';
 /** Kafka forgets the positions of groups idle this long (offsets.retention.minutes); so do we. */
 const GROUP_RETENTION = '7 days';
-
-interface MessageRow {
-  offset: string;
-  key: Buffer | null;
-  value: Buffer | null;
-  headers: Buffer | null;
-}
 
 /** The SQL of the durable log: topics, messages and group positions in the `bus` schema. */
 export class PostgresBusLog {
@@ -25,9 +19,12 @@ export class PostgresBusLog {
     const lock = new Client({ connectionString: url });
     await lock.connect();
     try {
+      // Raw SQL: an advisory lock, held on a session of its own until the migrations ran.
       await lock.query(`SELECT pg_advisory_lock(hashtext('estate.bus.migrations'))`);
-      const db = await openDatabase({ url, schema: 'bus', migrations: BUS_MIGRATIONS, poolSize });
-      await db.query(`DELETE FROM bus.group_offsets WHERE updated_at < now() - interval '${GROUP_RETENTION}'`);
+      const db = await openDatabase({ url, schema: 'bus', migrations: BUS_MIGRATIONS, entities: BUS_ENTITIES, poolSize });
+      await db.manager.createQueryBuilder().delete().from(BusGroupOffsetEntity)
+        .where(`updated_at < now() - interval '${GROUP_RETENTION}'`)
+        .execute();
       return new PostgresBusLog(db);
     } finally {
       await lock.end();
@@ -36,10 +33,10 @@ export class PostgresBusLog {
 
   async ensureTopics(topics: TopicSpec[]): Promise<void> {
     if (topics.length === 0) return;
-    await this.db.query(
-      `INSERT INTO bus.topics (name, compacted) SELECT * FROM unnest($1::text[], $2::boolean[]) ON CONFLICT (name) DO NOTHING`,
-      [topics.map((t) => t.name), topics.map((t) => t.compacted ?? false)],
-    );
+    await this.db.manager.createQueryBuilder().insert().into(BusTopicEntity)
+      .values(topics.map((t) => ({ name: t.name, compacted: t.compacted ?? false })))
+      .orIgnore()
+      .execute();
   }
 
   /**
@@ -47,6 +44,8 @@ export class PostgresBusLog {
    * are dense and commit in order; the NOTIFY is delivered at commit, never before.
    */
   async append(topic: string, messages: OutgoingMessage[]): Promise<void> {
+    // Raw SQL: offsets reserved under the topic row's lock (UPDATE … RETURNING), rows numbered by
+    // unnest WITH ORDINALITY, compaction as a correlated DELETE, and the commit-time NOTIFY.
     await inTransaction(this.db, async (runner) => {
       const reserve = () => runner.query(
         `UPDATE bus.topics SET next_offset = next_offset + $2 WHERE name = $1 RETURNING next_offset - $2 AS first, compacted`,
@@ -81,12 +80,9 @@ export class PostgresBusLog {
 
   /** Up to `limit` messages from offset `from` on, in offset order. */
   async read(topic: string, from: bigint, limit: number): Promise<BusMessage[]> {
-    const rows: MessageRow[] = await this.db.query(
-      // Ordered by the bigint column, not by the text alias (which would sort "10" before "9").
-      `SELECT m."offset"::text AS "offset", m.key, m.value, m.headers FROM bus.messages m
-        WHERE m.topic = $1 AND m."offset" >= $2 ORDER BY m."offset" LIMIT $3`,
-      [topic, from.toString(), limit],
-    );
+    const rows = await this.db.manager.find(BusMessageEntity, {
+      where: { topic, offset: MoreThanOrEqual(from.toString()) }, order: { offset: 'ASC' }, take: limit,
+    });
     return rows.map((row) => ({
       topic,
       partition: 0,
@@ -98,18 +94,12 @@ export class PostgresBusLog {
   }
 
   async committed(groupId: string, topic: string): Promise<bigint | undefined> {
-    const rows: Array<{ next: string }> = await this.db.query(
-      `SELECT next_offset::text AS next FROM bus.group_offsets WHERE group_id = $1 AND topic = $2`, [groupId, topic],
-    );
-    return rows.length === 0 ? undefined : BigInt(rows[0].next);
+    const row = await this.db.manager.findOneBy(BusGroupOffsetEntity, { groupId, topic });
+    return row ? BigInt(row.nextOffset) : undefined;
   }
 
   async commit(groupId: string, topic: string, next: bigint): Promise<void> {
-    await this.db.query(
-      `INSERT INTO bus.group_offsets (group_id, topic, next_offset) VALUES ($1, $2, $3)
-       ON CONFLICT (group_id, topic) DO UPDATE SET next_offset = EXCLUDED.next_offset, updated_at = now()`,
-      [groupId, topic, next.toString()],
-    );
+    await this.db.manager.upsert(BusGroupOffsetEntity, { groupId, topic, nextOffset: next.toString(), updatedAt: () => 'now()' }, ['groupId', 'topic']);
   }
 
   /**
@@ -117,10 +107,8 @@ export class PostgresBusLog {
    * the log without moving its start. An unknown topic holds nothing yet.
    */
   async offsets(topic: string): Promise<PartitionOffsets[]> {
-    const rows: Array<{ low: string; high: string }> = await this.db.query(
-      `SELECT start_offset::text AS low, next_offset::text AS high FROM bus.topics WHERE name = $1`, [topic],
-    );
-    return [{ partition: 0, low: rows[0]?.low ?? '0', high: rows[0]?.high ?? '0' }];
+    const row = await this.db.manager.findOne(BusTopicEntity, { where: { name: topic }, select: { startOffset: true, nextOffset: true } });
+    return [{ partition: 0, low: row?.startOffset ?? '0', high: row?.nextOffset ?? '0' }];
   }
 
   async close(): Promise<void> {

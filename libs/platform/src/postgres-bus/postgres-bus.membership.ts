@@ -21,6 +21,7 @@ export class PostgresBusMembership {
     // The lock is re-entrant within one session: a second subscription of this bus must stand by itself.
     if (holder !== undefined) return holder === member;
     const client = await this.open();
+    // Raw SQL: session-level advisory locks, on this bus's own session (outside TypeORM's pool).
     const { rows } = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(hashtext('estate.bus.group'), hashtext($1)) AS ok`, [key]);
     if (rows[0].ok) this.held.set(key, member);
     return rows[0].ok;

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { EventBus, OutgoingMessage, PartitionOffsets, SubscribeOptions, Subscription, TopicSpec } from '../event-bus.port';
+import type { BusMessage, EventBus, OutgoingMessage, PartitionOffsets, SubscribeOptions, Subscription, TopicSpec } from '../event-bus.port';
 import { PostgresBusConsumer } from './postgres-bus.consumer';
 import { PostgresBusListener } from './postgres-bus.listener';
 import { PostgresBusLog } from './postgres-bus.log';
@@ -65,6 +65,12 @@ export class PostgresEventBus implements EventBus {
   async committed(groupId: string, topic: string): Promise<Map<number, string>> {
     const next = await (await this.open()).committed(groupId, topic);
     return next === undefined ? new Map() : new Map([[0, next.toString()]]);
+  }
+
+  /** The log has one partition per topic; any other partition is empty. */
+  async readPage(topic: string, partition: number, offset: string, limit: number): Promise<BusMessage[]> {
+    if (partition !== 0) return [];
+    return (await this.open()).read(topic, BigInt(offset), limit);
   }
 
   async close(): Promise<void> {

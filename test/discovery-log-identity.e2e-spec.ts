@@ -3,13 +3,13 @@ import { Kafka, logLevel } from 'kafkajs';
 import pino from 'pino';
 import { estateTopics, KafkaEventBus } from '@estate/platform';
 import type { CatalogEntry, EventEnvelope } from '@estate/events';
-import { bankSpecs } from '../../../examples/bank/bank.specs';
-import { ADMIN, http, TEST_SECRET, token, waitFor } from '../../../test/support/estate.harness';
-import { createTestDatabase, kafkaBrokers, randomTopicPrefix } from '../../../test/support/infra';
-import { loadRegistryConfig } from '../../registry/src/config';
-import { startRegistry } from '../../registry/src/registry.app';
-import { loadDiscoveryConfig } from './config';
-import { startDiscovery } from './discovery.app';
+import { bankSpecs } from '../examples/bank/bank.specs';
+import { ADMIN, http, TEST_SECRET, token, waitFor } from './support/estate.harness';
+import { createTestDatabase, kafkaBrokers, randomTopicPrefix } from './support/infra';
+import { loadRegistryConfig } from '../apps/registry/src/config';
+import { startRegistry } from '../apps/registry/src/registry.app';
+import { loadDiscoveryConfig } from '../apps/discovery/src/config';
+import { startDiscovery } from '../apps/discovery/src/discovery.app';
 
 /** A logger whose warnings the test can read. */
 function capturingLogger() {

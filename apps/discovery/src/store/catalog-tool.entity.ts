@@ -1,0 +1,17 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import type { CatalogEntry } from '@estate/events';
+
+/** A tool's catalog entry, found by name or by the server that offers it. */
+@Entity({ schema: 'discovery', name: 'tools' })
+@Index('tools_server', ['server'])
+export class CatalogToolEntity {
+  @PrimaryColumn({ type: 'text' })
+  name!: string;
+
+  @Column({ type: 'text' })
+  server!: string;
+
+  /** json, not jsonb: the published contract reaches agents with its key order. */
+  @Column({ type: 'json' })
+  entry!: CatalogEntry;
+}

@@ -1,0 +1,25 @@
+import type { CompatPolicy, SchemaChange, ToolSpec } from '@estate/contracts';
+import { latestVersion, type ClassifyChange, type ToolState } from './tool.decider';
+
+/**
+ * What publish and check answer besides the decision: the ESTATE_COMPAT policy in force, the bump
+ * the strict policy would require, and every change with its own strict verdict (and, where the
+ * two policies part, the `narrows` flag and its witness). A CI job can so see ahead of time what
+ * a switch to strict would refuse.
+ */
+export interface PublishReport {
+  compat: { policy: CompatPolicy; strictBump: string };
+  changes: SchemaChange[];
+}
+
+/**
+ * `state` as it stood before the publish; a first version has nothing to compare with. `classify`
+ * is the one the decision ran (its policy bound in), so a cached one answers the pair again for free.
+ */
+export function publishReport(state: ToolState, spec: ToolSpec, classify: ClassifyChange): PublishReport {
+  const { policy } = classify;
+  const latest = latestVersion(state);
+  if (latest === undefined) return { compat: { policy, strictBump: 'initial' }, changes: [] };
+  const { strictBump, changes } = classify(state.versions[latest].spec, spec);
+  return { compat: { policy, strictBump }, changes };
+}

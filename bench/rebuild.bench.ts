@@ -1,0 +1,131 @@
+/**
+ * Discovery's rebuild over long registry logs: `npm run bench:rebuild` (or with cases such as
+ * `postgres-log:100000 kafka-log:100000 event-store:100000`). Each size runs in a child process of its own, so one
+ * size's heap cannot flatter or burden the next one's memory figure. Prints a table.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Kafka } from 'kafkajs';
+import { DeadLetterOffice, estateTopics, KafkaEventBus, openDatabase, PostgresEventBus, startEmbeddedPostgres, createLogger, type EventBus } from '@estate/platform';
+import { CatalogProjector } from '../apps/discovery/src/catalog.projector';
+import { CatalogRebuilder } from '../apps/discovery/src/catalog.rebuilder';
+import { CatalogRepository } from '../apps/discovery/src/store/catalog.repository';
+import { DISCOVERY_ENTITIES, DISCOVERY_MIGRATIONS } from '../apps/discovery/src/store/migrations';
+import { EventLogReader } from '../apps/registry/src/store/event-log.reader';
+import { REGISTRY_ENTITIES, REGISTRY_MIGRATIONS } from '../apps/registry/src/store/migrations';
+import { batches, LOG_TOOLS, registryLog } from './support/registry-log.fixture';
+
+type Source = 'postgres-log' | 'kafka-log' | 'event-store';
+interface Figures { source: Source; events: number; seconds: number; perSecond: number; baselineMb: number; peakMb: number; tools: number }
+
+const logger = createLogger('rebuild-bench', 'warn');
+const mb = (bytes: number) => Math.round(bytes / 1048576);
+
+/** Samples RSS while `work` runs: the peak is what a rebuild of this log needs on top of the process. */
+async function peakRss<T>(work: () => Promise<T>): Promise<{ result: T; peak: number }> {
+  let peak = process.memoryUsage.rss();
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 25);
+  try {
+    const result = await work();
+    return { result, peak: Math.max(peak, process.memoryUsage.rss()) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+async function fillLog(bus: EventBus, topic: string, events: number): Promise<void> {
+  for (const batch of batches(registryLog(events), 1000)) {
+    await bus.publish(topic, batch.map((e) => ({ key: e.stream, value: JSON.stringify(e), headers: { 'estate-id': e.id } })));
+  }
+}
+
+async function fillStore(url: string, events: number): Promise<void> {
+  const db = await openDatabase({ url, schema: 'registry', migrations: REGISTRY_MIGRATIONS, entities: REGISTRY_ENTITIES });
+  for (const batch of batches(registryLog(events), 2000)) {
+    await db.query(
+      `INSERT INTO registry.events (id, stream_id, stream_version, type, version, data, actor, correlation_id, occurred_at)
+       SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::int[], $6::text[]::json[], $7::text[], $8::text[], $9::timestamptz[])`,
+      [batch.map((e) => e.id), batch.map((e) => e.stream), batch.map((e) => e.position), batch.map((e) => e.type), batch.map((e) => e.version),
+        batch.map((e) => JSON.stringify(e.data)), batch.map((e) => e.actor), batch.map((e) => e.correlationId), batch.map((e) => e.occurredAt)],
+    );
+  }
+  await db.destroy();
+}
+
+async function measure(source: Source, events: number): Promise<Figures> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'estate-rebuild-bench-'));
+  const pg = await startEmbeddedPostgres(path.join(dir, 'pg'), logger);
+  const prefix = `bench${Date.now().toString(36)}`;
+  const topics = estateTopics(prefix, 60_000);
+  const brokers = process.env.KAFKA_BROKERS?.split(',').filter(Boolean) ?? [];
+  const bus: EventBus = source === 'kafka-log' ? new KafkaEventBus({ brokers, clientId: 'rebuild-bench', logger }) : new PostgresEventBus({ url: pg.url, logger });
+  const db = await openDatabase({ url: pg.url, schema: 'discovery', migrations: DISCOVERY_MIGRATIONS, entities: DISCOVERY_ENTITIES });
+  try {
+    await bus.ensureTopics([topics.registryEvents, topics.catalog, topics.deadLetter]);
+    if (source === 'event-store') await fillStore(pg.url, events);
+    else await fillLog(bus, topics.registryEvents.name, events);
+    const reader = new EventLogReader(db);
+    const store = { count: async () => (await reader.page('0', 1)).total, read: (after: string, limit: number) => reader.page(after, limit) };
+    const deadLetters = new DeadLetterOffice(bus, topics.deadLetter.name, 'discovery', logger);
+    const projector = new CatalogProjector(new CatalogRepository(db), bus, { events: topics.registryEvents.name, catalog: topics.catalog.name }, 'bench', logger, deadLetters, { timeoutMs: 3_600_000 });
+    global.gc?.();
+    const baseline = process.memoryUsage.rss();
+    const started = performance.now();
+    // The event store is read the way `estate verify` and a rebuild over an incomplete log read it (no relay grace wait).
+    const { result: tools, peak } = await peakRss(async () => (source === 'event-store'
+      ? (await new CatalogRebuilder(bus, topics.registryEvents.name, 'bench', logger, { source: store, timeoutMs: 3_600_000 }).foldFromStore()).projection.tools.size
+      : (await projector.rebuild()).tools));
+    const seconds = (performance.now() - started) / 1000;
+    if (tools !== LOG_TOOLS) throw new Error(`the rebuild ended with ${tools} tools, not ${LOG_TOOLS}`);
+    return { source, events, seconds: Math.round(seconds * 100) / 100, perSecond: Math.round(events / seconds), baselineMb: mb(baseline), peakMb: mb(peak), tools };
+  } finally {
+    await bus.close();
+    await db.destroy();
+    if (source === 'kafka-log') await deleteTopics(brokers, Object.values(topics).map((t) => t.name));
+    await pg.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The shared broker keeps nothing of the bench's topics. */
+async function deleteTopics(brokers: string[], names: string[]): Promise<void> {
+  const admin = new Kafka({ brokers, clientId: 'rebuild-bench-cleanup', logCreator: () => () => undefined }).admin();
+  await admin.connect();
+  try {
+    const existing = new Set(await admin.listTopics());
+    await admin.deleteTopics({ topics: names.filter((n) => existing.has(n)) });
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** With `--one <source> <events>` measures once and prints JSON; otherwise runs every case in its own child. */
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  if (args[0] === '--one') {
+    process.stdout.write(`${JSON.stringify(await measure(args[1] as Source, Number(args[2])))}\n`);
+    return;
+  }
+  // 1M events only on the embedded log: on the shared broker they would be a gigabyte, and the
+  // registry's GET /v1/events counts the whole store on every page (see the report).
+  const cases: Array<[Source, number]> = args.length > 0
+    ? args.map((a) => a.split(':') as [Source, string]).map(([source, events]) => [source, Number(events)])
+    : [['postgres-log', 100_000], ...(process.env.KAFKA_BROKERS ? [['kafka-log', 100_000] as [Source, number]] : []), ['event-store', 100_000], ['postgres-log', 1_000_000]];
+  const rows: Figures[] = [];
+  for (const [source, events] of cases) {
+    process.stderr.write(`[rebuild bench] ${source}, ${events} events, load average ${os.loadavg()[0].toFixed(1)}\n`);
+    const out = execFileSync(process.execPath, ['--expose-gc', '-r', '@swc-node/register', __filename, '--one', source, String(events)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+    rows.push(JSON.parse(out.trim().split('\n').pop() ?? '{}') as Figures);
+  }
+  process.stdout.write('| source | events | seconds | events/s | RSS before (MB) | peak RSS during (MB) | tools |\n| --- | --- | --- | --- | --- | --- | --- |\n');
+  for (const r of rows) process.stdout.write(`| ${r.source} | ${r.events} | ${r.seconds} | ${r.perSecond} | ${r.baselineMb} | ${r.peakMb} | ${r.tools} |\n`);
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  });
+}
