@@ -44,3 +44,5 @@ export type { EventSchemaKey } from './event.schemas';
 export { upcast } from './upcasters';
 export { toCloudEvent, cloudEventType, estateEventType, eventSchemaUrl, cloudEventHeaders, CLOUD_EVENT_TYPE_PREFIX } from './cloud-event';
 export type { CloudEvent, CloudEventOptions } from './cloud-event';
+export { parseFeedFilter, feedFilterAdmits } from './feed.filter';
+export type { FeedFilter, FeedFilterInput, FeedFilterResult } from './feed.filter';
