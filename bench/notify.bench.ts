@@ -1,13 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { issueDevToken } from '@estate/platform';
 import { BENCH_AGENT } from './catalog.fixture';
-import { startChild, type BenchChild } from './support/child-process.launcher';
-import { BENCH_SECRET, benchTopicPrefix } from './support/edge.launcher';
+import { BENCH_SECRET } from './support/edge.launcher';
+import { startBenchEstate } from './support/estate.launcher';
 import { latencyStats, type LatencyStats } from './support/load.runner';
 
 const ADMIN = { sub: 'bench-admin', scope: 'estate:admin estate:publish', clearance: 'restricted' };
@@ -21,38 +18,6 @@ export interface NotifyFigures {
   /** How long POST /v1/tools took to answer: the registry's share of `latency`. */
   publish: LatencyStats;
   missed: number;
-}
-
-interface Estate {
-  child: BenchChild;
-  edge: string;
-  registry: string;
-  dataDir: string;
-}
-
-function bannerUrl(output: string, label: string): string | undefined {
-  return new RegExp(`${label}\\s+(http://\\S+)`).exec(output)?.[1];
-}
-
-/** All four services from dist in one child (npm start's entry): embedded PostgreSQL, Kafka or the in-process bus. */
-async function startEstate(brokers: string[] | undefined): Promise<Estate> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'estate-bench-'));
-  const suffix = path.basename(dataDir);
-  const { child } = await startChild({
-    args: ['dist/apps/estate/src/main.js'],
-    env: {
-      ESTATE_DATA_DIR: dataDir, ESTATE_DEMO: '0', ESTATE_JWT_SECRET: BENCH_SECRET, DATABASE_URL: '',
-      KAFKA_BROKERS: brokers?.join(',') ?? '', ESTATE_TOPIC_PREFIX: benchTopicPrefix(),
-      ESTATE_REGISTRY_PORT: '0', ESTATE_DISCOVERY_PORT: '0', ESTATE_AUDIT_PORT: '0', ESTATE_EDGE_PORT: '0', ESTATE_CONSOLE_PORT: '0',
-      ESTATE_DISCOVERY_GROUP: `bench-discovery-${suffix}`, ESTATE_AUDIT_GROUP: `bench-audit-${suffix}`,
-    },
-    ready: (out) => (out.includes('Ctrl-C stops everything') ? '' : undefined),
-    readyTimeoutMs: 120_000,
-  });
-  const edge = bannerUrl(child.output(), 'MCP edge');
-  const registry = bannerUrl(child.output(), 'registry');
-  if (!edge || !registry) throw new Error(`estate banner without URLs:\n${child.output().slice(-1500)}`);
-  return { child, edge, registry, dataDir };
 }
 
 async function post(url: string, token: string, body: unknown): Promise<void> {
@@ -75,7 +40,7 @@ function probeSpec(i: number) {
  * notifications/tools/list_changed on an official SDK client's GET stream. One publish at a time.
  */
 export async function measureNotify(brokers: string[] | undefined, upstreamUrl: string): Promise<NotifyFigures> {
-  const estate = await startEstate(brokers);
+  const estate = await startBenchEstate(brokers);
   const client = new Client({ name: 'estate-bench', version: '1.0.0' });
   let arrived: (() => void) | undefined;
   client.setNotificationHandler(ToolListChangedNotificationSchema, async () => arrived?.());
@@ -106,7 +71,6 @@ export async function measureNotify(brokers: string[] | undefined, upstreamUrl: 
     return { bus: brokers ? 'kafka' : 'in-process', latency: latencyStats(times), publish: latencyStats(publishTimes), missed };
   } finally {
     await client.close().catch(() => undefined);
-    await estate.child.stop();
-    rmSync(estate.dataDir, { recursive: true, force: true });
+    await estate.stop();
   }
 }

@@ -12,6 +12,7 @@ import { CATALOG_SIZE, runEdgeBench } from './edge.bench';
 import { edgeVerdicts, methodNotes } from './edge-targets.rules';
 import { ingestVerdicts, runIngestBenches } from './ingest.run';
 import { measureNotify, type NotifyFigures } from './notify.bench';
+import { closePublishClient, measurePublish, publishTable, type PublishFigures } from './publish.bench';
 import { renderReport, verdict, machineLines, type Verdict } from './report.writer';
 import { REPO_ROOT, startBenchServer } from './support/child-process.launcher';
 import { acquireKafka } from './support/kafka.lease';
@@ -50,6 +51,18 @@ function notifyTable(figures: NotifyFigures[]): BenchTable {
   };
 }
 
+/** Issue 15's publish targets, at 16 concurrent clients on each bus. */
+function publishVerdicts(figures: PublishFigures[]): Verdict[] {
+  const sequential = (bus: string) => figures.find((f) => f.bus === bus && f.clients === 1);
+  return figures.filter((f) => f.clients === 16).flatMap((f) => {
+    const baseline = `1 client: ${Math.round(sequential(f.bus)?.perSecond ?? 0)}/s`;
+    return [
+      verdict(`publishes/s at 16 clients (${f.bus})`, f.perSecond, { min: 1000 }, '/s', baseline),
+      verdict(`publish p99 at 16 clients (${f.bus})`, f.latency.p99, { max: 50 }, ' ms', baseline),
+    ];
+  });
+}
+
 async function main(): Promise<void> {
   progress('building dist/');
   execFileSync('npm', ['run', 'build', '--silent'], { cwd: REPO_ROOT, stdio: 'inherit' });
@@ -70,14 +83,16 @@ async function main(): Promise<void> {
     } finally {
       await upstream.child.stop();
     }
+    progress('publish throughput over Kafka and the in-process bus');
+    const publish = [...(await measurePublish(kafka.brokers, progress)), ...(await measurePublish(undefined, progress))];
     progress('audit ingest and discovery catch-up');
     const ingest = await runIngestBenches(kafka.brokers, [100_000, 1_000_000], 1000, progress);
-    const verdicts = [...contractVerdicts(contracts), ...edgeVerdicts(edge, notify), ...ingestVerdicts(ingest.ingest, ingest.catchUp)];
+    const verdicts = [...contractVerdicts(contracts), ...edgeVerdicts(edge, notify), ...publishVerdicts(publish), ...ingestVerdicts(ingest.ingest, ingest.catchUp)];
     const report = renderReport({
       machine: machineLines(COMMAND, `${kafka.source} at ${kafka.brokers.join(',')}`, loadAtStart),
       verdicts,
       method: methodNotes(),
-      tables: [...contracts, ...edge.tables, notifyTable(notify), ...ingest.tables],
+      tables: [...contracts, ...edge.tables, notifyTable(notify), publishTable(publish), ...ingest.tables],
       profiles: [
         { title: `tools/call, 32 concurrent sessions (${Math.round(edge.profiles.call.load.perSecond)} req/s while profiled)`, summary: edge.profiles.call.summary },
         { title: `tools/list, 32 concurrent sessions, ${CATALOG_SIZE} tools (${Math.round(edge.profiles.list.load.perSecond)} req/s while profiled)`, summary: edge.profiles.list.summary },
@@ -88,6 +103,7 @@ async function main(): Promise<void> {
     progress(`wrote BENCHMARKS.md (${verdicts.filter((v) => !v.met).length} of ${verdicts.length} targets missed)`);
   } finally {
     loadAgent.destroy();
+    closePublishClient();
     await kafka.release();
   }
 }

@@ -1,8 +1,7 @@
 import { startHttpApp, type EventBus, type Logger, type StopStep } from '@estate/platform';
-import type { INestApplication } from '@nestjs/common';
+import type { INestApplication, Type } from '@nestjs/common';
 import type { RegistryConfig } from './config';
 import { RegistryModule } from './registry.module';
-import { RegistryService } from './registry.service';
 import { OutboxRelay } from './store/outbox.relay';
 
 export interface RunningService {
@@ -15,13 +14,14 @@ export interface RunningService {
 /**
  * The registry as a Nest application listening on its port (RegistryModule binds the parts).
  * `bus` undefined: the module builds its own from the config; `owned` are closed after it.
+ * `useCase` hands a test or bench one of the module's use cases (or the reads) as bound.
  */
 export async function startRegistry(
   config: RegistryConfig & { databaseUrl: string },
   bus: EventBus | undefined,
   logger: Logger,
   options: { owned?: StopStep[] } = {},
-): Promise<RunningService & { relay: OutboxRelay; service: RegistryService }> {
+): Promise<RunningService & { relay: OutboxRelay; useCase<T>(type: Type<T>): T }> {
   const { app, url } = await startHttpApp({
     module: RegistryModule.forRoot(config, { bus, logger, owned: options.owned }),
     logger,
@@ -29,5 +29,5 @@ export async function startRegistry(
     port: config.port,
   });
   logger.info({ url }, 'registry listening');
-  return { app, url, relay: app.get(OutboxRelay), service: app.get(RegistryService), stop: () => app.close() };
+  return { app, url, relay: app.get(OutboxRelay), useCase: (type) => app.get(type), stop: () => app.close() };
 }

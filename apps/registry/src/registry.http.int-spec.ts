@@ -8,6 +8,7 @@ import { http, TEST_SECRET, token, waitFor } from '../../../test/support/estate.
 import { createTestDatabase, randomTopicPrefix } from '../../../test/support/infra';
 import { loadRegistryConfig } from './config';
 import { RegistryController } from './http/registry.controller';
+import { RegistryReadsController } from './http/registry-reads.controller';
 import { startRegistry } from './registry.app';
 
 const ADMIN = { sub: 'root', scope: 'estate:admin estate:publish', clearance: 'restricted' };
@@ -70,6 +71,8 @@ describe('registry over HTTP (real PostgreSQL, in-process bus)', () => {
       }
       const server = { name: 'crm', url: 'http://127.0.0.1:1/mcp', owner: 'crm-team' };
       expect(await http('POST', `${base}/v1/servers`, tokens.publisher, server)).toMatchObject({ status: 403, body: { error: 'FORBIDDEN' } });
+      // The scope is judged before the body: a caller without it learns nothing of what a valid body looks like.
+      expect(await http('POST', `${base}/v1/servers`, tokens.publisher, { nonsense: true })).toMatchObject({ status: 403, body: { error: 'FORBIDDEN' } });
       expect((await http('GET', `${base}/v1/servers/crm`, tokens.admin)).status).toBe(404);
     });
   });
@@ -184,6 +187,7 @@ describe('registry over HTTP (real PostgreSQL, in-process bus)', () => {
       expect((bad.body.details as { issues: Array<{ path: string }> }).issues.map((i) => i.path).sort()).toEqual(['$.reason', '$.replacment', '$.sunsetAt']);
       expect((await lifecycle('1.0.0', 'retire', { reason: 'x', sunsetAt: '2027-01-01T00:00:00Z' })).status).toBe(400);
       expect(await lifecycle('1.0.0', 'deprecate', { reason: 'x' }, tokens.reader)).toMatchObject({ status: 403, body: { error: 'FORBIDDEN' } });
+      expect(await lifecycle('1.0.0', 'retire', { replacment: 1 }, tokens.reader)).toMatchObject({ status: 403, body: { error: 'FORBIDDEN' } });
     });
 
     it('deprecates and retires, refuses what the lifecycle forbids, and GET shows each step', async () => {
@@ -270,9 +274,12 @@ async function rawPost(url: string, bearer: string, text: string): Promise<{ sta
   return { status: response.status, body: await response.json() };
 }
 
-/** Every route the controller declares, read from Nest's own route metadata, e.g. `POST /v1/tools/{name}/versions/{version}/retire`. */
+/** Every route the registry's controllers declare, read from Nest's own route metadata, e.g. `POST /v1/tools/{name}/versions/{version}/retire`. */
 function servedRoutes(): string[] {
-  const proto = RegistryController.prototype as unknown as Record<string, unknown>;
+  return [RegistryController, RegistryReadsController].flatMap((controller) => routesOf(controller.prototype as unknown as Record<string, unknown>)).sort();
+}
+
+function routesOf(proto: Record<string, unknown>): string[] {
   return Object.getOwnPropertyNames(proto)
     .filter((key) => key !== 'constructor' && Reflect.getMetadata('path', proto[key] as object) !== undefined)
     .map((key) => {
@@ -280,8 +287,7 @@ function servedRoutes(): string[] {
       const method = RequestMethod[Reflect.getMetadata('method', handler) as number];
       const path = String(Reflect.getMetadata('path', handler)).replace(/^\/?/, '/').replace(/:([A-Za-z]+)/g, '{$1}');
       return `${method} ${path}`;
-    })
-    .sort();
+    });
 }
 
 interface OpenApiOperation {

@@ -2,8 +2,8 @@ import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationB
 import type { DataSource } from 'typeorm';
 import { CLOCK, DATABASE, estateTopics, EVENT_BUS, LOGGER, OwnedResources, SERVICE_CONFIG, stopServiceParts, type Clock, type EventBus, type Logger } from '@estate/platform';
 import type { RegistryRootConfig } from './registry.module';
-import { RegistryService } from './registry.service';
 import { OutboxRelay } from './store/outbox.relay';
+import { SunsetHandler } from './sunset/sunset.handler';
 
 /**
  * Starts the relay and the sunset sweep before the HTTP server listens (Nest bootstraps before
@@ -21,7 +21,7 @@ export class RegistryLifecycle implements OnApplicationBootstrap, BeforeApplicat
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(CLOCK) private readonly clock: Clock,
     private readonly relay: OutboxRelay,
-    private readonly service: RegistryService,
+    private readonly sunsets: SunsetHandler,
     private readonly owned: OwnedResources,
   ) {}
 
@@ -44,7 +44,7 @@ export class RegistryLifecycle implements OnApplicationBootstrap, BeforeApplicat
   }
 
   private sweepSunsets(): void {
-    this.service.sweepSunsets(this.clock()).then(
+    this.sunsets.sweep(this.clock()).then(
       (retired) => retired > 0 && this.logger.info({ retired }, 'retired versions past their sunset date'),
       (error: unknown) => this.logger.warn({ err: error }, 'sunset sweep failed; will retry'),
     );

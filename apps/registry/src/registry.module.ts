@@ -2,14 +2,15 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import {
   BearerGuard, CLOCK, DATABASE, databaseProvider, estateTopics, EVENT_BUS, HealthController, ID_SOURCE, LOGGER, METRICS_ACCESS, portProviders,
-  PRINCIPAL_RESOLVER, PrincipalResolver, SERVICE_CONFIG, SERVICE_HEALTH, serviceHealth, type Clock, type EventBus, type IdSource, type Logger,
+  PRINCIPAL_RESOLVER, PrincipalResolver, ScopeGuard, SERVICE_CONFIG, SERVICE_HEALTH, serviceHealth, type Clock, type EventBus, type IdSource, type Logger,
   type MetricsAccess, type ServiceHealth, type ServicePorts,
 } from '@estate/platform';
 import type { RegistryConfig } from './config';
 import { EventsController } from './http/events.controller';
+import { RegistryReadsController } from './http/registry-reads.controller';
 import { RegistryController } from './http/registry.controller';
+import { registryProviders } from './registry.providers';
 import { RegistryLifecycle } from './registry.lifecycle';
-import { RegistryService } from './registry.service';
 import { EventLogReader } from './store/event-log.reader';
 import { REGISTRY_ENTITIES, REGISTRY_MIGRATIONS } from './store/migrations';
 import { OutboxRelay } from './store/outbox.relay';
@@ -25,16 +26,14 @@ export class RegistryModule {
   static forRoot(config: RegistryRootConfig, ports: ServicePorts): DynamicModule {
     return {
       module: RegistryModule,
-      controllers: [RegistryController, EventsController, HealthController],
+      controllers: [RegistryController, RegistryReadsController, EventsController, HealthController],
       providers: [
         ...portProviders('registry', config, ports),
         databaseProvider({ schema: 'registry', migrations: REGISTRY_MIGRATIONS, entities: REGISTRY_ENTITIES }),
-        {
-          provide: PostgresEventStore,
+        ...registryProviders(config.compat, {
           useFactory: (db: DataSource, ids: IdSource, clock: Clock) => new PostgresEventStore(db, ids, clock),
           inject: [DATABASE, ID_SOURCE, CLOCK],
-        },
-        { provide: RegistryService, useFactory: (store: PostgresEventStore) => new RegistryService(store, config.compat), inject: [PostgresEventStore] },
+        }),
         { provide: EventLogReader, useFactory: (db: DataSource) => new EventLogReader(db), inject: [DATABASE] },
         {
           provide: OutboxRelay,
@@ -59,6 +58,7 @@ export class RegistryModule {
           inject: [DATABASE, OutboxRelay],
         },
         BearerGuard,
+        ScopeGuard,
         RegistryLifecycle,
       ],
     };

@@ -4,6 +4,7 @@ import { bankSpecs } from '../../../examples/bank/bank.specs';
 import { createTestDatabase } from '../../../test/support/infra';
 import { loadRegistryConfig } from './config';
 import { startRegistry } from './registry.app';
+import { SunsetHandler } from './sunset/sunset.handler';
 
 const SECRET = 'sunset-test-secret-0123456789';
 
@@ -26,9 +27,9 @@ describe('sunset dates are enforced (real PostgreSQL)', () => {
       const sunsetAt = '2026-01-01T00:00:00.000Z';
       expect((await post('/v1/tools/bank.lookup/versions/1.0.0/deprecate', { reason: 'use 1.0.1', sunsetAt, replacement: '1.0.1' })).status).toBe(200);
 
-      expect(await registry.service.sweepSunsets(new Date('2025-12-31T00:00:00.000Z'))).toBe(0);
-      expect(await registry.service.sweepSunsets(new Date('2026-01-02T00:00:00.000Z'))).toBe(1);
-      expect(await registry.service.sweepSunsets(new Date('2026-01-03T00:00:00.000Z'))).toBe(0);
+      expect(await registry.useCase(SunsetHandler).sweep(new Date('2025-12-31T00:00:00.000Z'))).toBe(0);
+      expect(await registry.useCase(SunsetHandler).sweep(new Date('2026-01-02T00:00:00.000Z'))).toBe(1);
+      expect(await registry.useCase(SunsetHandler).sweep(new Date('2026-01-03T00:00:00.000Z'))).toBe(0);
 
       const version = await fetch(`${registry.url}/v1/tools/bank.lookup/versions/1.0.0`, { headers: { authorization: `Bearer ${token}` } });
       expect(await version.json()).toMatchObject({ status: 'retired' });

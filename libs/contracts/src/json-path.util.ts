@@ -1,3 +1,5 @@
+import { isJsonObject } from '@estate/protocol';
+
 /** A step into a JSON value: a property name or an array index. */
 export type PathSegment = string | number;
 
@@ -83,6 +85,5 @@ export function pointerToSegments(pointer: string, root: unknown): PathSegment[]
   return segments;
 }
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+/** One "is a JSON object" check for the whole estate: the protocol layer's, which every other layer sits on. */
+export const isRecord = isJsonObject;

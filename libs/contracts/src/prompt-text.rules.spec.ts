@@ -21,6 +21,15 @@ describe('prompt-text rules', () => {
     });
   });
 
+  it('treats markup inside a code span that runs over a line ending as code, and markup after a blank line as markup', () => {
+    // A line separator inside `<div>` is reported once, as what it is; the span is still code.
+    for (const separator of ['\u2028', '\u2029', '\u0085', '\r']) {
+      expect(codes(`Returns \`<d${separator}iv>\` elements.`)).toEqual(['hidden_characters']);
+    }
+    expect(codes('Returns `<div\n>` elements.')).toEqual([]);
+    expect(codes('Returns `a\n\n<script>alert(1)</script>` here.')).toContain('html_markup');
+  });
+
   it('never copies a hidden character into a message: it is shown escaped', () => {
     for (const attack of DESCRIPTION_ATTACKS) {
       for (const issue of inspectPromptText(attack.text, '$.description')) {

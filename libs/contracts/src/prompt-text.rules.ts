@@ -119,7 +119,9 @@ function firstMatch(patterns: readonly RegExp[], readings: readonly TextReading[
   return undefined;
 }
 
-const CODE = /```[^`]{0,4000}```|`[^`\n]{1,200}`/g;
+// An inline code span may run over one line ending (CommonMark joins it with a space), never a blank
+// line: otherwise a line separator inside a span would expose its markup as if written outside code.
+const CODE = /```[^`]{0,4000}```|`(?:[^`\n]|\n(?![ \t]*\n)){1,200}`/g;
 
 /** Code spans and fences blanked out (same length, so excerpts still line up). */
 function blankCode(reading: TextReading): TextReading {

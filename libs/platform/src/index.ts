@@ -34,6 +34,8 @@ export type { TokenClaims } from './token.issuer';
 export { EnvReader, readCommon, readAuth } from './env.reader';
 export type { Env, CommonConfig, HealthConfig } from './env.reader';
 export { BearerGuard, CurrentPrincipal, PRINCIPAL_RESOLVER } from './http/bearer.guard';
+export { Authenticated, RequireScope, ScopeGuard } from './http/scope.guard';
+export type { ScopeRequirement } from './http/scope.guard';
 export { startHttpApp, PinoNestLogger, METRICS_ACCESS } from './http/http-app';
 export { traceRequests, requestLogIds } from './http/request-trace.middleware';
 export { logRequests, requestLogger, RequestLog } from './http/request-log.middleware';

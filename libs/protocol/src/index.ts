@@ -9,7 +9,7 @@ export {
   type ProcessDecision,
   type ReplyDecision,
 } from './incoming-message.inspector';
-export { hasMember, isJsonObject, isJsonRpcId, isJsonRpcParams } from './json-rpc-id.guard';
+export { hasMember, isJsonObject, isJsonRpcId, isJsonRpcParams, isJsonRpcResponse } from './json-rpc-id.guard';
 export {
   invalidRequestError,
   makeError,

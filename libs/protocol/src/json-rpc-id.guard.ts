@@ -13,6 +13,11 @@ export function isJsonObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** A response to a request, a result or an error: it answers an id. The one such check every transport uses. */
+export function isJsonRpcResponse(message: unknown): boolean {
+  return isJsonObject(message) && 'id' in message && ('result' in message || 'error' in message);
+}
+
 /** MCP params are named only: an object, never an array. */
 export function isJsonRpcParams(value: unknown): value is JsonRpcParams {
   return isJsonObject(value);

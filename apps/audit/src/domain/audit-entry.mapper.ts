@@ -1,3 +1,4 @@
+import { isJsonObject as isRecord } from '@estate/protocol';
 import { upcast, type EventEnvelope } from '@estate/events';
 
 /** Which log an envelope came from; decides how its fields are read. */
@@ -24,10 +25,15 @@ export interface AuditEntryContent {
   payload: EventEnvelope;
 }
 
+/** A trail entry where it sits in the chain: its content, its seq and the two hashes that link it. */
+export interface AuditEntry extends AuditEntryContent {
+  seq: number;
+  prevHash: string;
+  hash: string;
+}
+
 export type ParsedEnvelope = { ok: true; envelope: EventEnvelope } | { ok: false; reason: string };
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const str = (value: unknown): string | null => (typeof value === 'string' && value.length > 0 ? value : null);
 

@@ -1,5 +1,6 @@
 import type { AuditEntryContent } from './audit-entry.mapper';
-import { canonicalJson, ChainVerifier, entryHash, GENESIS_HASH, type ChainLink } from './hash-chain';
+import { canonicalJson, ChainVerifier, entryHash, GENESIS_HASH, } from './hash-chain';
+import type { AuditEntry } from './audit-entry.mapper';
 
 const content = (eventId: string, data: Record<string, unknown> = {}): AuditEntryContent => ({
   eventId,
@@ -18,16 +19,16 @@ const content = (eventId: string, data: Record<string, unknown> = {}): AuditEntr
 });
 
 /** Builds a valid chain the way the repository appends it. */
-function chain(ids: string[]): ChainLink[] {
+function chain(ids: string[]): AuditEntry[] {
   let prev = GENESIS_HASH;
   return ids.map((id, index) => {
-    const link = { seq: index + 1, prevHash: prev, hash: entryHash(prev, content(id)), content: content(id) };
+    const link = { seq: index + 1, prevHash: prev, hash: entryHash(prev, content(id)), ...content(id) };
     prev = link.hash;
     return link;
   });
 }
 
-function verify(links: ChainLink[], head = { lastSeq: links.at(-1)?.seq ?? 0, hash: links.at(-1)?.hash ?? GENESIS_HASH }) {
+function verify(links: AuditEntry[], head = { lastSeq: links.at(-1)?.seq ?? 0, hash: links.at(-1)?.hash ?? GENESIS_HASH }) {
   const verifier = new ChainVerifier(head);
   links.forEach((link) => verifier.accept(link));
   return verifier.result();
@@ -74,7 +75,7 @@ describe('ChainVerifier', () => {
 
   it('reports the first entry whose content was changed', () => {
     const links = chain(['a', 'b', 'c']);
-    links[1] = { ...links[1], content: { ...links[1].content, principal: 'someone-else' } };
+    links[1] = { ...links[1], principal: 'someone-else' };
     expect(verify(links)).toEqual({ ok: false, entries: 3, firstBrokenSeq: 2 });
   });
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { AuditEntryContent } from './audit-entry.mapper';
+import type { AuditEntry, AuditEntryContent } from './audit-entry.mapper';
 
 /** The prev_hash of the first entry. */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -48,14 +48,6 @@ export function entryHash(prevHash: string, content: AuditEntryContent): string 
   return createHash('sha256').update(prevHash).update(canonicalJson(fields)).digest('hex');
 }
 
-/** A stored entry as the verifier sees it. */
-export interface ChainLink {
-  seq: number;
-  prevHash: string;
-  hash: string;
-  content: AuditEntryContent;
-}
-
 export interface VerifyResult {
   ok: boolean;
   entries: number;
@@ -83,10 +75,10 @@ export class ChainVerifier {
   /** The head read in the same snapshot as the entries. */
   constructor(private readonly head: ChainHead) {}
 
-  accept(link: ChainLink): void {
+  accept(link: AuditEntry): void {
     this.count += 1;
     if (this.brokenAt !== undefined) return;
-    const linked = link.prevHash === this.expectedPrev && entryHash(link.prevHash, link.content) === link.hash;
+    const linked = link.prevHash === this.expectedPrev && entryHash(link.prevHash, link) === link.hash;
     // An entry past the head was not appended through the chain.
     if (!linked || link.seq > this.head.lastSeq) {
       this.brokenAt = link.seq;

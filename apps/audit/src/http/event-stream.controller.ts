@@ -1,10 +1,10 @@
-import { Controller, Get, Inject, Req, Res, UseGuards } from '@nestjs/common';
+import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import type { Principal } from '@estate/contracts';
-import { BearerGuard, CurrentPrincipal, httpError } from '@estate/platform';
+import { RequireScope } from '@estate/platform';
 import { parseLastEventId } from '../domain/audit-query.parser';
 import { ToolChangeFeed } from '../stream/tool-change.feed';
-import { requireAuditReader } from './audit-access';
+import { AUDIT_READER_REFUSAL, AUDIT_READERS, refusal } from './audit.errors';
+import { toHttpError } from './audit.errors.mapper';
 
 @Controller()
 export class EventStreamController {
@@ -15,11 +15,10 @@ export class EventStreamController {
    * `Last-Event-ID` (or `?lastEventId=`, for clients that cannot set headers) gets what it missed first.
    */
   @Get('v1/events/stream')
-  @UseGuards(BearerGuard)
-  async stream(@CurrentPrincipal() caller: Principal, @Req() request: Request, @Res() response: Response): Promise<void> {
-    requireAuditReader(caller);
+  @RequireScope(AUDIT_READERS, AUDIT_READER_REFUSAL)
+  async stream(@Req() request: Request, @Res() response: Response): Promise<void> {
     const lastEventId = parseLastEventId(request.header('last-event-id') ?? request.query.lastEventId);
-    if (!lastEventId.ok) throw httpError(400, 'INVALID_REQUEST', lastEventId.message, { parameter: lastEventId.parameter });
+    if (!lastEventId.ok) throw toHttpError(refusal('INVALID_REQUEST', lastEventId));
     // Read the starting point before the headers go out: a database outage must still be able to answer 503.
     const from = lastEventId.value ?? (await this.feed.newestSeq());
     response.status(200).set({

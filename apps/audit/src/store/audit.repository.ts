@@ -1,7 +1,7 @@
 import { MoreThan, type DataSource, type QueryRunner } from 'typeorm';
 import type { EventEnvelope } from '@estate/events';
 import { inTransaction } from '@estate/platform';
-import type { AuditEntryContent } from '../domain/audit-entry.mapper';
+import type { AuditEntry } from '../domain/audit-entry.mapper';
 import type { AuditQuery } from '../domain/audit-query.parser';
 import { ChainVerifier, type ChainHead, type VerifyResult } from '../domain/hash-chain';
 import { AuditEntryEntity } from './audit-entry.entity';
@@ -14,13 +14,6 @@ const VERIFY_BATCH = 1000;
 /** The call events `callers` counts. */
 const CALL_TYPES = ['ToolCallCompleted', 'ToolCallRefused'];
 
-/** A stored entry: its content plus where it sits in the chain. */
-export interface StoredEntry extends AuditEntryContent {
-  seq: number;
-  prevHash: string;
-  hash: string;
-}
-
 export interface CallerRow {
   principal: string;
   version: string | null;
@@ -29,7 +22,7 @@ export interface CallerRow {
   lastCallAt: string;
 }
 
-function toStored(row: AuditEntryEntity): StoredEntry {
+function toStored(row: AuditEntryEntity): AuditEntry {
   return {
     seq: Number(row.seq),
     eventId: row.eventId,
@@ -63,7 +56,7 @@ export class AuditRepository {
   }
 
   /** Newest first; one row more than asked tells whether another page exists. */
-  async query(query: AuditQuery): Promise<{ entries: StoredEntry[]; more: boolean }> {
+  async query(query: AuditQuery): Promise<{ entries: AuditEntry[]; more: boolean }> {
     const select = this.db.manager.createQueryBuilder(AuditEntryEntity, 'e');
     if (query.tool !== undefined) select.andWhere('e.tool = :tool', { tool: query.tool });
     if (query.version !== undefined) select.andWhere('e.version = :version', { version: query.version });
@@ -79,7 +72,7 @@ export class AuditRepository {
   }
 
   /** Entries of one topic after a seq, oldest first (the event stream's replay and live feed). */
-  async topicEntriesAfter(topic: string, afterSeq: number, limit: number): Promise<StoredEntry[]> {
+  async topicEntriesAfter(topic: string, afterSeq: number, limit: number): Promise<AuditEntry[]> {
     const rows = await this.db.manager.find(AuditEntryEntity, { where: { topic, seq: MoreThan(String(afterSeq)) }, order: { seq: 'ASC' }, take: limit });
     return rows.map(toStored);
   }
@@ -121,10 +114,7 @@ export class AuditRepository {
       let after = '0';
       for (;;) {
         const rows = await runner.manager.find(AuditEntryEntity, { where: { seq: MoreThan(after) }, order: { seq: 'ASC' }, take: VERIFY_BATCH });
-        for (const row of rows) {
-          const { seq, prevHash, hash, ...content } = toStored(row);
-          verifier.accept({ seq, prevHash, hash, content });
-        }
+        for (const row of rows) verifier.accept(toStored(row));
         if (rows.length < VERIFY_BATCH) return verifier.result();
         after = rows[rows.length - 1].seq;
       }

@@ -1,3 +1,4 @@
+import { isJsonObject } from '@estate/protocol';
 import { DATA_CLASSIFICATIONS, comparePaths, formatPath, isValidConstraint, type DataClassification, type Principal } from '@estate/contracts';
 import type { Pins } from '@estate/catalog';
 
@@ -14,7 +15,6 @@ export interface DiscoverRequest {
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; issues: RequestIssue[] };
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const PRINCIPAL_FIELDS = ['id', 'tenant', 'scopes', 'clearance'];
 
 /**
@@ -23,7 +23,7 @@ const PRINCIPAL_FIELDS = ['id', 'tenant', 'scopes', 'clearance'];
  */
 export function parseDiscoverRequest(body: unknown): Parsed<DiscoverRequest> {
   if (body === undefined || body === null) return { ok: true, value: { pins: {} } };
-  if (!isObject(body)) return { ok: false, issues: [{ path: '$', message: 'body must be a JSON object' }] };
+  if (!isJsonObject(body)) return { ok: false, issues: [{ path: '$', message: 'body must be a JSON object' }] };
   const issues = unknownFields(body, ['principal', 'pins'], '$');
   if (body.principal !== undefined) issues.push(...principalIssues(body.principal));
   if (body.pins !== undefined) issues.push(...pinIssues(body.pins));
@@ -34,7 +34,7 @@ export function parseDiscoverRequest(body: unknown): Parsed<DiscoverRequest> {
 }
 
 function principalIssues(principal: unknown): RequestIssue[] {
-  if (!isObject(principal)) return [{ path: '$.principal', message: 'principal must be an object {id, tenant?, scopes, clearance}' }];
+  if (!isJsonObject(principal)) return [{ path: '$.principal', message: 'principal must be an object {id, tenant?, scopes, clearance}' }];
   const issues = unknownFields(principal, PRINCIPAL_FIELDS, '$.principal');
   const { id, tenant, scopes, clearance } = principal;
   if (typeof id !== 'string' || id.length === 0) issues.push({ path: '$.principal.id', message: 'id must be a non-empty string' });
@@ -54,7 +54,7 @@ function principalIssues(principal: unknown): RequestIssue[] {
 }
 
 function pinIssues(pins: unknown): RequestIssue[] {
-  if (!isObject(pins)) return [{ path: '$.pins', message: 'pins must be an object mapping tool name to a version or range' }];
+  if (!isJsonObject(pins)) return [{ path: '$.pins', message: 'pins must be an object mapping tool name to a version or range' }];
   return Object.keys(pins)
     .filter((name) => !isValidConstraint(pins[name]))
     .map((name) => ({ path: formatPath(['pins', name]), message: 'must be a version or range such as "1.2.0" or "^1.2.0"' }));

@@ -1,16 +1,16 @@
-import { Body, Controller, Get, HttpCode, Inject, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Post } from '@nestjs/common';
 import { listVisible } from '@estate/catalog';
 import { toMcpTool, type Principal } from '@estate/contracts';
-import { BearerGuard, CurrentPrincipal, httpError } from '@estate/platform';
+import { Authenticated, CurrentPrincipal, RequireScope } from '@estate/platform';
 import { CatalogProjector } from '../catalog.projector';
-import { RebuildTimeout, RebuildUnavailable } from '../catalog.rebuilder';
 import { CatalogRepository } from '../store/catalog.repository';
 import { parseDiscoverRequest } from './discover.requests';
+import { invalidRequest, rebuildFailure } from './discovery.errors';
+import { rebuildAnswer, toHttpError } from './discovery.errors.mapper';
 
 const isAdmin = (p: Principal): boolean => p.scopes.includes('estate:admin');
 
 @Controller()
-@UseGuards(BearerGuard)
 export class DiscoveryController {
   constructor(
     @Inject(CatalogRepository) private readonly repo: CatalogRepository,
@@ -20,12 +20,14 @@ export class DiscoveryController {
   /** The tools the caller may see; an admin may ask on behalf of another principal. */
   @Post('v1/discover')
   @HttpCode(200)
+  @Authenticated()
   async discover(@CurrentPrincipal() caller: Principal, @Body() body: unknown) {
     const parsed = parseDiscoverRequest(body);
-    if (!parsed.ok) throw httpError(400, 'INVALID_REQUEST', 'the discovery request is malformed', { issues: parsed.issues });
+    if (!parsed.ok) throw toHttpError(invalidRequest(parsed.issues));
     const { principal: asked, pins } = parsed.value;
+    // Who may be asked about depends on the body, so this one check cannot sit on the route.
     if (asked !== undefined && asked.id !== caller.id && !isAdmin(caller)) {
-      throw httpError(403, 'FORBIDDEN', 'discovering for another principal needs estate:admin');
+      throw toHttpError({ code: 'FORBIDDEN', message: 'discovering for another principal needs estate:admin' });
     }
     // A non-admin naming itself still gets its own token's rights, never the ones it wrote in the body.
     const principal = asked !== undefined && isAdmin(caller) ? asked : caller;
@@ -34,33 +36,23 @@ export class DiscoveryController {
   }
 
   @Get('v1/catalog')
-  async catalog(@CurrentPrincipal() caller: Principal) {
-    if (!isAdmin(caller) && !caller.scopes.includes('estate:publish')) throw httpError(403, 'FORBIDDEN', 'the full catalog needs estate:admin or estate:publish');
+  @RequireScope(['estate:admin', 'estate:publish'], 'the full catalog needs estate:admin or estate:publish')
+  async catalog() {
     return { servers: await this.repo.allServers(), tools: await this.repo.allTools(), deadLetters: await this.repo.deadLetterCount() };
   }
 
   @Post('v1/rebuild')
   @HttpCode(200)
-  async rebuild(@CurrentPrincipal() caller: Principal) {
-    if (!isAdmin(caller)) throw httpError(403, 'FORBIDDEN', 'rebuilding needs estate:admin');
-    return rebuildErrors(() => this.projector.rebuild());
+  @RequireScope('estate:admin', 'rebuilding needs estate:admin')
+  rebuild() {
+    return rebuildAnswer(() => this.projector.rebuild(), rebuildFailure);
   }
 
   /** The served catalog against a fresh fold of the event store: `equal` and every difference. */
   @Get('v1/verify')
-  async verify(@CurrentPrincipal() caller: Principal) {
-    if (!isAdmin(caller)) throw httpError(403, 'FORBIDDEN', 'verifying needs estate:admin');
-    const { events, differences } = await rebuildErrors(() => this.projector.verify());
+  @RequireScope('estate:admin', 'verifying needs estate:admin')
+  async verify() {
+    const { events, differences } = await rebuildAnswer(() => this.projector.verify(), rebuildFailure);
     return { equal: differences.length === 0, events, differences };
-  }
-}
-
-async function rebuildErrors<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof RebuildTimeout) throw httpError(504, 'REBUILD_TIMEOUT', error.message);
-    if (error instanceof RebuildUnavailable) throw httpError(503, 'REBUILD_UNAVAILABLE', error.message);
-    throw error;
   }
 }

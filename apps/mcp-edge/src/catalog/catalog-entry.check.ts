@@ -1,7 +1,6 @@
+import { isJsonObject as isRecord } from '@estate/protocol';
 import type { CatalogEntry } from '@estate/events';
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 const isText = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
 
 /**

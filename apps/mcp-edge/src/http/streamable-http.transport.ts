@@ -5,6 +5,7 @@ import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/
 import { JSONRPCMessageSchema, type JSONRPCMessage, type MessageExtraInfo, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { rpcError, SESSION_NOT_FOUND } from './json-rpc.reply';
 import { sseFrame, SseStream } from './sse.stream';
+import { isJsonRpcResponse as isResponse } from '@estate/protocol';
 
 /** The id the SDK gives the standalone GET stream; the event store keys replay by it. */
 export const STANDALONE_STREAM = '_GET_stream';
@@ -43,10 +44,6 @@ function parseMessages(entries: unknown[]): JSONRPCMessage[] | undefined {
     messages.push(parsed.data);
   }
   return messages;
-}
-
-function isResponse(message: JSONRPCMessage): boolean {
-  return 'id' in message && !('method' in message);
 }
 
 function isRequest(message: JSONRPCMessage): boolean {

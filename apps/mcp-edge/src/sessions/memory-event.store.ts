@@ -1,5 +1,6 @@
 import type { EventStore, EventId, StreamId } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { isJsonRpcResponse as isResponse } from '@estate/protocol';
 
 const PER_STREAM = 256;
 /** Request streams still waiting for their response: a client may have many requests in flight. */
@@ -15,10 +16,6 @@ const STANDALONE = '_GET_stream';
 interface StoredStream {
   events: Array<{ id: EventId; message: JSONRPCMessage }>;
   answered: boolean;
-}
-
-function isResponse(message: JSONRPCMessage): boolean {
-  return 'id' in message && ('result' in message || 'error' in message);
 }
 
 /**

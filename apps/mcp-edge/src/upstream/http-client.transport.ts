@@ -4,6 +4,7 @@ import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { injectTraceHeaders } from '@estate/platform';
 import { SseParser } from './sse.parser';
+import { isJsonRpcResponse as isResponse } from '@estate/protocol';
 
 /** The SDK client's reconnection defaults for the GET stream: 1 s, growing 1.5×, at most 30 s, 2 tries. */
 const RECONNECT = { initialMs: 1000, grow: 1.5, maxMs: 30000, tries: 2 };
@@ -42,10 +43,6 @@ function isRequest(message: JSONRPCMessage): boolean {
 
 function requestIdOf(message: JSONRPCMessage): RequestId | undefined {
   return isRequest(message) ? (message as { id: RequestId }).id : undefined;
-}
-
-function isResponse(message: unknown): boolean {
-  return typeof message === 'object' && message !== null && 'id' in message && ('result' in message || 'error' in message);
 }
 
 /**

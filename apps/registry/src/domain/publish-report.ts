@@ -1,5 +1,5 @@
-import { classifyToolChange, type CompatPolicy, type SchemaChange, type ToolSpec } from '@estate/contracts';
-import { latestVersion, type ToolState } from './tool.decider';
+import type { CompatPolicy, SchemaChange, ToolSpec } from '@estate/contracts';
+import { latestVersion, type ClassifyChange, type ToolState } from './tool.decider';
 
 /**
  * What publish and check answer besides the decision: the ESTATE_COMPAT policy in force, the bump
@@ -12,10 +12,14 @@ export interface PublishReport {
   changes: SchemaChange[];
 }
 
-/** `state` as it stood before the publish; a first version has nothing to compare with. */
-export function publishReport(state: ToolState, spec: ToolSpec, policy: CompatPolicy): PublishReport {
+/**
+ * `state` as it stood before the publish; a first version has nothing to compare with. `classify`
+ * is the one the decision ran (its policy bound in), so a cached one answers the pair again for free.
+ */
+export function publishReport(state: ToolState, spec: ToolSpec, classify: ClassifyChange): PublishReport {
+  const { policy } = classify;
   const latest = latestVersion(state);
   if (latest === undefined) return { compat: { policy, strictBump: 'initial' }, changes: [] };
-  const { strictBump, changes } = classifyToolChange(state.versions[latest].spec, spec, policy);
+  const { strictBump, changes } = classify(state.versions[latest].spec, spec);
   return { compat: { policy, strictBump }, changes };
 }

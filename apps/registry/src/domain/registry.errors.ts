@@ -13,8 +13,7 @@ export type RegistryErrorCode =
   | 'INVALID_TRANSITION'
   | 'INVALID_REPLACEMENT'
   | 'CONCURRENCY_CONFLICT'
-  | 'EVENT_TOO_LARGE'
-  | 'FORBIDDEN';
+  | 'EVENT_TOO_LARGE';
 
 export interface RegistryError {
   code: RegistryErrorCode;

@@ -5,9 +5,7 @@ const PAY: ServerRegisteredData = {
   name: 'pay', namespace: 'pay', transport: 'streamable-http', url: 'http://127.0.0.1:1/mcp',
   owner: 'payments-team', allowSampling: false, allowElicitation: false,
 };
-const ADMIN = ['estate:admin'];
-
-const register = (server: ServerRegisteredData, actorScopes: string[] = ADMIN): RegisterServer => ({ type: 'RegisterServer', server, actorScopes });
+const register = (server: ServerRegisteredData): RegisterServer => ({ type: 'RegisterServer', server });
 const given = (...servers: ServerRegisteredData[]): ServerState =>
   servers.reduce<ServerState>((s, data) => evolveServer(s, { type: 'ServerRegistered', version: 2, data }), initialServerState());
 
@@ -16,10 +14,6 @@ describe('registering an upstream server', () => {
     expect(decideServer(register(PAY), given())).toEqual({ ok: true, events: [{ type: 'ServerRegistered', version: 2, data: PAY }] });
   });
 
-  it('refuses anyone without estate:admin, publishers included', () => {
-    const decision = decideServer(register(PAY, ['estate:publish']), given());
-    expect(decision).toEqual({ ok: false, error: expect.objectContaining({ code: 'FORBIDDEN' }) });
-  });
 
   it('accepts an empty namespace (bare tool names) and refuses any namespace other than the name', () => {
     expect(decideServer(register({ ...PAY, namespace: '' }), given())).toMatchObject({ ok: true, events: [{ data: { namespace: '' } }] });

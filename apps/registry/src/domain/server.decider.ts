@@ -1,13 +1,14 @@
 import { stableStringify } from '@estate/contracts';
 import type { ServerRegistered, ServerRegisteredData } from '@estate/events';
+import type { Decider } from './decider';
 import { registryError, type Decision } from './registry.errors';
 
 export type ServerState = { status: 'unregistered' } | { status: 'registered'; server: ServerRegisteredData };
 
+/** Who may register is the route's business (estate:admin, declared on it); the decider judges the definition. */
 export interface RegisterServer {
   type: 'RegisterServer';
   server: ServerRegisteredData;
-  actorScopes: readonly string[];
 }
 
 export const initialServerState = (): ServerState => ({ status: 'unregistered' });
@@ -19,9 +20,6 @@ export function serverStreamId(name: string): string {
 /** Registering the same definition twice changes nothing; a different one under a taken name is refused. */
 export function decideServer(command: RegisterServer, state: ServerState): Decision<ServerRegistered> {
   const { server } = command;
-  if (!command.actorScopes.includes('estate:admin')) {
-    return { ok: false, error: registryError('FORBIDDEN', 'registering a server needs the estate:admin scope') };
-  }
   if (server.namespace !== '' && server.namespace !== server.name) {
     return {
       ok: false,
@@ -42,3 +40,7 @@ export function decideServer(command: RegisterServer, state: ServerState): Decis
 export function evolveServer(state: ServerState, event: ServerRegistered): ServerState {
   return event.type === 'ServerRegistered' ? { status: 'registered', server: event.data } : state;
 }
+
+export const serverDecider: Decider<RegisterServer, ServerRegistered, ServerState> = {
+  initialState: initialServerState, evolve: evolveServer, decide: decideServer,
+};

@@ -1,7 +1,7 @@
-import { DESCRIPTION_CHANGE_BUMP, type Bump, type ToolSpec } from '@estate/contracts';
+import { DESCRIPTION_CHANGE_BUMP, type Bump, type CompatPolicy, type ToolSpec } from '@estate/contracts';
 import type { ServerRegisteredData } from '@estate/events';
 import {
-  decideTool, evolveTool, initialToolState, latestVersion, type ToolCommand, type ToolEvent, type ToolState,
+  classifierFor, decideTool, evolveTool, initialToolState, latestVersion, type ToolCommand, type ToolEvent, type ToolState,
 } from './tool.decider';
 import type { Decision } from './registry.errors';
 
@@ -36,10 +36,10 @@ const published = (s: ToolSpec): ToolEvent => ({ type: 'ToolVersionPublished', v
 const deprecated = (version: string): ToolEvent => ({ type: 'ToolVersionDeprecated', version: 1, data: { name: 'pay.transfer', version, reason: 'old' } });
 const retired = (version: string): ToolEvent => ({ type: 'ToolVersionRetired', version: 1, data: { name: 'pay.transfer', version, reason: 'gone' } });
 
-/** Given these past events, when this command is decided, then… */
-function given(...events: ToolEvent[]): { when(command: ToolCommand): Decision<ToolEvent> } {
+/** Given these past events, when this command is decided (under this ESTATE_COMPAT policy, standard by default), then… */
+function given(...events: ToolEvent[]): { when(command: ToolCommand, policy?: CompatPolicy): Decision<ToolEvent> } {
   const state = events.reduce(evolveTool, initialToolState());
-  return { when: (command) => decideTool(command, state) };
+  return { when: (command, policy) => decideTool(command, state, policy && classifierFor(policy)) };
 }
 /** `null`: no server of that name is registered. */
 const publish = (input: unknown, server: ServerRegisteredData | null = PAY): ToolCommand => ({ type: 'PublishToolVersion', spec: input, server: server ?? undefined });
@@ -162,15 +162,14 @@ describe('publishing a tool version', () => {
 
 describe('publishing under each ESTATE_COMPAT policy (the spec\'s input schema is open)', () => {
   const withMemo = (version: string) => spec({ version, inputSchema: { ...spec().inputSchema, properties: { ...(spec().inputSchema.properties as object), memo: { type: 'string' } } } });
-  const underPolicy = (input: ToolSpec, compat: 'standard' | 'strict'): ToolCommand => ({ ...publish(input), compat } as ToolCommand);
 
   it('standard: an optional property declared on the open schema is a minor bump', () => {
-    const [event] = accepted(given(published(spec())).when(underPolicy(withMemo('1.1.0'), 'standard')));
+    const [event] = accepted(given(published(spec())).when(publish(withMemo('1.1.0')), 'standard'));
     expect(event).toMatchObject({ data: { bump: 'minor', changes: [expect.objectContaining({ path: '$.inputSchema.properties.memo', breaking: false })] } });
   });
 
   it('strict: the same change needs a major bump; the refusal names the policy and the witness', () => {
-    const error = refusal(given(published(spec())).when(underPolicy(withMemo('1.1.0'), 'strict')));
+    const error = refusal(given(published(spec())).when(publish(withMemo('1.1.0')), 'strict'));
     expect(error.code).toBe('BUMP_TOO_SMALL');
     expect(error.message).toContain('ESTATE_COMPAT=strict');
     expect(error.details).toMatchObject({
@@ -178,14 +177,14 @@ describe('publishing under each ESTATE_COMPAT policy (the spec\'s input schema i
       changes: [expect.objectContaining({ path: '$.inputSchema.properties.memo', narrows: true, bump: 'major' })],
     });
     expect((error.details as { witness: { memo: unknown } }).witness.memo).not.toEqual(expect.any(String));
-    expect(accepted(given(published(spec())).when(underPolicy(withMemo('2.0.0'), 'strict')))[0]).toMatchObject({ data: { bump: 'major' } });
+    expect(accepted(given(published(spec())).when(publish(withMemo('2.0.0')), 'strict'))[0]).toMatchObject({ data: { bump: 'major' } });
   });
 
   it.each(['standard', 'strict'] as const)('%s: removing a property from the open schema needs a major bump', (compat) => {
     const history = [published(spec()), published(withMemo('1.1.0'))];
-    const error = refusal(given(...history).when(underPolicy(spec({ version: '1.2.0' }), compat)));
+    const error = refusal(given(...history).when(publish(spec({ version: '1.2.0' })), compat));
     expect(error.details).toMatchObject({ required: 'major', changes: [expect.objectContaining({ path: '$.inputSchema.properties.memo', kind: 'property-removed', breaking: true })] });
-    expect(accepted(given(...history).when(underPolicy(spec({ version: '2.0.0' }), compat)))[0]).toMatchObject({ data: { bump: 'major' } });
+    expect(accepted(given(...history).when(publish(spec({ version: '2.0.0' })), compat))[0]).toMatchObject({ data: { bump: 'major' } });
   });
 });
 

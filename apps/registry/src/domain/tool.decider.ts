@@ -1,11 +1,12 @@
 import { gt, rcompare } from 'semver';
 import {
   bumpBetween, bumpRank, classifyToolChange, lintToolSpec, parseToolSpec, parseVersion, storableTextIssues,
-  type CompatPolicy, type ToolSpec, type VersionStatus,
+  DEFAULT_COMPAT_POLICY, type ChangeClassification, type CompatPolicy, type ToolSpec, type VersionStatus,
 } from '@estate/contracts';
 import type {
   ServerRegisteredData, ToolQuarantined, ToolVersionSunsetReached, ToolVersionDeprecated, ToolVersionPublished, ToolVersionRetired,
 } from '@estate/events';
+import type { Decider } from './decider';
 import { registryError, type Decision } from './registry.errors';
 
 export type ToolEvent = ToolVersionPublished | ToolVersionDeprecated | ToolVersionRetired | ToolQuarantined | ToolVersionSunsetReached;
@@ -22,8 +23,7 @@ export interface ToolState {
 }
 
 export type ToolCommand =
-  /** `compat`: the registry's ESTATE_COMPAT policy (standard when absent). */
-  | { type: 'PublishToolVersion'; spec: unknown; server: ServerRegisteredData | undefined; compat?: CompatPolicy }
+  | { type: 'PublishToolVersion'; spec: unknown; server: ServerRegisteredData | undefined }
   | { type: 'DeprecateToolVersion'; name: string; version: string; reason: string; sunsetAt?: string; replacement?: string }
   | { type: 'RetireToolVersion'; name: string; version: string; reason: string }
   | { type: 'QuarantineToolVersion'; name: string; version: string; reason: string }
@@ -41,10 +41,26 @@ export function latestVersion(state: ToolState): string | undefined {
   return Object.keys(state.versions).sort(rcompare)[0];
 }
 
-export function decideTool(command: ToolCommand, state: ToolState): Decision<ToolEvent> {
+/**
+ * The schema-change classifier under one ESTATE_COMPAT policy, passed in so the composition root
+ * can put a cache in front of it. The policy is bound in, not passed per call: it is fixed at
+ * boot, and a cache in front of a bound classifier cannot answer under the wrong policy.
+ */
+export interface ClassifyChange {
+  (oldSpec: ToolSpec, newSpec: ToolSpec): ChangeClassification;
+  readonly policy: CompatPolicy;
+}
+
+export function classifierFor(policy: CompatPolicy, classify: typeof classifyToolChange = classifyToolChange): ClassifyChange {
+  return Object.assign((oldSpec: ToolSpec, newSpec: ToolSpec) => classify(oldSpec, newSpec, policy), { policy });
+}
+
+const STANDARD = classifierFor(DEFAULT_COMPAT_POLICY);
+
+export function decideTool(command: ToolCommand, state: ToolState, classify: ClassifyChange = STANDARD): Decision<ToolEvent> {
   switch (command.type) {
     case 'PublishToolVersion':
-      return decidePublish(command.spec, command.server, state, command.compat);
+      return decidePublish(command.spec, command.server, state, classify);
     case 'DeprecateToolVersion':
       return decideDeprecate(command, state);
     case 'RetireToolVersion':
@@ -56,7 +72,12 @@ export function decideTool(command: ToolCommand, state: ToolState): Decision<Too
   }
 }
 
-function decidePublish(input: unknown, server: ServerRegisteredData | undefined, state: ToolState, compat?: CompatPolicy): Decision<ToolEvent> {
+/** The tool aggregate as the command handler runs it. */
+export function toolDecider(classify: ClassifyChange = STANDARD): Decider<ToolCommand, ToolEvent, ToolState> {
+  return { initialState: initialToolState, evolve: evolveTool, decide: (command, state) => decideTool(command, state, classify) };
+}
+
+function decidePublish(input: unknown, server: ServerRegisteredData | undefined, state: ToolState, classify: ClassifyChange): Decision<ToolEvent> {
   const unstorable = storableTextIssues(input);
   if (unstorable.length > 0) return { ok: false, error: registryError('CONTRACT_REJECTED', 'the tool spec holds text that cannot be stored', { issues: unstorable }) };
   const parsed = parseToolSpec(input);
@@ -87,7 +108,7 @@ function decidePublish(input: unknown, server: ServerRegisteredData | undefined,
       error: registryError('VERSION_NOT_NEWER', `${spec.version} is not newer than the latest published version ${latest}`),
     };
   }
-  const classification = classifyToolChange(state.versions[latest].spec, spec, compat);
+  const classification = classify(state.versions[latest].spec, spec);
   const declared = bumpBetween(latest, spec.version);
   const changes = classification.changes.map(({ path, kind, breaking, message }) => ({ path, kind, breaking, message }));
   if (bumpRank(declared) < bumpRank(classification.bump)) {

@@ -1,6 +1,6 @@
 import { lt, rcompare } from 'semver';
-import { bumpBetween, classifyToolChange, type CompatPolicy, type SchemaChange } from '@estate/contracts';
-import type { ToolState } from './tool.decider';
+import { bumpBetween, DEFAULT_COMPAT_POLICY, type SchemaChange } from '@estate/contracts';
+import { classifierFor, type ClassifyChange, type ToolState } from './tool.decider';
 
 /**
  * What changed from the version published just before `version` (the highest lower one): the
@@ -17,14 +17,16 @@ export interface VersionDiff {
   witness?: unknown;
 }
 
-/** undefined when the version was never published; the first version has no previous and no changes. */
-/** `policy`: the ESTATE_COMPAT in force now, which may differ from the one the version was published under. */
-export function versionDiffFor(name: string, state: ToolState, version: string, policy?: CompatPolicy): VersionDiff | undefined {
+/**
+ * undefined when the version was never published; the first version has no previous and no changes.
+ * `classify` runs under the ESTATE_COMPAT in force now, which may differ from the one the version was published under.
+ */
+export function versionDiffFor(name: string, state: ToolState, version: string, classify: ClassifyChange = classifierFor(DEFAULT_COMPAT_POLICY)): VersionDiff | undefined {
   const current = state.versions[version];
   if (!current) return undefined;
   const previous = Object.keys(state.versions).filter((v) => lt(v, version)).sort(rcompare)[0];
   if (previous === undefined) return { name, version, previous: null, declared: null, required: null, changes: [] };
-  const classification = classifyToolChange(state.versions[previous].spec, current.spec, policy);
+  const classification = classify(state.versions[previous].spec, current.spec);
   const diff: VersionDiff = {
     name, version, previous, declared: bumpBetween(previous, version), required: classification.bump, changes: classification.changes,
   };

@@ -1,19 +1,17 @@
-import { Controller, Get, Inject, Query, UseGuards } from '@nestjs/common';
-import type { Principal } from '@estate/contracts';
-import { BearerGuard, CurrentPrincipal, httpError } from '@estate/platform';
+import { Controller, Get, Inject, Query } from '@nestjs/common';
+import { httpError, RequireScope } from '@estate/platform';
 import { EventLogReader } from '../store/event-log.reader';
 
 const MAX_LIMIT = 1000;
 
 /** The event store, page by page, for rebuilding and verifying projections. Admins only: it holds every fact. */
 @Controller()
-@UseGuards(BearerGuard)
 export class EventsController {
   constructor(@Inject(EventLogReader) private readonly reader: EventLogReader) {}
 
   @Get('v1/events')
-  async events(@CurrentPrincipal() caller: Principal, @Query('after') after?: string, @Query('limit') limit?: string) {
-    if (!caller.scopes.includes('estate:admin')) throw httpError(403, 'FORBIDDEN', 'reading the event store needs estate:admin');
+  @RequireScope('estate:admin', 'reading the event store needs estate:admin')
+  async events(@Query('after') after?: string, @Query('limit') limit?: string) {
     const from = after ?? '0';
     const size = limit === undefined ? 500 : Number(limit);
     const issues: string[] = [];

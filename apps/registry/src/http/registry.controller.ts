@@ -1,134 +1,77 @@
-import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
-import type { Principal } from '@estate/contracts';
-import { BearerGuard, CurrentPrincipal, httpError } from '@estate/platform';
-import { RegistryService, type Outcome, type PublishOutcome } from '../registry.service';
-import { toHttpError } from './registry.errors.mapper';
-import { parseLifecycleBody, parseRegisterServer } from './registry.requests';
-import { REGISTRY_OPENAPI } from './registry.openapi';
+import { Body, Controller, HttpCode, Inject, Param, Post } from '@nestjs/common';
+import type { ServerRegisteredData } from '@estate/events';
+import { RequireScope } from '@estate/platform';
+import { CheckHandler } from '../check/check.handler';
+import { deprecateToolVersion } from '../deprecate/deprecate.command';
+import { DeprecateHandler } from '../deprecate/deprecate.handler';
+import { PublishHandler } from '../publish/publish.handler';
+import { quarantineToolVersion } from '../quarantine/quarantine.command';
+import { QuarantineHandler } from '../quarantine/quarantine.handler';
+import { registerServer } from '../register-server/register-server.command';
+import { RegisterServerHandler } from '../register-server/register-server.handler';
+import { retireToolVersion } from '../retire/retire.command';
+import { RetireHandler } from '../retire/retire.handler';
+import type { AppendMeta } from '../store/event-store.port';
+import { CommandMeta } from './command-meta.decorator';
+import { answer } from './registry.answers';
+import { parseLifecycleBody, parseRegisterServer, type LifecycleBody } from './registry.requests';
+import { parsedBody } from './request-body.pipe';
 
-function unwrap<T>(outcome: Outcome<T>): T {
-  if (!outcome.ok) throw toHttpError(outcome.error);
-  return outcome.value;
-}
+const deprecation = parsedBody((body) => parseLifecycleBody(body, true), 'deprecation');
+const retirement = parsedBody((body) => parseLifecycleBody(body, false), 'retirement');
+const quarantine = parsedBody((body) => parseLifecycleBody(body, false), 'quarantine');
+const registration = parsedBody(parseRegisterServer, 'server registration');
 
-/**
- * Publish and check answer the same shape: what was decided, never whether it was stored, with
- * the ESTATE_COMPAT policy it was decided under and what the strict policy says (domain/publish-report.ts).
- */
-const publishBody = ({ name, version, bump, compat, changes }: PublishOutcome) => ({ name, version, bump, compat, changes });
-
-const correlation = (header: string | undefined): string => header?.slice(0, 128) || randomUUID();
-
+/** The registry's commands: who may call each is declared on its route, what it does is its use case. */
 @Controller()
 export class RegistryController {
-  constructor(@Inject(RegistryService) private readonly registry: RegistryService) {}
-
-  @Get('openapi.json')
-  openapi(): unknown {
-    return REGISTRY_OPENAPI;
-  }
+  constructor(
+    @Inject(RegisterServerHandler) private readonly registering: RegisterServerHandler,
+    @Inject(PublishHandler) private readonly publishing: PublishHandler,
+    @Inject(CheckHandler) private readonly checking: CheckHandler,
+    @Inject(DeprecateHandler) private readonly deprecating: DeprecateHandler,
+    @Inject(RetireHandler) private readonly retiring: RetireHandler,
+    @Inject(QuarantineHandler) private readonly quarantining: QuarantineHandler,
+  ) {}
 
   @Post('v1/servers')
-  @UseGuards(BearerGuard)
-  async registerServer(@Body() body: unknown, @CurrentPrincipal() actor: Principal, @Headers('x-correlation-id') cid?: string) {
-    const parsed = parseRegisterServer(body);
-    if (!parsed.ok) throw httpError(400, 'INVALID_REQUEST', 'the server registration is malformed', { issues: parsed.issues });
-    return unwrap(await this.registry.registerServer(parsed.value, actor, correlation(cid)));
+  @RequireScope('estate:admin', 'registering a server needs the estate:admin scope')
+  registerServer(@Body(registration) server: ServerRegisteredData, @CommandMeta() meta: AppendMeta) {
+    return answer(this.registering.execute(registerServer(server), meta));
   }
 
   @Post('v1/tools')
-  @UseGuards(BearerGuard)
-  async publish(@Body() body: unknown, @CurrentPrincipal() actor: Principal, @Headers('x-correlation-id') cid?: string) {
-    return publishBody(unwrap(await this.registry.publish(body, actor, correlation(cid), false)));
+  @RequireScope('estate:publish')
+  publish(@Body() spec: unknown, @CommandMeta() meta: AppendMeta) {
+    return answer(this.publishing.execute(spec, meta));
   }
 
   @Post('v1/tools/check')
   @HttpCode(200)
-  @UseGuards(BearerGuard)
-  async check(@Body() body: unknown, @CurrentPrincipal() actor: Principal) {
-    return publishBody(unwrap(await this.registry.publish(body, actor, 'dry-run', true)));
+  @RequireScope('estate:publish')
+  check(@Body() spec: unknown, @CommandMeta() meta: AppendMeta) {
+    return answer(this.checking.execute(spec, meta));
   }
 
   @Post('v1/tools/:name/versions/:version/deprecate')
   @HttpCode(200)
-  @UseGuards(BearerGuard)
-  async deprecate(
-    @Param('name') name: string, @Param('version') version: string, @Body() body: unknown,
-    @CurrentPrincipal() actor: Principal, @Headers('x-correlation-id') cid?: string,
-  ) {
-    const parsed = parseLifecycleBody(body, true);
-    if (!parsed.ok) throw httpError(400, 'INVALID_REQUEST', 'the deprecation is malformed', { issues: parsed.issues });
-    return unwrap(await this.registry.transition({ type: 'DeprecateToolVersion', name, version, ...parsed.value }, actor, correlation(cid)));
+  @RequireScope('estate:publish')
+  deprecate(@Param('name') name: string, @Param('version') version: string, @Body(deprecation) body: LifecycleBody, @CommandMeta() meta: AppendMeta) {
+    return answer(this.deprecating.execute(deprecateToolVersion(name, version, body), meta));
   }
 
   @Post('v1/tools/:name/versions/:version/retire')
   @HttpCode(200)
-  @UseGuards(BearerGuard)
-  async retire(
-    @Param('name') name: string, @Param('version') version: string, @Body() body: unknown,
-    @CurrentPrincipal() actor: Principal, @Headers('x-correlation-id') cid?: string,
-  ) {
-    const parsed = parseLifecycleBody(body, false);
-    if (!parsed.ok) throw httpError(400, 'INVALID_REQUEST', 'the retirement is malformed', { issues: parsed.issues });
-    return unwrap(await this.registry.transition({ type: 'RetireToolVersion', name, version, reason: parsed.value.reason }, actor, correlation(cid)));
+  @RequireScope('estate:publish')
+  retire(@Param('name') name: string, @Param('version') version: string, @Body(retirement) body: LifecycleBody, @CommandMeta() meta: AppendMeta) {
+    return answer(this.retiring.execute(retireToolVersion(name, version, body.reason), meta));
   }
 
-  /** Hides a version everywhere at once (an edge reports upstream drift). Needs estate:quarantine or estate:publish. */
+  /** An edge that sees its upstream drift holds estate:quarantine and nothing more. */
   @Post('v1/tools/:name/versions/:version/quarantine')
   @HttpCode(200)
-  @UseGuards(BearerGuard)
-  async quarantine(
-    @Param('name') name: string, @Param('version') version: string, @Body() body: unknown,
-    @CurrentPrincipal() actor: Principal, @Headers('x-correlation-id') cid?: string,
-  ) {
-    if (!actor.scopes.some((s) => s === 'estate:quarantine' || s === 'estate:publish')) throw httpError(403, 'FORBIDDEN', 'this needs the estate:quarantine scope');
-    const parsed = parseLifecycleBody(body, false);
-    if (!parsed.ok) throw httpError(400, 'INVALID_REQUEST', 'the quarantine is malformed', { issues: parsed.issues });
-    return unwrap(await this.registry.transition({ type: 'QuarantineToolVersion', name, version, reason: parsed.value.reason }, actor, correlation(cid)));
-  }
-
-  /*
-   * Reads answer only what the caller may see (domain/registry-read.policy.ts): publishers and
-   * admins read everything; an agent reads the tools it could discover at the edge, with their
-   * MCP fields only. A hidden name and a missing one get the same 404, byte for byte.
-   */
-  @Get('v1/tools')
-  @UseGuards(BearerGuard)
-  async list(@CurrentPrincipal() viewer: Principal) {
-    return { tools: await this.registry.listTools(viewer) };
-  }
-
-  @Get('v1/tools/:name')
-  @UseGuards(BearerGuard)
-  async tool(@Param('name') name: string, @CurrentPrincipal() viewer: Principal) {
-    const view = await this.registry.readTool(viewer, name);
-    if (!view) throw httpError(404, 'TOOL_NOT_FOUND', `tool "${name}" is not published`);
-    return view;
-  }
-
-  @Get('v1/tools/:name/versions/:version')
-  @UseGuards(BearerGuard)
-  async version(@Param('name') name: string, @Param('version') version: string, @CurrentPrincipal() viewer: Principal) {
-    const found = await this.registry.readVersion(viewer, name, version);
-    if (!found) throw httpError(404, 'VERSION_NOT_FOUND', `${name}@${version} is not published`);
-    return found;
-  }
-
-  /** The classifier's changes from the previous version, with the witness of a breaking one. Publishers and admins. */
-  @Get('v1/tools/:name/versions/:version/diff')
-  @UseGuards(BearerGuard)
-  async diff(@Param('name') name: string, @Param('version') version: string, @CurrentPrincipal() viewer: Principal) {
-    const found = unwrap(await this.registry.diffVersion(viewer, name, version));
-    if (!found) throw httpError(404, 'VERSION_NOT_FOUND', `${name}@${version} is not published`);
-    return found;
-  }
-
-  @Get('v1/servers/:name')
-  @UseGuards(BearerGuard)
-  async server(@Param('name') name: string, @CurrentPrincipal() viewer: Principal) {
-    const server = await this.registry.readServer(viewer, name);
-    if (!server) throw httpError(404, 'SERVER_NOT_FOUND', `server "${name}" is not registered`);
-    return server;
+  @RequireScope(['estate:quarantine', 'estate:publish'])
+  quarantine(@Param('name') name: string, @Param('version') version: string, @Body(quarantine) body: LifecycleBody, @CommandMeta() meta: AppendMeta) {
+    return answer(this.quarantining.execute(quarantineToolVersion(name, version, body.reason), meta));
   }
 }

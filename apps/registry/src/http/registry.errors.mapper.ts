@@ -6,7 +6,6 @@ function statusOf(code: RegistryErrorCode): number {
   switch (code) {
     case 'INVALID_SPEC':
       return 400;
-    case 'FORBIDDEN':
     case 'NAMESPACE_FORBIDDEN':
       return 403;
     case 'TOOL_NOT_FOUND':

@@ -1,3 +1,4 @@
+import { isJsonObject } from '@estate/protocol';
 import { unstorableTextPath } from '@estate/contracts';
 import type { ServerRegisteredData } from '@estate/events';
 
@@ -27,11 +28,10 @@ function unknownFields(body: Record<string, unknown>, known: readonly string[]):
     .map((key) => ({ path: `$.${key}`, message: 'is not a known field' }));
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** `POST /v1/servers` body: every problem reported with its path. */
 export function parseRegisterServer(body: unknown): Parsed<ServerRegisteredData> {
-  if (!isObject(body)) return { ok: false, issues: [{ path: '$', message: 'body must be a JSON object' }] };
+  if (!isJsonObject(body)) return { ok: false, issues: [{ path: '$', message: 'body must be a JSON object' }] };
   const issues = [...unknownFields(body, SERVER_FIELDS), ...unstorableText(body)];
   const { name, namespace, transport = 'streamable-http', url, command, args, owner, allowSampling = false, allowElicitation = false, sessionAffinity = false } = body;
   if (typeof name !== 'string' || !NAME.test(name)) issues.push({ path: '$.name', message: 'name must match [A-Za-z0-9_-]{1,64}' });
@@ -69,7 +69,7 @@ export interface LifecycleBody {
 }
 
 export function parseLifecycleBody(body: unknown, allowSunset: boolean): Parsed<LifecycleBody> {
-  if (!isObject(body)) return { ok: false, issues: [{ path: '$', message: 'body must be a JSON object' }] };
+  if (!isJsonObject(body)) return { ok: false, issues: [{ path: '$', message: 'body must be a JSON object' }] };
   const issues = [...unknownFields(body, allowSunset ? DEPRECATION_FIELDS : RETIREMENT_FIELDS), ...unstorableText(body)];
   if (typeof body.reason !== 'string' || body.reason.trim().length === 0) issues.push({ path: '$.reason', message: 'reason is required' });
   if (allowSunset && body.sunsetAt !== undefined && (typeof body.sunsetAt !== 'string' || Number.isNaN(Date.parse(body.sunsetAt)))) {

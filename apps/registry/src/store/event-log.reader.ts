@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { EventEnvelope } from '@estate/events';
 import { RegistryEventEntity } from './event.entity';
-import { rowToEnvelope } from './postgres-event-store';
+import { rowToEnvelope, type LoggedEventRow } from './event.row';
 
 export interface EventPage {
   events: EventEnvelope[];
@@ -21,7 +21,7 @@ export class EventLogReader {
 
   async page(after: string, limit: number): Promise<EventPage> {
     // Raw SQL: an xid8 snapshot read (tx_id below pg_snapshot_xmin), which TypeORM cannot say.
-    const rows: Array<Parameters<typeof rowToEnvelope>[0] & { position: string }> = await this.db.query(
+    const rows: Array<Omit<LoggedEventRow, 'tx_id' | 'traceparent'>> = await this.db.query(
       `SELECT position, id, stream_id, stream_version, type, version, data, actor, correlation_id, occurred_at
          FROM registry.events
         WHERE position > $1 AND tx_id < pg_snapshot_xmin(pg_current_snapshot())

@@ -25,10 +25,34 @@ export class EventTooLarge extends Error {
   }
 }
 
+/** What a stream update decided: the events to append (none is fine) and what to answer. */
+export interface StreamUpdate<T> {
+  append: NewEvent[];
+  result: T;
+}
+
 /** The registry's event store: one stream per tool and per server, appends checked against the expected version. */
 export interface EventStore {
-  readStream(streamId: string): Promise<EventEnvelope[]>;
+  /** The stream's events from `fromVersion` on (all of them by default), in order. */
+  readStream(streamId: string, fromVersion?: number): Promise<EventEnvelope[]>;
   /** `expectedVersion` is the number of events the caller saw in the stream. */
   append(streamId: string, expectedVersion: number, events: NewEvent[], meta: AppendMeta): Promise<EventEnvelope[]>;
+  /**
+   * Reads the stream from `fromVersion` (what the caller has folded already), lets `decide` choose
+   * what to append, and appends it at the version read. Throws ConcurrencyConflict when another
+   * writer appended in between.
+   */
+  update<T>(streamId: string, fromVersion: number, decide: (newer: EventEnvelope[]) => StreamUpdate<T>, meta: AppendMeta): Promise<T>;
   listStreams(prefix: string): Promise<string[]>;
+}
+
+/** `update` for any store whose `append` checks the expected version: read, decide, append at the version read. */
+export async function readDecideAppend<T>(
+  store: Pick<EventStore, 'readStream' | 'append'>, streamId: string, fromVersion: number,
+  decide: (newer: EventEnvelope[]) => StreamUpdate<T>, meta: AppendMeta,
+): Promise<T> {
+  const newer = await store.readStream(streamId, fromVersion);
+  const { append, result } = decide(newer);
+  if (append.length > 0) await store.append(streamId, fromVersion + newer.length, append, meta);
+  return result;
 }

@@ -10,6 +10,8 @@ import { http, TEST_SECRET, token, waitFor } from '../../../../test/support/esta
 import { createTestDatabase, kafkaBrokers, randomTopicPrefix } from '../../../../test/support/infra';
 import { loadRegistryConfig } from '../config';
 import { toHttpError } from '../http/registry.errors.mapper';
+import { PublishHandler } from '../publish/publish.handler';
+import { RegistryQueries } from '../read/registry.queries';
 import { startRegistry } from '../registry.app';
 import { EventTooLarge } from './event-store.port';
 import { REGISTRY_ENTITIES, REGISTRY_MIGRATIONS } from './migrations';
@@ -102,11 +104,11 @@ describe('registry events of any accepted size reach Kafka (real PostgreSQL and 
 
   it('refuses with 413 a contract whose event would pass the limit, storing nothing (behind the body limit: the service itself)', async () => {
     const actor = { id: 'root', scopes: ['estate:admin', 'estate:publish'], clearance: 'restricted' as const };
-    const outcome = await registry.service.publish(specOfSize('big.giant', REGISTRY_EVENT_MAX_BYTES), actor, 'c', false);
+    const outcome = await registry.useCase(PublishHandler).execute(specOfSize('big.giant', REGISTRY_EVENT_MAX_BYTES), { actor: actor.id, correlationId: 'c' });
     if (outcome.ok) throw new Error('a contract over the event limit was stored');
     expect(outcome.error).toMatchObject({ code: 'EVENT_TOO_LARGE', message: expect.stringMatching(/^the event for tool:big\.giant would take \d+ bytes on the registry log; the limit is 2097152/) });
     expect(toHttpError(outcome.error).getStatus()).toBe(413);
-    expect(await registry.service.readTool(actor, 'big.giant')).toBeUndefined();
+    expect(await registry.useCase(RegistryQueries).readTool(actor, 'big.giant')).toBeUndefined();
   });
 });
 

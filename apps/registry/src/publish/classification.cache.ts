@@ -1,0 +1,44 @@
+import { createHash } from 'node:crypto';
+import { DEFAULT_COMPAT_POLICY, type ChangeClassification, type ToolSpec } from '@estate/contracts';
+import { classifierFor, type ClassifyChange } from '../domain/tool.decider';
+
+/** Enough for every pair a burst of checks, publishes, retries and diffs asks about; each entry is a few kB. */
+export const CLASSIFICATION_CACHE_SIZE = 1_000;
+
+/**
+ * The classifier in front of a bounded LRU keyed by the (old spec, new spec) pair: a check
+ * followed by its publish, a retry after a conflict and every diff of a version ask the same
+ * question, and the classifier (witness search included) is the costliest step of a publish.
+ * The classifier is pure, so a cached answer is the answer. One cache per classifier, so per
+ * ESTATE_COMPAT policy (bound into `classify`): the same pair is a different question under strict.
+ */
+export function cachedClassifier(
+  classify: ClassifyChange = classifierFor(DEFAULT_COMPAT_POLICY), limit = CLASSIFICATION_CACHE_SIZE,
+): ClassifyChange & { size(): number } {
+  const entries = new Map<string, ChangeClassification>();
+  const cached = (oldSpec: ToolSpec, newSpec: ToolSpec): ChangeClassification => {
+    const key = pairKey(oldSpec, newSpec);
+    const hit = entries.get(key);
+    if (hit !== undefined) {
+      // Re-inserted: a Map iterates in insertion order, so its first key is the least recently used.
+      entries.delete(key);
+      entries.set(key, hit);
+      return hit;
+    }
+    const answer = classify(oldSpec, newSpec);
+    entries.set(key, answer);
+    if (entries.size > limit) entries.delete(entries.keys().next().value as string);
+    return answer;
+  };
+  return Object.assign(cached, { policy: classify.policy, size: () => entries.size });
+}
+
+/**
+ * The pair's JSON, hashed to keep keys small. Plain JSON.stringify, not a canonical form: every
+ * publish that misses pays for the key, and the canonical one cost as much as a small
+ * classification (profiled). Stored specs keep their key order (json, not jsonb), so the same
+ * pair gives the same key; a reordered one only misses.
+ */
+function pairKey(oldSpec: ToolSpec, newSpec: ToolSpec): string {
+  return createHash('sha256').update(JSON.stringify(oldSpec)).update('\u0000').update(JSON.stringify(newSpec)).digest('base64');
+}

@@ -1,0 +1,38 @@
+import { classifyToolChange } from '@estate/contracts';
+import { classifierFor } from '../domain/tool.decider';
+import { BANK, LOOKUP, META, useCases } from '../command/use-case.fixture';
+import { registerServer } from '../register-server/register-server.command';
+import { cachedClassifier } from './classification.cache';
+
+describe('publish', () => {
+  it('publishes against the registered server and answers what was decided', async () => {
+    const { register, publish, store } = useCases();
+    await register.execute(registerServer(BANK), META);
+    expect(await publish.execute(LOOKUP, META)).toEqual({ ok: true, value: { name: 'bank.lookup', version: '1.0.0', bump: 'initial', compat: { policy: 'standard', strictBump: 'initial' }, changes: [] } });
+    expect(await store.readStream('tool:bank.lookup')).toMatchObject([{ type: 'ToolVersionPublished', actor: 'alice', correlationId: 'c-1' }]);
+  });
+
+  it('refuses a spec naming a server nobody registered, storing nothing', async () => {
+    const { publish, store } = useCases();
+    expect(await publish.execute(LOOKUP, META)).toMatchObject({ ok: false, error: { code: 'SERVER_NOT_FOUND' } });
+    expect(await store.listStreams('')).toEqual([]);
+  });
+
+  it('reports a spec without a usable name at $.name, with no stream to load', async () => {
+    const { register, publish } = useCases();
+    await register.execute(registerServer(BANK), META);
+    const outcome = await publish.execute({ ...LOOKUP, name: 42 }, META);
+    expect(outcome).toMatchObject({ ok: false, error: { code: 'INVALID_SPEC', details: { issues: [expect.objectContaining({ path: '$.name' })] } } });
+  });
+
+  it('classifies a pair once: a check and then its publish share the cached answer', async () => {
+    const classify = jest.fn(classifyToolChange);
+    const { register, publish, check } = useCases(cachedClassifier(classifierFor('standard', classify), 10));
+    await register.execute(registerServer(BANK), META);
+    await publish.execute(LOOKUP, META);
+    const next = { ...LOOKUP, version: '1.1.0', title: 'Find a payment by reference' };
+    const checked = await check.execute(next, META);
+    expect(await publish.execute(next, META)).toEqual(checked);
+    expect(classify).toHaveBeenCalledTimes(1);
+  });
+});
