@@ -15,6 +15,8 @@ import { AuditRepository } from './store/audit.repository';
 import { AUDIT_ENTITIES, AUDIT_MIGRATIONS } from './store/migrations';
 import { ToolChangeFeed } from './stream/tool-change.feed';
 import { TrailCompleteness } from './trail.completeness';
+import { SubscriptionsController } from './webhooks/subscriptions.controller';
+import { webhookProviders } from './webhooks/webhook.providers';
 
 export type AuditRootConfig = AuditConfig & { databaseUrl: string };
 
@@ -44,7 +46,7 @@ export class AuditModule {
     const names = recorderNames(config);
     return {
       module: AuditModule,
-      controllers: [AuditController, EventStreamController, HealthController],
+      controllers: [AuditController, EventStreamController, HealthController, SubscriptionsController],
       providers: [
         ...portProviders('audit', config, ports),
         databaseProvider({ schema: 'audit', migrations: AUDIT_MIGRATIONS, entities: AUDIT_ENTITIES }),
@@ -90,6 +92,7 @@ export class AuditModule {
           },
           inject: [ConsumerMonitor, DeadLetterOffice],
         },
+        ...webhookProviders(config, topics.registryEvents),
         BearerGuard,
         AuditLifecycle,
       ],

@@ -75,3 +75,6 @@ export { serviceRegistry, registerDeadLetterMetrics, collectedGauge } from './me
 export { registerConsumerMetrics } from './metrics/consumer.metrics';
 export { metricsEndpoint, judgeMetricsAccess, isLoopbackClient, METRICS_PATH } from './metrics/metrics.endpoint';
 export type { MetricsAccess } from './metrics/metrics.endpoint';
+export { targetAddressPolicy, parseAllowEntry, urlHost } from './net/target-address.policy';
+export type { TargetAddressPolicy, AllowEntry } from './net/target-address.policy';
+export { guardedLookup } from './net/guarded.lookup';
