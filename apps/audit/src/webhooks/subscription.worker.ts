@@ -128,14 +128,15 @@ export class SubscriptionWorker {
       },
     });
     const attempts = delivery.attempts + 1;
+    // The trail hears of an end before the queue moves on: a crash in between repeats the fact, never loses it.
     if (outcome.ok) {
-      await repo.delivered(delivery.id, attempts, now());
-      return this.finished('delivered', delivery, entry, attempts, `answered ${outcome.status}`);
+      await this.finished('delivered', delivery, entry, attempts, `answered ${outcome.status}`);
+      return repo.delivered(delivery.id, attempts, now());
     }
     const next = outcome.refused ? 'dead' : afterFailure(this.parts.retry, attempts, this.parts.random());
     if (next === 'dead') {
-      await repo.dead(delivery.id, attempts, outcome.error, now());
-      return this.finished('dead', delivery, entry, attempts, outcome.error);
+      await this.finished('dead', delivery, entry, attempts, outcome.error);
+      return repo.dead(delivery.id, attempts, outcome.error, now());
     }
     await repo.retryLater(delivery.id, attempts, outcome.error, new Date(now().getTime() + next.retryInMs), now());
     this.parts.counted('failed');
