@@ -77,4 +77,4 @@ export { metricsEndpoint, judgeMetricsAccess, isLoopbackClient, METRICS_PATH } f
 export type { MetricsAccess } from './metrics/metrics.endpoint';
 export { targetAddressPolicy, parseAllowEntry, urlHost } from './net/target-address.policy';
 export type { TargetAddressPolicy, AllowEntry } from './net/target-address.policy';
-export { guardedLookup } from './net/guarded.lookup';
+export { guardedLookup, ADDRESS_REFUSED } from './net/guarded.lookup';

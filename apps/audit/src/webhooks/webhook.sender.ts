@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import { guardedLookup, urlHost, type TargetAddressPolicy } from '@estate/platform';
+import { ADDRESS_REFUSED, guardedLookup, urlHost, type TargetAddressPolicy } from '@estate/platform';
 
 export type SendOutcome = { ok: true; status: number } | { ok: false; error: string; refused?: boolean };
 
@@ -53,7 +53,7 @@ export class WebhookSender {
       });
       outgoing.on('timeout', () => outgoing.destroy(new Error(`no answer within ${this.timeoutMs} ms`)));
       outgoing.on('error', (error: Error & { code?: string }) => resolve({
-        ok: false, error: error.message, refused: error.code === 'ESTATE_ADDRESS_REFUSED',
+        ok: false, error: error.message, refused: error.code === ADDRESS_REFUSED,
       }));
       outgoing.end(request.body);
     });
