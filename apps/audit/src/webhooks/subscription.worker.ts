@@ -135,6 +135,8 @@ export class SubscriptionWorker {
     }
     const next = outcome.refused ? 'dead' : afterFailure(this.parts.retry, attempts, this.parts.random());
     if (next === 'dead') {
+      // The URL stays out of the log: its path or query may carry a receiver's token.
+      this.parts.logger.warn({ subscription: this.subscription.id, delivery: delivery.id, eventId: delivery.eventId, attempts, reason: outcome.error }, 'webhook delivery dead-lettered');
       await this.finished('dead', delivery, entry, attempts, outcome.error);
       return repo.dead(delivery.id, attempts, outcome.error, now());
     }
@@ -148,7 +150,7 @@ export class SubscriptionWorker {
     const fact: WebhookFact = {
       id: this.parts.newId(), type: outcome === 'delivered' ? 'WebhookDelivered' : 'WebhookDeadLettered', subscriptionId: this.subscription.id,
       actor: 'estate:webhooks', at: this.parts.now(), tool: delivery.tool, outcome: outcome === 'delivered' ? 'delivered' : 'dead_lettered',
-      data: { subscriptionId: this.subscription.id, deliveryId: delivery.id, eventId: delivery.eventId, eventType: entry.type, url: this.subscription.url, attempts, detail },
+      data: { subscriptionId: this.subscription.id, deliveryId: delivery.id, eventId: delivery.eventId, eventType: entry.type, attempts, detail },
     };
     await this.parts.trail.append(storableEntry(webhookTrailEntry(fact)), { notify: false });
   }

@@ -1,23 +1,29 @@
 import type { Logger } from '@estate/platform';
 import type { AuditRepository } from '../store/audit.repository';
 import { SubscriptionWorker, type DeliveryOutcome, type WorkerParts } from './subscription.worker';
+import type { WebhookLeadership } from './webhook.leadership';
 import type { Subscription } from './webhook.repository';
 
 /**
  * One worker per subscription, so a slow or dead receiver holds up only its own queue. A tick
- * every `pollMs` wakes the workers when the trail has grown (one query for all of them) and
- * retries workers whose last drain failed; backoff waits are each worker's own timer.
+ * every `pollMs` keeps the lock (one delivering instance), matches the workers to the stored
+ * subscriptions (another instance may have added or removed one), wakes them when the trail has
+ * grown (one query for all of them) and retries workers whose last drain failed. Backoff waits
+ * are each worker's own timer.
  */
 export class WebhookDispatcher {
   private readonly workers = new Map<string, SubscriptionWorker>();
   private readonly outcomes = new Map<DeliveryOutcome, number>([['delivered', 0], ['failed', 0], ['dead', 0]]);
   private tick?: NodeJS.Timeout;
+  private polling = false;
+  private stopped = false;
   private lastSeq = -1;
   private readonly parts: WorkerParts;
 
   constructor(
     parts: Omit<WorkerParts, 'counted'>,
     private readonly trail: AuditRepository,
+    private readonly leadership: WebhookLeadership,
     private readonly pollMs: number,
     private readonly logger: Logger,
   ) {
@@ -30,12 +36,14 @@ export class WebhookDispatcher {
   }
 
   async start(): Promise<void> {
-    for (const subscription of await this.parts.repo.all()) this.add(subscription);
+    await this.poll();
     this.tick = setInterval(() => void this.poll(), this.pollMs);
     this.tick.unref();
   }
 
+  /** A new subscription starts at once here when this instance delivers; else the leader's next tick finds it. */
   add(subscription: Subscription): void {
+    if (this.stopped || !this.leadership.leading || this.workers.has(subscription.id)) return;
     const worker = new SubscriptionWorker(subscription, this.parts);
     this.workers.set(subscription.id, worker);
     worker.pump();
@@ -53,20 +61,35 @@ export class WebhookDispatcher {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     clearInterval(this.tick);
+    await this.stopWorkers();
+    await this.leadership.release();
+  }
+
+  private async stopWorkers(): Promise<void> {
     const workers = [...this.workers.values()];
     this.workers.clear();
     await Promise.all(workers.map((worker) => worker.stop()));
   }
 
   private async poll(): Promise<void> {
+    if (this.polling || this.stopped) return;
+    this.polling = true;
     try {
+      if (!(await this.leadership.claim())) return await this.stopWorkers();
+      const stored = await this.parts.repo.all();
+      const ids = new Set(stored.map((subscription) => subscription.id));
+      for (const id of this.workers.keys()) if (!ids.has(id)) await this.remove(id);
+      for (const subscription of stored) this.add(subscription);
       const seq = await this.trail.lastSeq();
       const grown = seq !== this.lastSeq;
       this.lastSeq = seq;
       for (const worker of this.workers.values()) if (grown || worker.failing) worker.pump();
     } catch (error) {
-      this.logger.warn({ err: error }, 'webhook dispatcher could not read the trail head; trying again on the next tick');
+      this.logger.warn({ err: error }, 'webhook dispatcher could not read its state; trying again on the next tick');
+    } finally {
+      this.polling = false;
     }
   }
 }

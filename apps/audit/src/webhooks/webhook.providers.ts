@@ -5,6 +5,7 @@ import { DATABASE, LOGGER, METRICS_ACCESS, targetAddressPolicy, type Logger, typ
 import type { AuditConfig } from '../config';
 import { AuditRepository } from '../store/audit.repository';
 import { WebhookDispatcher } from './webhook.dispatcher';
+import { WebhookLeadership } from './webhook.leadership';
 import { WebhookLifecycle } from './webhook.lifecycle';
 import { registerWebhookMetrics } from './webhook.metrics';
 import { WebhookRepository } from './webhook.repository';
@@ -18,7 +19,7 @@ const WEBHOOK_METRICS = Symbol('WebhookMetrics');
  * so the rules below stay pure. `cloudEvents` falls back to this audit's own address until the
  * shared setting exists.
  */
-export function webhookProviders(config: AuditConfig, registryTopic: string): Provider[] {
+export function webhookProviders(config: AuditConfig & { databaseUrl: string }, registryTopic: string): Provider[] {
   const policy = targetAddressPolicy(config.webhooks.allow);
   const shared = (config as { cloudEvents?: { source: string; schemaBase: string } }).cloudEvents;
   const cloudEvents = shared ?? { source: 'urn:estate:local', schemaBase: `http://${config.host}:${config.port}/v1/schemas/events` };
@@ -31,7 +32,7 @@ export function webhookProviders(config: AuditConfig, registryTopic: string): Pr
         return new WebhookDispatcher({
           repo, trail, sender: new WebhookSender(policy, config.webhooks.timeoutMs), registryTopic, retry: config.webhooks.retry,
           concurrency: config.webhooks.concurrency, cloudEvents, now: () => new Date(), newId: randomUUID, random: Math.random, logger: log,
-        }, trail, config.webhooks.pollMs, log);
+        }, trail, new WebhookLeadership(config.databaseUrl, log), config.webhooks.pollMs, log);
       },
       inject: [WebhookRepository, AuditRepository, LOGGER],
     },
