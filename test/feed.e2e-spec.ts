@@ -89,7 +89,7 @@ describe('webhooks on real Kafka and PostgreSQL', () => {
     audit = await startAuditAgain();
     registryUrl = estate.registry?.url ?? '';
     admin = await token(ADMIN);
-    for (const server of ['pay', 'other', 'dead']) {
+    for (const server of ['pay', 'other', 'dead', 'twin']) {
       expect((await http('POST', `${registryUrl}/v1/servers`, admin, { name: server, url: 'http://127.0.0.1:1/mcp', owner: 'ops' })).status).toBe(201);
     }
   }, 60_000);
@@ -214,5 +214,20 @@ describe('webhooks on real Kafka and PostgreSQL', () => {
     expect(dead.accepted()[0].id).toBe(alive.accepted()[0].id);
     expect(verify(secret, dead.received[5].headers['webhook-signature'] as string, dead.received[5].body)).toBe(true);
     await waitFor(async () => (((await http('GET', `${audit.url}/v1/subscriptions/${id}/dead-letters`, admin)).body.deadLetters as unknown[]).length === 0 ? true : undefined), 'an empty dead-letter list');
+  }, 60_000);
+  it('delivers each event once when two audit instances share the database: one of them delivers', async () => {
+    const second = await startAuditAgain();
+    stops.push(() => second.stop());
+    const receiver = new Receiver();
+    await receiver.start();
+    stops.push(() => receiver.close());
+    // Subscribed through the instance that does not hold the lock: the other one picks it up.
+    const created = await http('POST', `${second.url}/v1/subscriptions`, admin, { url: receiver.url, filter: { tools: ['twin.*'] } });
+    expect(created.status).toBe(201);
+    await publish('twin.epsilon', 0);
+    await publish('twin.epsilon', 1);
+    await waitFor(async () => (receiver.accepted().length >= 2 ? true : undefined), 'both twin events');
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(receiver.accepted().map((e) => e.data.spec?.version)).toEqual(['1.0.0', '1.1.0']);
   }, 60_000);
 });
