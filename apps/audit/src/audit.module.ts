@@ -16,6 +16,8 @@ import { AuditRepository } from './store/audit.repository';
 import { AUDIT_ENTITIES, AUDIT_MIGRATIONS } from './store/migrations';
 import { ToolChangeFeed } from './stream/tool-change.feed';
 import { TrailCompleteness } from './trail.completeness';
+import { SubscriptionsController } from './webhooks/subscriptions.controller';
+import { webhookProviders } from './webhooks/webhook.providers';
 
 export type AuditRootConfig = AuditConfig & { databaseUrl: string };
 
@@ -45,7 +47,7 @@ export class AuditModule {
     const names = recorderNames(config);
     return {
       module: AuditModule,
-      controllers: [AuditController, EventStreamController, HealthController, AuditEventsController],
+      controllers: [AuditController, EventStreamController, HealthController, AuditEventsController, SubscriptionsController],
       providers: [
         ...portProviders('audit', config, ports),
         databaseProvider({ schema: 'audit', migrations: AUDIT_MIGRATIONS, entities: AUDIT_ENTITIES }),
@@ -98,6 +100,7 @@ export class AuditModule {
           },
           inject: [ConsumerMonitor, DeadLetterOffice],
         },
+        ...webhookProviders(config, topics.registryEvents),
         BearerGuard,
         AuditLifecycle,
       ],

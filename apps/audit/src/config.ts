@@ -1,4 +1,5 @@
 import { EnvReader, readAuth, readCommon, type AuthConfig, type CommonConfig, type Env } from '@estate/platform';
+import { readWebhookConfig, type WebhookConfig } from './webhooks/webhook.config';
 
 export interface AuditConfig extends CommonConfig {
   host: string;
@@ -9,6 +10,7 @@ export interface AuditConfig extends CommonConfig {
    * Each topic gets its own group `${groupId}.${topic key}` (see audit.consumer.ts for why).
    */
   groupId: string;
+  webhooks: WebhookConfig;
 }
 
 /** Reads ESTATE_AUDIT_HOST, ESTATE_AUDIT_PORT, ESTATE_AUDIT_GROUP and the shared settings. */
@@ -20,5 +22,6 @@ export function loadAuditConfig(env: Env): AuditConfig {
     port: reader.port('ESTATE_AUDIT_PORT', 8003),
     auth: readAuth(reader),
     groupId: reader.string('ESTATE_AUDIT_GROUP', 'estate-audit'),
+    webhooks: readWebhookConfig(reader),
   });
 }

@@ -84,3 +84,6 @@ export type { BusBatchOrigin } from './microservices/bus.context';
 export { BusClientProxy } from './microservices/bus.client';
 export { BusConsumer } from './microservices/bus-consumer.decorator';
 export { KeepBusErrors } from './microservices/bus-errors.filter';
+export { targetAddressPolicy, parseAllowEntry, urlHost } from './net/target-address.policy';
+export type { TargetAddressPolicy, AllowEntry } from './net/target-address.policy';
+export { guardedLookup, ADDRESS_REFUSED } from './net/guarded.lookup';

@@ -1,7 +1,8 @@
 import { MoreThan, type DataSource, type QueryRunner } from 'typeorm';
 import type { EventEnvelope } from '@estate/events';
 import { inTransaction } from '@estate/platform';
-import type { AuditEntry } from '../domain/audit-entry.mapper';
+import type { AuditEntry, AuditEntryContent } from '../domain/audit-entry.mapper';
+import { appendChained } from './trail.appender';
 import type { AuditQuery } from '../domain/audit-query.parser';
 import { ChainVerifier, type ChainHead, type VerifyResult } from '../domain/hash-chain';
 import { AuditEntryEntity } from './audit-entry.entity';
@@ -43,6 +44,14 @@ function toStored(row: AuditEntryEntity): AuditEntry {
 /** The audit schema: the hash-chained, append-only trail and its one-row chain head. */
 export class AuditRepository {
   constructor(readonly db: DataSource) {}
+
+  /**
+   * One entry the audit service states itself (a webhook subscription or delivery), appended to the
+   * chain in its own transaction; recorded events go through the consumer's batches instead.
+   */
+  async appendOne(content: AuditEntryContent, options: { notify: boolean }): Promise<void> {
+    await this.inTransaction((runner) => appendChained(runner, [content], options));
+  }
 
   async deadLetters(limit: number): Promise<DeadLetterView[]> {
     return listDeadLetters(this.db.manager, limit);

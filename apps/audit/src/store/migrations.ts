@@ -5,6 +5,8 @@ import { AuditEntryEntity } from './audit-entry.entity';
 import { AuditPositionEntity } from './audit-position.entity';
 import { ChainHeadEntity } from './chain-head.entity';
 import { ConsumedEntity } from './consumed.entity';
+import { WebhookDeliveryEntity, WebhookSubscriptionEntity } from '../webhooks/webhook.entities';
+import { WebhookSubscriptions1764520000000 } from '../webhooks/webhook.migration';
 
 export class CreateAuditTrail1732900000002 implements MigrationInterface {
   name = 'CreateAuditTrail1732900000002';
@@ -112,7 +114,7 @@ export class ConsumerPositions1732900000012 implements MigrationInterface {
   }
 }
 
-export const AUDIT_MIGRATIONS = [CreateAuditTrail1732900000002, ConsumerPositions1732900000012, RecordEveryMessage1764500000100];
+export const AUDIT_MIGRATIONS = [CreateAuditTrail1732900000002, ConsumerPositions1732900000012, RecordEveryMessage1764500000100, WebhookSubscriptions1764520000000];
 
 /** The tables these migrations create; the schema drift test holds the two together. */
-export const AUDIT_ENTITIES = [AuditEntryEntity, ChainHeadEntity, AuditPositionEntity, ConsumedEntity, AuditDeadLetterEntity];
+export const AUDIT_ENTITIES = [AuditEntryEntity, ChainHeadEntity, AuditPositionEntity, ConsumedEntity, AuditDeadLetterEntity, WebhookSubscriptionEntity, WebhookDeliveryEntity];

@@ -1,0 +1,32 @@
+import { parseAllowEntry, type AllowEntry, type EnvReader } from '@estate/platform';
+import type { RetryPolicy } from './webhook.backoff';
+
+export interface WebhookConfig {
+  /** ESTATE_WEBHOOK_ALLOW: CIDRs, addresses or host names targets may reach despite the private-range refusal. */
+  allow: AllowEntry[];
+  retry: RetryPolicy;
+  timeoutMs: number;
+  concurrency: number;
+  pollMs: number;
+}
+
+/** Reads the ESTATE_WEBHOOK_* settings (see README's configuration table). */
+export function readWebhookConfig(reader: EnvReader): WebhookConfig {
+  const allow: AllowEntry[] = [];
+  for (const entry of reader.list('ESTATE_WEBHOOK_ALLOW')) {
+    const parsed = parseAllowEntry(entry);
+    if ('error' in parsed) reader.problems.push(`ESTATE_WEBHOOK_ALLOW: ${parsed.error}`);
+    else allow.push(parsed);
+  }
+  return {
+    allow,
+    retry: {
+      maxAttempts: reader.integer('ESTATE_WEBHOOK_MAX_ATTEMPTS', 8, 1),
+      baseMs: reader.integer('ESTATE_WEBHOOK_BACKOFF_MS', 1000, 1),
+      capMs: reader.integer('ESTATE_WEBHOOK_BACKOFF_MAX_MS', 600_000, 1),
+    },
+    timeoutMs: reader.integer('ESTATE_WEBHOOK_TIMEOUT_MS', 10_000, 100),
+    concurrency: reader.integer('ESTATE_WEBHOOK_CONCURRENCY', 4, 1),
+    pollMs: reader.integer('ESTATE_WEBHOOK_POLL_MS', 1000, 10),
+  };
+}

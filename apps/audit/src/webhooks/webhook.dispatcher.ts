@@ -1,0 +1,95 @@
+import type { Logger } from '@estate/platform';
+import type { AuditRepository } from '../store/audit.repository';
+import { SubscriptionWorker, type DeliveryOutcome, type WorkerParts } from './subscription.worker';
+import type { WebhookLeadership } from './webhook.leadership';
+import type { Subscription } from './webhook.repository';
+
+/**
+ * One worker per subscription, so a slow or dead receiver holds up only its own queue. A tick
+ * every `pollMs` keeps the lock (one delivering instance), matches the workers to the stored
+ * subscriptions (another instance may have added or removed one), wakes them when the trail has
+ * grown (one query for all of them) and retries workers whose last drain failed. Backoff waits
+ * are each worker's own timer.
+ */
+export class WebhookDispatcher {
+  private readonly workers = new Map<string, SubscriptionWorker>();
+  private readonly outcomes = new Map<DeliveryOutcome, number>([['delivered', 0], ['failed', 0], ['dead', 0]]);
+  private tick?: NodeJS.Timeout;
+  private polling = false;
+  private stopped = false;
+  private lastSeq = -1;
+  private readonly parts: WorkerParts;
+
+  constructor(
+    parts: Omit<WorkerParts, 'counted'>,
+    private readonly trail: AuditRepository,
+    private readonly leadership: WebhookLeadership,
+    private readonly pollMs: number,
+    private readonly logger: Logger,
+  ) {
+    this.parts = { ...parts, counted: (outcome) => this.outcomes.set(outcome, (this.outcomes.get(outcome) ?? 0) + 1) };
+  }
+
+  /** Deliveries by outcome since the process started (the metrics read this). */
+  get counts(): ReadonlyMap<DeliveryOutcome, number> {
+    return this.outcomes;
+  }
+
+  async start(): Promise<void> {
+    await this.poll();
+    this.tick = setInterval(() => void this.poll(), this.pollMs);
+    this.tick.unref();
+  }
+
+  /** A new subscription starts at once here when this instance delivers; else the leader's next tick finds it. */
+  add(subscription: Subscription): void {
+    if (this.stopped || !this.leadership.leading || this.workers.has(subscription.id)) return;
+    const worker = new SubscriptionWorker(subscription, this.parts);
+    this.workers.set(subscription.id, worker);
+    worker.pump();
+  }
+
+  async remove(id: string): Promise<void> {
+    const worker = this.workers.get(id);
+    this.workers.delete(id);
+    await worker?.stop();
+  }
+
+  /** A replayed dead letter is due now. */
+  wake(id: string): void {
+    this.workers.get(id)?.pump();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.tick);
+    await this.stopWorkers();
+    await this.leadership.release();
+  }
+
+  private async stopWorkers(): Promise<void> {
+    const workers = [...this.workers.values()];
+    this.workers.clear();
+    await Promise.all(workers.map((worker) => worker.stop()));
+  }
+
+  private async poll(): Promise<void> {
+    if (this.polling || this.stopped) return;
+    this.polling = true;
+    try {
+      if (!(await this.leadership.claim())) return await this.stopWorkers();
+      const stored = await this.parts.repo.all();
+      const ids = new Set(stored.map((subscription) => subscription.id));
+      for (const id of this.workers.keys()) if (!ids.has(id)) await this.remove(id);
+      for (const subscription of stored) this.add(subscription);
+      const seq = await this.trail.lastSeq();
+      const grown = seq !== this.lastSeq;
+      this.lastSeq = seq;
+      for (const worker of this.workers.values()) if (grown || worker.failing) worker.pump();
+    } catch (error) {
+      this.logger.warn({ err: error }, 'webhook dispatcher could not read its state; trying again on the next tick');
+    } finally {
+      this.polling = false;
+    }
+  }
+}

@@ -1,0 +1,53 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Provider } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import { DATABASE, LOGGER, METRICS_ACCESS, targetAddressPolicy, type Logger, type MetricsAccess } from '@estate/platform';
+import type { AuditConfig } from '../config';
+import { AuditRepository } from '../store/audit.repository';
+import { WebhookDispatcher } from './webhook.dispatcher';
+import { WebhookLeadership } from './webhook.leadership';
+import { WebhookLifecycle } from './webhook.lifecycle';
+import { registerWebhookMetrics } from './webhook.metrics';
+import { WebhookRepository } from './webhook.repository';
+import { WebhookSender } from './webhook.sender';
+import { WebhookSubscriptions } from './webhook.subscriptions';
+
+const WEBHOOK_METRICS = Symbol('WebhookMetrics');
+
+/**
+ * The webhook parts of audit. The clock, ids and randomness are bound here, the composition root,
+ * so the rules below stay pure. `cloudEvents` falls back to this audit's own address until the
+ * shared setting exists.
+ */
+export function webhookProviders(config: AuditConfig & { databaseUrl: string }, registryTopic: string): Provider[] {
+  const policy = targetAddressPolicy(config.webhooks.allow);
+  const shared = (config as { cloudEvents?: { source: string; schemaBase: string } }).cloudEvents;
+  const cloudEvents = shared ?? { source: 'urn:estate:local', schemaBase: `http://${config.host}:${config.port}/v1/schemas/events` };
+  return [
+    { provide: WebhookRepository, useFactory: (db: DataSource) => new WebhookRepository(db), inject: [DATABASE] },
+    {
+      provide: WebhookDispatcher,
+      useFactory: (repo: WebhookRepository, trail: AuditRepository, logger: Logger) => {
+        const log = logger.child({ component: 'webhooks' });
+        return new WebhookDispatcher({
+          repo, trail, sender: new WebhookSender(policy, config.webhooks.timeoutMs), registryTopic, retry: config.webhooks.retry,
+          concurrency: config.webhooks.concurrency, cloudEvents, now: () => new Date(), newId: randomUUID, random: Math.random, logger: log,
+        }, trail, new WebhookLeadership(config.databaseUrl, log), config.webhooks.pollMs, log);
+      },
+      inject: [WebhookRepository, AuditRepository, LOGGER],
+    },
+    {
+      provide: WebhookSubscriptions,
+      useFactory: (repo: WebhookRepository, trail: AuditRepository, dispatcher: WebhookDispatcher) => new WebhookSubscriptions({
+        repo, trail, dispatcher, policy, now: () => new Date(), newId: randomUUID, newSecret: () => randomBytes(32).toString('base64url'),
+      }),
+      inject: [WebhookRepository, AuditRepository, WebhookDispatcher],
+    },
+    {
+      provide: WEBHOOK_METRICS,
+      useFactory: (access: MetricsAccess, dispatcher: WebhookDispatcher) => registerWebhookMetrics(access.registry, dispatcher),
+      inject: [METRICS_ACCESS, WebhookDispatcher],
+    },
+    WebhookLifecycle,
+  ];
+}

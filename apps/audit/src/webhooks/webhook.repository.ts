@@ -1,0 +1,136 @@
+import type { DataSource } from 'typeorm';
+import type { FeedFilter } from '@estate/events';
+import { inTransaction } from '@estate/platform';
+import { WebhookDeliveryEntity, WebhookSubscriptionEntity } from './webhook.entities';
+
+export interface Subscription {
+  id: string;
+  url: string;
+  filter: FeedFilter;
+  secret: string;
+  createdBy: string;
+  createdAt: string;
+  cursorSeq: number;
+}
+
+export interface Delivery {
+  id: string;
+  subscriptionId: string;
+  seq: number;
+  eventId: string;
+  tool: string;
+  state: 'pending' | 'delivered' | 'dead';
+  attempts: number;
+  nextAttemptAt: Date;
+  lastError: string | null;
+}
+
+/** An entry of the trail, queued for one subscription. */
+export interface QueuedEvent {
+  seq: number;
+  eventId: string;
+  tool: string;
+}
+
+const toSubscription = (row: WebhookSubscriptionEntity): Subscription => ({
+  id: row.id, url: row.url, filter: JSON.parse(row.filter) as FeedFilter, secret: row.secret,
+  createdBy: row.createdBy, createdAt: row.createdAt.toISOString(), cursorSeq: Number(row.cursorSeq),
+});
+
+const toDelivery = (row: WebhookDeliveryEntity): Delivery => ({
+  id: row.id, subscriptionId: row.subscriptionId, seq: Number(row.seq), eventId: row.eventId, tool: row.tool,
+  state: row.state, attempts: row.attempts, nextAttemptAt: row.nextAttemptAt, lastError: row.lastError,
+});
+
+/** Subscriptions and their delivery queue in the audit schema: the whole state a restart resumes from. */
+export class WebhookRepository {
+  constructor(private readonly db: DataSource) {}
+
+  async create(subscription: Subscription): Promise<void> {
+    await this.db.manager.insert(WebhookSubscriptionEntity, {
+      ...subscription, filter: JSON.stringify(subscription.filter), createdAt: new Date(subscription.createdAt), cursorSeq: String(subscription.cursorSeq),
+    });
+  }
+
+  async all(): Promise<Subscription[]> {
+    return (await this.db.manager.find(WebhookSubscriptionEntity, { order: { createdAt: 'ASC' } })).map(toSubscription);
+  }
+
+  async get(id: string): Promise<Subscription | undefined> {
+    const row = await this.db.manager.findOneBy(WebhookSubscriptionEntity, { id });
+    return row ? toSubscription(row) : undefined;
+  }
+
+  /** Removes the subscription with its queue and dead letters; false when there was none. */
+  async delete(id: string): Promise<boolean> {
+    return inTransaction(this.db, async (runner) => {
+      await runner.manager.delete(WebhookDeliveryEntity, { subscriptionId: id });
+      return ((await runner.manager.delete(WebhookSubscriptionEntity, { id })).affected ?? 0) > 0;
+    });
+  }
+
+  /**
+   * Queues events and moves the cursor in one transaction, so a crash either keeps both or
+   * neither: no entry is skipped and none is queued twice (the unique key absorbs a re-read).
+   */
+  async queue(subscriptionId: string, events: QueuedEvent[], cursorSeq: number, now: Date): Promise<void> {
+    await inTransaction(this.db, async (runner) => {
+      if (events.length > 0) {
+        await runner.manager.createQueryBuilder().insert().into(WebhookDeliveryEntity).values(events.map((event) => ({
+          subscriptionId, seq: String(event.seq), eventId: event.eventId, tool: event.tool,
+          state: 'pending' as const, attempts: 0, nextAttemptAt: now, lastError: null, updatedAt: now,
+        }))).orIgnore().execute();
+      }
+      await runner.manager.update(WebhookSubscriptionEntity, { id: subscriptionId }, { cursorSeq: String(cursorSeq) });
+    });
+  }
+
+  /** Per tool, the oldest pending delivery: only it may be tried, so each tool's events stay in order. */
+  async heads(subscriptionId: string, limit: number): Promise<Delivery[]> {
+    const rows: WebhookDeliveryEntity[] = await this.db.manager.createQueryBuilder(WebhookDeliveryEntity, 'd')
+      .distinctOn(['d.tool'])
+      .where('d.subscriptionId = :subscriptionId AND d.state = :state', { subscriptionId, state: 'pending' })
+      .orderBy('d.tool').addOrderBy('d.seq')
+      .limit(limit)
+      .getMany();
+    return rows.map(toDelivery);
+  }
+
+  async delivered(id: string, attempts: number, now: Date): Promise<void> {
+    await this.db.manager.update(WebhookDeliveryEntity, { id }, { state: 'delivered', attempts, lastError: null, updatedAt: now });
+  }
+
+  async retryLater(id: string, attempts: number, error: string, at: Date, now: Date): Promise<void> {
+    await this.db.manager.update(WebhookDeliveryEntity, { id }, { attempts, lastError: error, nextAttemptAt: at, updatedAt: now });
+  }
+
+  async dead(id: string, attempts: number, error: string, now: Date): Promise<void> {
+    await this.db.manager.update(WebhookDeliveryEntity, { id }, { state: 'dead', attempts, lastError: error, updatedAt: now });
+  }
+
+  async deadLetters(subscriptionId: string, limit: number): Promise<Delivery[]> {
+    const rows = await this.db.manager.find(WebhookDeliveryEntity, { where: { subscriptionId, state: 'dead' }, order: { seq: 'ASC' }, take: limit });
+    return rows.map(toDelivery);
+  }
+
+  /** Puts a dead delivery back in the queue with fresh attempts; undefined when there is no such dead letter. */
+  async replay(subscriptionId: string, deliveryId: string, now: Date): Promise<Delivery | undefined> {
+    if (!/^\d{1,18}$/.test(deliveryId)) return undefined;
+    const result = await this.db.manager.update(
+      WebhookDeliveryEntity, { id: deliveryId, subscriptionId, state: 'dead' }, { state: 'pending', attempts: 0, nextAttemptAt: now, updatedAt: now },
+    );
+    if ((result.affected ?? 0) === 0) return undefined;
+    return toDelivery(await this.db.manager.findOneByOrFail(WebhookDeliveryEntity, { id: deliveryId }));
+  }
+
+  /** Queue figures for the subscription views. */
+  async counts(subscriptionId: string): Promise<Record<'pending' | 'delivered' | 'dead', number>> {
+    const rows = await this.db.manager.createQueryBuilder(WebhookDeliveryEntity, 'd')
+      .select('d.state', 'state').addSelect('count(*)', 'n')
+      .where('d.subscriptionId = :subscriptionId', { subscriptionId })
+      .groupBy('d.state').getRawMany<{ state: string; n: string }>();
+    const counts = { pending: 0, delivered: 0, dead: 0 };
+    for (const row of rows) counts[row.state as keyof typeof counts] = Number(row.n);
+    return counts;
+  }
+}
