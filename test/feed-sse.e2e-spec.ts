@@ -166,12 +166,14 @@ describe('the change feed: CloudEvents over SSE, filtered and authorized (real K
     expect(headers.find((h) => h['estate-type'] === 'ToolVersionDeprecated')?.ce_subject).toBe('bank.lookup');
   });
 
-  it('serves an AsyncAPI 3.0 document that validates and names every feed type', async () => {
+  it('serves an AsyncAPI 3.0 document (audit and registry) that validates and names every feed type', async () => {
     const document = (await (await fetch(`${stack.auditUrl}/asyncapi.json`)).json()) as { asyncapi: string; components: { messages: Record<string, unknown> } };
     const ajv = new Ajv({ strict: false, allErrors: true });
     addFormats(ajv);
     const validate = ajv.compile(JSON.parse(readFileSync(path.join(REPO_ROOT, 'node_modules/@asyncapi/specs/schemas/3.0.0-without-$id.json'), 'utf8')) as object);
     expect(validate(document)).toBe(true);
     expect(Object.keys(document.components.messages)).toEqual(expect.arrayContaining(['ToolVersionDeprecatedV1CloudEvent', 'ToolCallCompletedV1', 'CatalogEntry']));
+    // The registry serves the same document: where the events start.
+    expect(await (await fetch(`${stack.registryUrl}/asyncapi.json`)).json()).toEqual(document);
   });
 });

@@ -1,10 +1,9 @@
 import { Controller, Get, Header, Inject, Param } from '@nestjs/common';
-import { asyncApiDocument, EVENT_DATA_SCHEMAS, eventSchemaUrl } from '@estate/events';
-import { SERVICE_CONFIG } from '@estate/platform';
+import { EVENT_DATA_SCHEMAS, eventSchemaUrl } from '@estate/events';
+import { estateAsyncApi, SERVICE_CONFIG } from '@estate/platform';
 import type { AuditRootConfig } from '../audit.module';
 import { toHttpError } from './audit.errors.mapper';
 
-const ESTATE_VERSION = '0.1.0';
 const schemas = EVENT_DATA_SCHEMAS as Record<string, object>;
 
 /**
@@ -30,14 +29,6 @@ export class EventContractsController {
 
   @Get('asyncapi.json')
   asyncApi(): object {
-    const { cloudEvents, kafkaBrokers, topicPrefix } = this.config;
-    return asyncApiDocument({
-      version: ESTATE_VERSION,
-      topicPrefix,
-      kafkaHost: kafkaBrokers[0] ?? '127.0.0.1:9092',
-      auditUrl: cloudEvents.auditUrl,
-      source: cloudEvents.source,
-      schemaBase: cloudEvents.schemaBase,
-    });
+    return estateAsyncApi(this.config);
   }
 }
