@@ -1,6 +1,6 @@
 import type { AuditEntryContent } from './audit-entry.mapper';
-import { feedEvent, toFeedFrame, visibilityFactsOf } from './feed.frame';
-import { feedViewerMaySee, feedViewerOf } from './feed.visibility';
+import { feedEvent, toFeedFrame } from './feed.frame';
+import { feedViewerMaySee, feedViewerOf, visibilityFactsOf } from './feed.visibility';
 
 const entry: AuditEntryContent & { seq: number } = {
   seq: 12,

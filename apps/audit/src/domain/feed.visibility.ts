@@ -1,4 +1,5 @@
 import { isVisible, type Principal, type VisibilityFacts } from '@estate/contracts';
+import { isJsonObject } from '@estate/protocol';
 
 /** Reading the whole trail is an audit or admin privilege; the same scopes see the whole feed. */
 const SEES_ALL = ['estate:admin', 'estate:audit'];
@@ -21,4 +22,16 @@ export function feedViewerOf(principal: Principal): FeedViewer {
 export function feedViewerMaySee(viewer: FeedViewer, spec: VisibilityFacts | undefined): boolean {
   if (viewer.kind === 'all') return true;
   return spec !== undefined && isVisible(viewer.principal, spec);
+}
+
+/**
+ * The visibility facts of a published spec, or undefined when the recorded spec lacks them: the
+ * trail keeps whatever was sent, and a malformed spec must hide the tool, not throw or show it.
+ */
+export function visibilityFactsOf(spec: unknown): VisibilityFacts | undefined {
+  if (!isJsonObject(spec)) return undefined;
+  const { requiredScopes, tenants, dataClassification } = spec;
+  const strings = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
+  if (!strings(requiredScopes) || !strings(tenants) || typeof dataClassification !== 'string') return undefined;
+  return { requiredScopes, tenants, dataClassification: dataClassification as VisibilityFacts['dataClassification'] };
 }

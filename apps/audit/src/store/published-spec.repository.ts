@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { VisibilityFacts } from '@estate/contracts';
 import type { AuditEntry } from '../domain/audit-entry.mapper';
-import { visibilityFactsOf } from '../domain/feed.frame';
+import { visibilityFactsOf } from '../domain/feed.visibility';
 import { AuditEntryEntity } from './audit-entry.entity';
 
 /** Specs are immutable once published, so a found one is kept; the cap only bounds memory. */
