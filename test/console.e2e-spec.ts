@@ -111,7 +111,7 @@ describe('web console in headless Chromium (in-process stack, real Kafka and Pos
     expect((await http('GET', `${stack.registryUrl}/v1/tools/bank.lookup/versions/1.0.0`, admin)).body).toMatchObject({ status: 'deprecated', sunsetAt: '2031-06-30T00:00:00.000Z' });
 
     await go('#/feed');
-    await waitForText('#feed-list', 'ToolVersionDeprecated', 'bank.lookup@1.0.0', 'platform-admin');
+    await waitForText('#feed-list', 'io.estate.tool.version.deprecated', 'bank.lookup@1.0.0', 'platform-admin');
     expect(await page.$eval('#feed-page-state', (e) => (e as unknown as El).dataset.state)).toBe('live');
     await shot('feed');
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { topicName, type EventEnvelope } from '@estate/events';
+import { cloudEventType, topicName, type EventEnvelope } from '@estate/events';
 import { createLogger, issueDevToken, KafkaEventBus } from '@estate/platform';
 import { createTestDatabase, kafkaBrokers, randomTopicPrefix } from '../../../test/support/infra';
 import { startAudit, type RunningAudit } from './audit.app';
@@ -145,14 +145,14 @@ describe('audit service on PostgreSQL and Kafka', () => {
     try {
       // `until` hands back the live array; copy the replay before reading on.
       const replayed = (await stream.until((frames) => frames.length >= registryEvents.length)).slice(0, registryEvents.length);
-      expect(replayed.map((f) => f.event)).toEqual(registryEvents.map((e) => e.type));
+      expect(replayed.map((f) => f.event)).toEqual(registryEvents.map((e) => cloudEventType(e.type)));
       const retired = envelope('ToolVersionRetired', 'payments.lookup', { name: 'payments.lookup', version: '1.0.0', reason: 'gone' }, '2025-01-06T00:00:00Z');
       await bus.publish(topics.registry, [{ key: retired.stream, value: JSON.stringify(retired) }]);
-      const frames = await stream.until((all) => all.some((f) => f.event === 'ToolVersionRetired'));
-      const live = frames.find((f) => f.event === 'ToolVersionRetired');
-      expect(JSON.parse(live?.data ?? '{}')).toMatchObject({ eventId: retired.id, tool: 'payments.lookup', version: '1.0.0' });
+      const frames = await stream.until((all) => all.some((f) => f.event === 'io.estate.tool.version.retired'));
+      const live = frames.find((f) => f.event === 'io.estate.tool.version.retired');
+      expect(JSON.parse(live?.data ?? '{}')).toMatchObject({ specversion: '1.0', id: retired.id, subject: 'payments.lookup', data: { version: '1.0.0' } });
       expect(Number(live?.id)).toBeGreaterThan(Number(replayed[replayed.length - 1].id));
-      expect(frames.map((f) => f.event)).not.toContain('ToolCallCompleted');
+      expect(frames.map((f) => f.event)).not.toContain('io.estate.tool.call.completed');
       await stream.until(() => stream.heartbeats() > 0);
     } finally {
       stream.close();

@@ -11,9 +11,11 @@ import { AuditConsumer } from './audit.consumer';
 import { AuditLifecycle } from './audit.lifecycle';
 import type { AuditConfig } from './config';
 import { AuditController } from './http/audit.controller';
+import { EventContractsController } from './http/event-contracts.controller';
 import { EventStreamController } from './http/event-stream.controller';
 import { AuditRepository } from './store/audit.repository';
 import { AUDIT_ENTITIES, AUDIT_MIGRATIONS } from './store/migrations';
+import { PublishedSpecs } from './store/published-spec.repository';
 import { ToolChangeFeed } from './stream/tool-change.feed';
 import { TrailCompleteness } from './trail.completeness';
 import { SubscriptionsController } from './webhooks/subscriptions.controller';
@@ -47,17 +49,19 @@ export class AuditModule {
     const names = recorderNames(config);
     return {
       module: AuditModule,
-      controllers: [AuditController, EventStreamController, HealthController, AuditEventsController, SubscriptionsController],
+      controllers: [AuditController, EventStreamController, EventContractsController, HealthController, AuditEventsController, SubscriptionsController],
       providers: [
         ...portProviders('audit', config, ports),
         databaseProvider({ schema: 'audit', migrations: AUDIT_MIGRATIONS, entities: AUDIT_ENTITIES }),
         { provide: AuditRepository, useFactory: (db: DataSource) => new AuditRepository(db), inject: [DATABASE] },
         {
           provide: ToolChangeFeed,
-          useFactory: (repo: AuditRepository, logger: Logger) => new ToolChangeFeed(
-            repo, { registryTopic: topics.registryEvents, databaseUrl: config.databaseUrl, heartbeatMs: options.heartbeatMs ?? 15_000 }, logger.child({ component: 'event-stream' }),
+          useFactory: (repo: AuditRepository, db: DataSource, logger: Logger) => new ToolChangeFeed(
+            repo, new PublishedSpecs(db, topics.registryEvents),
+            { registryTopic: topics.registryEvents, databaseUrl: config.databaseUrl, heartbeatMs: options.heartbeatMs ?? 15_000, cloudEvents: config.cloudEvents },
+            logger.child({ component: 'event-stream' }),
           ),
-          inject: [AuditRepository, LOGGER],
+          inject: [AuditRepository, DATABASE, LOGGER],
         },
         { provide: ConsumerMonitor, useFactory: (bus: EventBus) => new ConsumerMonitor(bus, config.health), inject: [EVENT_BUS] },
         { provide: RECORDER_BUS, useFactory: (monitor: ConsumerMonitor, bus: EventBus) => monitor.watch(bus, (o) => names.get(o.groupId)), inject: [ConsumerMonitor, EVENT_BUS] },

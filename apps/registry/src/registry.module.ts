@@ -7,6 +7,7 @@ import {
 } from '@estate/platform';
 import type { RegistryConfig } from './config';
 import { EventsController } from './http/events.controller';
+import { AsyncApiController } from './http/asyncapi.controller';
 import { RegistryReadsController } from './http/registry-reads.controller';
 import { RegistryController } from './http/registry.controller';
 import { registryProviders } from './registry.providers';
@@ -26,7 +27,7 @@ export class RegistryModule {
   static forRoot(config: RegistryRootConfig, ports: ServicePorts): DynamicModule {
     return {
       module: RegistryModule,
-      controllers: [RegistryController, RegistryReadsController, EventsController, HealthController],
+      controllers: [RegistryController, RegistryReadsController, EventsController, AsyncApiController, HealthController],
       providers: [
         ...portProviders('registry', config, ports),
         databaseProvider({ schema: 'registry', migrations: REGISTRY_MIGRATIONS, entities: REGISTRY_ENTITIES }),

@@ -91,3 +91,11 @@ export type UpstreamRequestRelayed = { type: 'UpstreamRequestRelayed'; version: 
 export type UpstreamRequestRefused = { type: 'UpstreamRequestRefused'; version: 1; data: UpstreamRequestRefusedData };
 export type CallEvent = ToolCallCompleted | ToolCallRefused | UpstreamRequestRelayed | UpstreamRequestRefused;
 export type CallEventType = CallEvent['type'];
+
+/** The version each call event is written at today (the AsyncAPI document and the feed list them). */
+export const CURRENT_CALL_EVENT_VERSIONS: { readonly [K in CallEventType]: number } = {
+  ToolCallCompleted: 1,
+  ToolCallRefused: 1,
+  UpstreamRequestRelayed: 1,
+  UpstreamRequestRefused: 1,
+};

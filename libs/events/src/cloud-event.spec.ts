@@ -36,6 +36,7 @@ describe('CloudEvents envelope', () => {
       estatestream: 'tool:payments.refund',
       estateposition: 3,
       estatecorrelation: 'corr-9',
+      estateactor: 'alice',
       data: envelope.data,
     });
   });

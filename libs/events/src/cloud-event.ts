@@ -21,6 +21,8 @@ export interface CloudEvent<TData = unknown> {
   estateposition: number;
   /** Extension: the correlation id of the request that caused the event. */
   estatecorrelation: string;
+  /** Extension: who caused it (the registry's actor), what a change feed reader asks first. */
+  estateactor: string;
   data: TData;
 }
 
@@ -75,6 +77,7 @@ export function toCloudEvent<TData>(envelope: EventEnvelope<string, TData>, opti
     estatestream: envelope.stream,
     estateposition: envelope.position,
     estatecorrelation: envelope.correlationId,
+    estateactor: envelope.actor,
     data: envelope.data,
   };
 }

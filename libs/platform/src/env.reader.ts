@@ -93,6 +93,8 @@ export interface CommonConfig {
   health: HealthConfig;
   /** ESTATE_METRICS_TOKEN: the bearer secret a scraper shows for /metrics; unset, only loopback clients get them. */
   metricsToken?: string;
+  /** How events leaving the estate name it (CloudEvents `source`) and where their schemas are served (`dataschema`). */
+  cloudEvents: { source: string; schemaBase: string; auditUrl: string };
 }
 
 /** What `/readyz` holds a service to. */
@@ -120,7 +122,18 @@ export function readCommon(reader: EnvReader): CommonConfig {
     callsRetentionMs: readRetention(reader, 'ESTATE_CALLS_RETENTION_MS', DEFAULT_CALLS_RETENTION_MS),
     health: readHealth(reader),
     metricsToken: readMetricsToken(reader),
+    cloudEvents: readCloudEvents(reader),
   };
+}
+
+/** ESTATE_ID names the estate in every CloudEvent; ESTATE_AUDIT_PUBLIC_URL is where audit serves the event schemas. */
+function readCloudEvents(reader: EnvReader): CommonConfig['cloudEvents'] {
+  const id = reader.string('ESTATE_ID', 'local');
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(id)) reader.problems.push('ESTATE_ID must be 1-64 letters, digits, . _ or -');
+  const auditUrl = reader.string('ESTATE_AUDIT_PUBLIC_URL', 'http://127.0.0.1:8003');
+  if (!/^https?:\/\/[^\s]+$/.test(auditUrl)) reader.problems.push('ESTATE_AUDIT_PUBLIC_URL must be an http(s) URL');
+  const base = auditUrl.replace(/\/+$/, '');
+  return { source: `urn:estate:${id}`, schemaBase: `${base}/v1/schemas/events`, auditUrl: base };
 }
 
 function readMetricsToken(reader: EnvReader): string | undefined {

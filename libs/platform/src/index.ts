@@ -33,6 +33,7 @@ export { issueDevToken } from './token.issuer';
 export type { TokenClaims } from './token.issuer';
 export { EnvReader, readCommon, readAuth } from './env.reader';
 export type { Env, CommonConfig, HealthConfig } from './env.reader';
+export { estateAsyncApi } from './estate-asyncapi';
 export { BearerGuard, CurrentPrincipal, PRINCIPAL_RESOLVER } from './http/bearer.guard';
 export { Authenticated, RequireScope, ScopeGuard } from './http/scope.guard';
 export type { ScopeRequirement } from './http/scope.guard';

@@ -31,14 +31,5 @@ export function toEntryView(entry: AuditEntryContent & { seq: number }): AuditEn
   };
 }
 
-/**
- * One server-sent event: `id` is the seq (what a reconnecting client sends back as
- * Last-Event-ID), `event` the event type. JSON has no raw newlines, so `data` is one line.
- */
-export function toSseFrame(entry: AuditEntryContent & { seq: number }): string {
-  const type = entry.type.replace(/[\r\n]/g, ' ');
-  return `id: ${entry.seq}\nevent: ${type}\ndata: ${JSON.stringify(toEntryView(entry))}\n\n`;
-}
-
 /** A comment line: keeps proxies and idle timeouts from closing a quiet stream. */
 export const SSE_HEARTBEAT = ': heartbeat\n\n';

@@ -1,26 +1,38 @@
 import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { RequireScope } from '@estate/platform';
+import type { Principal } from '@estate/contracts';
+import { CURRENT_REGISTRY_EVENT_VERSIONS, parseFeedFilter } from '@estate/events';
+import { Authenticated, CurrentPrincipal } from '@estate/platform';
 import { parseLastEventId } from '../domain/audit-query.parser';
+import { feedViewerOf } from '../domain/feed.visibility';
 import { ToolChangeFeed } from '../stream/tool-change.feed';
-import { AUDIT_READER_REFUSAL, AUDIT_READERS, refusal } from './audit.errors';
+import { refusal } from './audit.errors';
 import { toHttpError } from './audit.errors.mapper';
+
+const FEED_TYPES = Object.keys(CURRENT_REGISTRY_EVENT_VERSIONS);
 
 @Controller()
 export class EventStreamController {
   constructor(@Inject(ToolChangeFeed) private readonly feed: ToolChangeFeed) {}
 
   /**
-   * Server-sent events of tool changes as they are recorded. A client that reconnects with
-   * `Last-Event-ID` (or `?lastEventId=`, for clients that cannot set headers) gets what it missed first.
+   * Server-sent CloudEvents of tool changes as they are recorded, filtered by `tools`, `types` and
+   * `since`. Any token may subscribe: an agent gets the tools discovery would show it, an admin or
+   * auditor everything. A client that reconnects with `Last-Event-ID` (or `?lastEventId=`, for
+   * clients that cannot set headers) gets what it missed first; that id wins over `since`.
    */
   @Get('v1/events/stream')
-  @RequireScope(AUDIT_READERS, AUDIT_READER_REFUSAL)
-  async stream(@Req() request: Request, @Res() response: Response): Promise<void> {
+  @Authenticated()
+  async stream(@CurrentPrincipal() principal: Principal, @Req() request: Request, @Res() response: Response): Promise<void> {
     const lastEventId = parseLastEventId(request.header('last-event-id') ?? request.query.lastEventId);
     if (!lastEventId.ok) throw toHttpError(refusal('INVALID_REQUEST', lastEventId));
-    // Read the starting point before the headers go out: a database outage must still be able to answer 503.
-    const from = lastEventId.value ?? (await this.feed.newestSeq());
+    const { tools, types, since } = request.query;
+    const parsed = parseFeedFilter({ tools, types, since }, FEED_TYPES);
+    if (!parsed.ok) throw toHttpError({ code: 'INVALID_PARAMETER', message: `${parsed.path}: ${parsed.message}`, details: { parameter: parsed.path } });
+    const { filter } = parsed;
+    // `since` as a time reads from the start and skips older entries (see the stream); the newest seq is read
+    // before the headers go out, so a database outage can still answer 503.
+    const after = lastEventId.value ?? filter.sincePosition ?? (filter.sinceTime !== undefined ? 0 : await this.feed.newestSeq());
     response.status(200).set({
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-cache, no-transform',
@@ -29,7 +41,7 @@ export class EventStreamController {
     });
     response.flushHeaders();
     response.write(': connected\n\n');
-    const close = await this.feed.open(response, from);
+    const close = this.feed.open(response, { after, filter, viewer: feedViewerOf(principal) });
     if (response.destroyed) close();
     else response.on('close', close);
   }

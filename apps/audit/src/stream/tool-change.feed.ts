@@ -1,7 +1,12 @@
 import { Client } from 'pg';
+import { feedFilterAdmits, type CloudEventOptions, type FeedFilter } from '@estate/events';
 import type { Logger } from '@estate/platform';
-import { SSE_HEARTBEAT, toSseFrame } from '../domain/audit-entry.view';
+import type { AuditEntry } from '../domain/audit-entry.mapper';
+import { SSE_HEARTBEAT } from '../domain/audit-entry.view';
+import { feedEvent, toFeedFrame } from '../domain/feed.frame';
+import { feedViewerMaySee, type FeedViewer } from '../domain/feed.visibility';
 import { AUDIT_APPENDED_CHANNEL, type AuditRepository } from '../store/audit.repository';
+import type { PublishedSpecs } from '../store/published-spec.repository';
 
 /** Where a stream writes its frames: the raw HTTP response. */
 export interface StreamSink {
@@ -15,28 +20,49 @@ export interface FeedOptions {
   registryTopic: string;
   databaseUrl: string;
   heartbeatMs: number;
+  cloudEvents: CloudEventOptions;
 }
 
-/** One subscriber: sends every registry entry after `lastSent`, in seq order, exactly once. */
+/** What one subscriber asked for and may see. */
+export interface FeedSubscription {
+  /** The feed position to start after (Last-Event-ID, `since` as a position, or the newest). */
+  after: number;
+  filter: FeedFilter;
+  viewer: FeedViewer;
+}
+
+/** What a stream needs besides its subscriber: where to read, how to judge visibility, how to frame. */
+interface StreamContext {
+  repo: AuditRepository;
+  specs: PublishedSpecs;
+  options: FeedOptions;
+  logger: Logger;
+}
+
+/**
+ * One subscriber: every registry entry after `lastSent`, in seq order, exactly once, of those its
+ * filter admits and its viewer may see. Skipped entries advance `lastSent` too, so a reconnect
+ * with the last id it was sent reads them again and skips them again: nothing missed, nothing twice.
+ */
 class ToolChangeStream {
   private running = false;
   private again = false;
   private closed = false;
   private readonly timer: NodeJS.Timeout;
 
+  private lastSent: number;
+
   constructor(
     private readonly sink: StreamSink,
-    private readonly repo: AuditRepository,
-    private readonly topic: string,
-    private lastSent: number,
-    heartbeatMs: number,
-    private readonly logger: Logger,
+    private readonly context: StreamContext,
+    private readonly subscription: FeedSubscription,
   ) {
+    this.lastSent = subscription.after;
     // The heartbeat also pumps: a notification lost while the listener reconnects costs latency only.
     this.timer = setInterval(() => {
       this.sink.write(SSE_HEARTBEAT);
       this.pump();
-    }, heartbeatMs);
+    }, context.options.heartbeatMs);
   }
 
   /** Reads and sends what is new now, or right after the read in progress. */
@@ -48,7 +74,7 @@ class ToolChangeStream {
     }
     this.running = true;
     void this.drain()
-      .catch((error: unknown) => this.logger.warn({ err: error }, 'event stream read failed; retrying on the next signal'))
+      .catch((error: unknown) => this.context.logger.warn({ err: error }, 'event stream read failed; retrying on the next signal'))
       .finally(() => {
         this.running = false;
         if (this.again) {
@@ -66,15 +92,29 @@ class ToolChangeStream {
   }
 
   private async drain(): Promise<void> {
+    const { repo, options } = this.context;
     for (;;) {
-      const entries = await this.repo.topicEntriesAfter(this.topic, this.lastSent, PAGE);
+      const entries = await repo.topicEntriesAfter(options.registryTopic, this.lastSent, PAGE);
       for (const entry of entries) {
         if (this.closed) return;
-        this.sink.write(toSseFrame(entry));
+        const frame = await this.frameFor(entry);
+        if (this.closed) return;
+        if (frame !== undefined) this.sink.write(frame);
         this.lastSent = entry.seq;
       }
       if (entries.length < PAGE) return;
     }
+  }
+
+  /** The frame for an entry, or undefined when this subscriber does not get it. */
+  private async frameFor(entry: AuditEntry): Promise<string | undefined> {
+    const { filter, viewer } = this.subscription;
+    // `since` as a time: recorded order is not time order across partitions, so every entry is judged by its own time.
+    if (filter.sinceTime !== undefined && entry.occurredAt < filter.sinceTime) return undefined;
+    const event = feedEvent(entry, this.context.options.cloudEvents);
+    if (!feedFilterAdmits(filter, event)) return undefined;
+    if (viewer.kind !== 'all' && !feedViewerMaySee(viewer, await this.context.specs.factsFor(entry))) return undefined;
+    return toFeedFrame(entry.seq, event);
   }
 }
 
@@ -89,11 +129,16 @@ export class ToolChangeFeed {
   private listener?: Client;
   private stopped = false;
 
+  private readonly context: StreamContext;
+
   constructor(
     private readonly repo: AuditRepository,
+    specs: PublishedSpecs,
     private readonly options: FeedOptions,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.context = { repo, specs, options, logger };
+  }
 
   async start(): Promise<void> {
     await this.listen();
@@ -141,13 +186,9 @@ export class ToolChangeFeed {
     this.streams.forEach((stream) => stream.pump());
   }
 
-  /**
-   * Opens a stream that first replays what followed `lastEventId` and then follows live; without
-   * one it starts at the newest entry. Returns the function that closes it.
-   */
-  async open(sink: StreamSink, lastEventId: number | undefined): Promise<() => void> {
-    const from = lastEventId ?? (await this.repo.lastSeq());
-    const stream = new ToolChangeStream(sink, this.repo, this.options.registryTopic, from, this.options.heartbeatMs, this.logger);
+  /** Opens a stream that first replays what followed `subscription.after` and then follows live. Returns the function that closes it. */
+  open(sink: StreamSink, subscription: FeedSubscription): () => void {
+    const stream = new ToolChangeStream(sink, this.context, subscription);
     this.streams.add(stream);
     stream.pump();
     return () => {
@@ -156,7 +197,7 @@ export class ToolChangeFeed {
     };
   }
 
-  /** The newest entry's seq: where a stream without Last-Event-ID starts. */
+  /** The newest entry's seq: where a stream without Last-Event-ID or `since` starts. */
   newestSeq(): Promise<number> {
     return this.repo.lastSeq();
   }

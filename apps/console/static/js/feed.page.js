@@ -1,10 +1,12 @@
 import { feed } from './feed.js';
 import { h, show } from './dom.js';
 
+// Each entry is a structured CloudEvent: the tool is its subject, the version sits in its data.
 function item(e) {
-  return h('li', { 'data-seq': e.seq },
-    h('strong', {}, e.type), ' ', e.tool ? `${e.tool}${e.version ? `@${e.version}` : ''}` : e.stream,
-    ' by ', e.principal, ' ', h('span', { class: 'muted' }, e.occurredAt));
+  const version = e.data?.version ?? e.data?.spec?.version;
+  return h('li', { 'data-id': e.id },
+    h('strong', {}, e.type), ' ', e.subject ? `${e.subject}${version ? `@${version}` : ''}` : e.estatestream,
+    ' by ', e.estateactor ?? '', ' ', h('span', { class: 'muted' }, e.time));
 }
 
 export function renderFeed(page) {

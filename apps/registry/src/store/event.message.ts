@@ -1,16 +1,23 @@
-import type { EventEnvelope } from '@estate/events';
+import { cloudEventHeaders, toCloudEvent, type CloudEventOptions, type EventEnvelope } from '@estate/events';
 import { messageBytes, type OutgoingMessage } from '@estate/platform';
 
+/** What `ESTATE_ID` and `ESTATE_AUDIT_PUBLIC_URL` default to (config: `cloudEvents`); the relay may pass its config's. */
+const DEFAULT_CLOUD_EVENTS: CloudEventOptions = { source: 'urn:estate:local', schemaBase: 'http://127.0.0.1:8003/v1/schemas/events' };
+
 /** The message the relay sends for a stored event; the store measures the same shape before storing it. */
-export function eventMessage(envelope: EventEnvelope): OutgoingMessage {
+export function eventMessage(envelope: EventEnvelope, cloudEvents: CloudEventOptions = DEFAULT_CLOUD_EVENTS): OutgoingMessage {
   return {
     key: envelope.stream,
     value: JSON.stringify(envelope),
-    // The correlation id rides beside traceparent, so consumers log it without parsing the value.
-    headers: { 'estate-type': envelope.type, 'estate-version': String(envelope.version), 'estate-id': envelope.id, 'x-correlation-id': envelope.correlationId },
+    // The correlation id rides beside traceparent, so consumers log it without parsing the value. The ce_ headers
+    // (CloudEvents' Kafka binary mode) let any CloudEvents consumer route and filter without knowing the envelope.
+    headers: {
+      'estate-type': envelope.type, 'estate-version': String(envelope.version), 'estate-id': envelope.id, 'x-correlation-id': envelope.correlationId,
+      ...cloudEventHeaders(toCloudEvent(envelope, cloudEvents)),
+    },
   };
 }
 
-export function eventMessageBytes(envelope: EventEnvelope): number {
-  return messageBytes(eventMessage(envelope));
+export function eventMessageBytes(envelope: EventEnvelope, cloudEvents?: CloudEventOptions): number {
+  return messageBytes(eventMessage(envelope, cloudEvents));
 }
