@@ -2,7 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import {
   BearerGuard, CLOCK, DATABASE, databaseProvider, estateTopics, EVENT_BUS, HealthController, ID_SOURCE, LOGGER, METRICS_ACCESS, portProviders,
-  PRINCIPAL_RESOLVER, PrincipalResolver, ScopeGuard, SERVICE_CONFIG, SERVICE_HEALTH, serviceHealth, type Clock, type EventBus, type IdSource, type Logger,
+  PRINCIPAL_RESOLVER, PrincipalResolver, REGISTRY_EVENT_MAX_BYTES, ScopeGuard, SERVICE_CONFIG, SERVICE_HEALTH, serviceHealth, type Clock, type EventBus, type IdSource, type Logger,
   type MetricsAccess, type ServiceHealth, type ServicePorts,
 } from '@estate/platform';
 import type { RegistryConfig } from './config';
@@ -39,7 +39,8 @@ export class RegistryModule {
         {
           provide: OutboxRelay,
           useFactory: (db: DataSource, bus: EventBus, logger: Logger) =>
-            new OutboxRelay(db, config.databaseUrl, bus, estateTopics(config.topicPrefix, config.callsRetentionMs).registryEvents, logger.child({ component: 'relay' })),
+            new OutboxRelay(db, config.databaseUrl, bus, estateTopics(config.topicPrefix, config.callsRetentionMs).registryEvents, logger.child({ component: 'relay' }),
+              'kafka', REGISTRY_EVENT_MAX_BYTES, config.cloudEvents),
           inject: [DATABASE, EVENT_BUS, LOGGER],
         },
         { provide: PRINCIPAL_RESOLVER, useFactory: (c: RegistryRootConfig) => new PrincipalResolver(c.auth), inject: [SERVICE_CONFIG] },

@@ -1,3 +1,4 @@
+import type { CloudEventOptions } from '@estate/events';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import {
@@ -54,6 +55,8 @@ export class OutboxRelay {
     readonly name = 'kafka',
     /** The bytes one send may carry; within the registry topic's declared max.message.bytes. */
     private readonly maxBatchBytes = REGISTRY_EVENT_MAX_BYTES,
+    /** How the `ce_*` headers name this estate (`ESTATE_ID`, `ESTATE_AUDIT_PUBLIC_URL`); the defaults otherwise. */
+    private readonly cloudEvents?: CloudEventOptions,
   ) {
     this.spec = typeof topic === 'string' ? { name: topic } : topic;
     this.client = new BusClientProxy(bus);
@@ -251,7 +254,7 @@ export class OutboxRelay {
     const span = openSpan(`relay send ${this.topic}`, { 'messaging.destination.name': this.topic, 'estate.event_id': envelope.id, 'estate.event_type': envelope.type }, {
       parent: extractTraceContext({ traceparent: row.traceparent ?? undefined }), kind: SpanKind.PRODUCER,
     });
-    const message = eventMessage(envelope);
+    const message = eventMessage(envelope, this.cloudEvents);
     return { row, span, message: { ...message, headers: injectTraceHeaders(message.headers ?? {}, span.context) } };
   }
 
