@@ -6,7 +6,8 @@ import {
   type EventBus, type Logger, type OpenSpan, type OutgoingMessage, type TopicSpec,
 } from '@estate/platform';
 import { eventMessage } from './event.message';
-import { APPEND_CHANNEL, rowToEnvelope } from './postgres-event-store';
+import { rowToEnvelope, type LoggedEventRow } from './event.row';
+import { APPEND_CHANNEL } from './postgres-event-store';
 import { RelayCheckpointEntity } from './relay-checkpoint.entity';
 import { RelayParkedEntity } from './relay-parked.entity';
 
@@ -249,7 +250,7 @@ export class OutboxRelay {
   }
 
   /** One span per event, in the trace the event was appended in; its context travels in the message's headers. */
-  private outgoing(row: RelayRow): Outgoing {
+  private outgoing(row: LoggedEventRow): Outgoing {
     const envelope = rowToEnvelope(row);
     const span = openSpan(`relay send ${this.topic}`, { 'messaging.destination.name': this.topic, 'estate.event_id': envelope.id, 'estate.event_type': envelope.type }, {
       parent: extractTraceContext({ traceparent: row.traceparent ?? undefined }), kind: SpanKind.PRODUCER,
@@ -299,7 +300,7 @@ export class OutboxRelay {
   }
 
   /** The next events in commit order: at most BATCH of them, and about one batch's bytes (at least one event). */
-  private async readBatch(): Promise<RelayRow[]> {
+  private async readBatch(): Promise<LoggedEventRow[]> {
     // Raw SQL: an xid8 snapshot read (tx_id below pg_snapshot_xmin) with a window sum for the batch's bytes.
     return this.db.query(
       `SELECT position, tx_id, id, stream_id, stream_version, type, version, data, actor, correlation_id, occurred_at, traceparent
@@ -320,22 +321,7 @@ export class OutboxRelay {
 }
 
 interface Outgoing {
-  row: RelayRow;
+  row: LoggedEventRow;
   message: OutgoingMessage;
   span: OpenSpan;
-}
-
-interface RelayRow {
-  position: string;
-  tx_id: string;
-  id: string;
-  stream_id: string;
-  stream_version: number;
-  type: string;
-  version: number;
-  data: unknown;
-  actor: string;
-  correlation_id: string;
-  occurred_at: Date;
-  traceparent: string | null;
 }

@@ -8,7 +8,6 @@ import { ConcurrencyConflict, EventTooLarge, readDecideAppend, type AppendMeta, 
 import { rowToEnvelope, type EventRow } from './event.row';
 
 // The relay reads rows through this module; the row shape itself lives in event.row.ts.
-export { rowToEnvelope };
 
 /** Signals the relay that something was appended; it also polls, so a lost signal only costs latency. */
 export const APPEND_CHANNEL = 'estate_registry_appended';
