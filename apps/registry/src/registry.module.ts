@@ -7,6 +7,8 @@ import {
 } from '@estate/platform';
 import type { RegistryConfig } from './config';
 import { EventsController } from './http/events.controller';
+import { ToolHistoryController } from './history/tool-history.controller';
+import { ToolHistoryQuery } from './history/tool-history.query';
 import { RegistryReadsController } from './http/registry-reads.controller';
 import { RegistryController } from './http/registry.controller';
 import { registryProviders } from './registry.providers';
@@ -26,7 +28,7 @@ export class RegistryModule {
   static forRoot(config: RegistryRootConfig, ports: ServicePorts): DynamicModule {
     return {
       module: RegistryModule,
-      controllers: [RegistryController, RegistryReadsController, EventsController, HealthController],
+      controllers: [RegistryController, RegistryReadsController, EventsController, ToolHistoryController, HealthController],
       providers: [
         ...portProviders('registry', config, ports),
         databaseProvider({ schema: 'registry', migrations: REGISTRY_MIGRATIONS, entities: REGISTRY_ENTITIES }),
@@ -57,6 +59,7 @@ export class RegistryModule {
           useFactory: (db: DataSource, relay: OutboxRelay): MetricsAccess => ({ registry: registryMetrics(db, relay), token: config.metricsToken }),
           inject: [DATABASE, OutboxRelay],
         },
+        ToolHistoryQuery,
         BearerGuard,
         ScopeGuard,
         RegistryLifecycle,
