@@ -1,5 +1,5 @@
 import { resolveForPrincipal } from '@estate/catalog';
-import { toMcpTool, type McpTool, type Principal } from '@estate/contracts';
+import { isVisible, toMcpTool, type McpTool, type Principal } from '@estate/contracts';
 import type { CatalogEntry, CatalogVersion } from '@estate/events';
 
 /** One tool as a principal found it at an instant. */
@@ -13,12 +13,15 @@ export interface ToolAsOf extends McpTool {
 
 /**
  * The tools a principal could see and call in a folded catalog, by the same resolution discovery
- * uses for now (libs/catalog): a version is callable when an exact pin on it resolves to it.
+ * uses for now (libs/catalog). A version is callable when an exact pin on it resolves to it: one
+ * the principal may see, not quarantined, not retired (resolveForPrincipal's exact-pin rule,
+ * written out once per tool instead of one resolution per version: on a catalog of 1,000 tools
+ * that was most of an `at=` query's time; as-of.view.spec.ts holds the two to the same answer).
  */
 export function toolsAsOf(entries: Iterable<CatalogEntry>, principal: Principal): ToolAsOf[] {
   const tools: ToolAsOf[] = [];
   for (const entry of entries) {
-    const callable = entry.versions.filter((v) => resolveForPrincipal(entry, principal, v.version)?.version === v.version);
+    const callable = callableVersions(entry, principal);
     if (callable.length === 0) continue;
     const unpinned = resolveForPrincipal(entry, principal);
     const shown = unpinned ?? callable[callable.length - 1];
@@ -30,4 +33,8 @@ export function toolsAsOf(entries: Iterable<CatalogEntry>, principal: Principal)
     });
   }
   return tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+export function callableVersions(entry: CatalogEntry, principal: Principal): CatalogVersion[] {
+  return entry.versions.filter((v) => !v.quarantined && v.status !== 'retired' && isVisible(principal, v.spec));
 }
