@@ -3,7 +3,7 @@ import type { Logger } from '@estate/platform';
 import type { RegistryEventSource } from '../catalog.rebuilder';
 import type { DiscoveryError } from '../http/discovery.errors';
 import type { AsOfRequest } from './as-of.request';
-import { toolsAsOf, type ToolAsOf } from './as-of.view';
+import { toolsAsOf, type ToolAnswers, type ToolAsOf } from './as-of.view';
 import { LogTimeline } from './log-timeline';
 
 export interface AsOfAnswer {
@@ -24,6 +24,7 @@ const isAdmin = (p: Principal): boolean => p.scopes.includes('estate:admin');
  */
 export class AsOfDiscovery {
   private readonly timeline?: LogTimeline;
+  private readonly answers: ToolAnswers = new WeakMap();
 
   constructor(source: RegistryEventSource | undefined, logger: Logger) {
     if (source) this.timeline = new LogTimeline(source, logger);
@@ -43,7 +44,7 @@ export class AsOfDiscovery {
       ok: true,
       value: {
         principal: principal.id, at: new Date(request.at).toISOString(), events: folded.events, lastEventAt: folded.lastEventAt ?? null,
-        tools: toolsAsOf(folded.projection.tools.values(), principal),
+        tools: toolsAsOf(folded.projection.tools.values(), principal, this.answers),
       },
     };
   }
