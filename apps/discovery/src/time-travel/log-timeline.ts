@@ -11,7 +11,7 @@ const INDEX_PAGE = 250;
  * At most this many checkpoints; past it every other one is dropped and the spacing doubles, so
  * their memory stays bounded (each holds the catalog's maps, not the events) however long the log.
  */
-const MAX_CHECKPOINTS = 256;
+const MAX_CHECKPOINTS = 512;
 /** Exact folds kept for repeated `at=` instants. */
 const RECENT_FOLDS = 32;
 
@@ -20,6 +20,13 @@ interface Snapshot {
   events: number;
   after: string;
   projection: MemoryProjection;
+}
+
+/** How the timeline bounds its memory (the defaults above; tests make them small). */
+export interface TimelineLimits {
+  indexPage: number;
+  maxCheckpoints: number;
+  recentFolds: number;
 }
 
 /** The catalog as it stood at an instant: the first `events` events of the log folded. */
@@ -41,7 +48,7 @@ export interface FoldedAt {
 export class LogTimeline {
   private readonly instants: number[] = [];
   private checkpoints: Snapshot[] = [{ events: 0, after: '0', projection: new MemoryProjection() }];
-  private spacing = INDEX_PAGE;
+  private spacing: number;
   /** The fold of everything indexed, written only by `extend`. */
   private head = new MemoryProjection();
   private headAfter = '0';
@@ -50,7 +57,12 @@ export class LogTimeline {
   private extending?: Promise<void>;
   private readonly recent = new Map<number, MemoryProjection>();
 
-  constructor(private readonly source: RegistryEventSource, private readonly logger: Logger) {}
+  private readonly limits: TimelineLimits;
+
+  constructor(private readonly source: RegistryEventSource, private readonly logger: Logger, limits: Partial<TimelineLimits> = {}) {
+    this.limits = { indexPage: INDEX_PAGE, maxCheckpoints: MAX_CHECKPOINTS, recentFolds: RECENT_FOLDS, ...limits };
+    this.spacing = this.limits.indexPage;
+  }
 
   async foldedAt(at: number): Promise<FoldedAt> {
     // Only an instant past the last indexed event can be changed by what was appended since.
@@ -75,12 +87,12 @@ export class LogTimeline {
   private async extend(): Promise<void> {
     const before = this.instants.length;
     for (;;) {
-      const { events, next } = await this.source.read(this.headAfter, INDEX_PAGE);
+      const { events, next } = await this.source.read(this.headAfter, this.limits.indexPage);
       for (const envelope of events) await this.index(envelope);
       this.headAfter = next;
       const lastCheckpoint = this.checkpoints[this.checkpoints.length - 1];
       if (this.instants.length - lastCheckpoint.events >= this.spacing) this.addCheckpoint();
-      if (events.length < INDEX_PAGE) break;
+      if (events.length < this.limits.indexPage) break;
     }
     if (this.instants.length > before) {
       this.tip = { events: this.instants.length, after: this.headAfter, projection: copyOf(this.head) };
@@ -98,7 +110,7 @@ export class LogTimeline {
 
   private addCheckpoint(): void {
     this.checkpoints.push({ events: this.instants.length, after: this.headAfter, projection: copyOf(this.head) });
-    if (this.checkpoints.length <= MAX_CHECKPOINTS) return;
+    if (this.checkpoints.length <= this.limits.maxCheckpoints) return;
     this.checkpoints = this.checkpoints.filter((_, i) => i % 2 === 0);
     this.spacing *= 2;
   }
@@ -123,7 +135,7 @@ export class LogTimeline {
       after = page.next;
     }
     this.recent.set(events, projection);
-    if (this.recent.size > RECENT_FOLDS) this.recent.delete(this.recent.keys().next().value as number);
+    if (this.recent.size > this.limits.recentFolds) this.recent.delete(this.recent.keys().next().value as number);
     return projection;
   }
 }
