@@ -26,7 +26,7 @@ export class AsOfDiscovery {
   private readonly timeline?: LogTimeline;
   private readonly answers: ToolAnswers = new WeakMap();
 
-  constructor(source: RegistryEventSource | undefined, logger: Logger) {
+  constructor(source: RegistryEventSource | undefined, private readonly logger: Logger) {
     if (source) this.timeline = new LogTimeline(source, logger);
   }
 
@@ -39,7 +39,14 @@ export class AsOfDiscovery {
       return { ok: false, error: { code: 'REBUILD_UNAVAILABLE', message: 'discovery at an instant folds the registry event store, and no registry is configured (ESTATE_REGISTRY_URL)' } };
     }
     const principal = asked !== undefined && isAdmin(caller) ? asked : caller;
-    const folded = await this.timeline.foldedAt(request.at);
+    let folded;
+    try {
+      folded = await this.timeline.foldedAt(request.at);
+    } catch (error) {
+      // The registry's answer may name its URL or its own errors: logged here, summarized to the caller.
+      this.logger.error({ err: error }, 'discovery at an instant could not read the registry event store');
+      return { ok: false, error: { code: 'REBUILD_UNAVAILABLE', message: 'the registry event store cannot be read right now; try again' } };
+    }
     return {
       ok: true,
       value: {
