@@ -1,15 +1,19 @@
 /**
  * `at=` discovery over a long registry log: `npm run bench:time-travel` (or with an event count).
  * Fills a fresh embedded PostgreSQL's event store with a generated log whose events are one second
- * apart, then asks AsOfDiscovery (what GET /v1/discover?at= calls) at random instants. The store
- * is read through the registry's own EventLogReader, each page through a JSON round trip as over
- * GET /v1/events; discovery's HTTP layer is not in the figure. Prints one JSON line.
+ * apart, then asks AsOfDiscovery (what GET /v1/discover?at= calls) at random instants. Discovery
+ * reads the store with its own RegistryEventsClient over real HTTP, from a bare server around the
+ * registry's EventLogReader (the registry's Nest layer and discovery's own are not in the figure).
+ * Prints one JSON line.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createLogger, openDatabase, startEmbeddedPostgres } from '@estate/platform';
 import type { EventEnvelope } from '@estate/events';
+import { RegistryEventsClient } from '../apps/discovery/src/registry-events.client';
 import { AsOfDiscovery } from '../apps/discovery/src/time-travel/as-of.discovery';
 import { EventLogReader } from '../apps/registry/src/store/event-log.reader';
 import { REGISTRY_ENTITIES, REGISTRY_MIGRATIONS } from '../apps/registry/src/store/migrations';
@@ -38,6 +42,19 @@ async function fill(url: string, events: number, start: number): Promise<void> {
   await db.destroy();
 }
 
+/** GET /v1/events?after=&limit= as the registry answers it, without its Nest layer. */
+async function serveEvents(reader: EventLogReader): Promise<{ server: Server; url: string }> {
+  const server = createServer((request, response) => {
+    const query = new URL(request.url ?? '/', 'http://x').searchParams;
+    reader.page(query.get('after') ?? '0', Number(query.get('limit') ?? 500)).then(
+      (page) => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(page)),
+      (error: unknown) => response.writeHead(500).end(String(error)),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 const round = (ms: number) => Math.round(ms * 10) / 10;
 
@@ -49,12 +66,8 @@ async function main(): Promise<void> {
     const start = Date.now() - 3_600_000 - events * 1000;
     await fill(pg.url, events, start);
     const db = await openDatabase({ url: pg.url, schema: 'registry', migrations: REGISTRY_MIGRATIONS, entities: REGISTRY_ENTITIES });
-    const reader = new EventLogReader(db);
-    const source = {
-      count: async () => (await reader.page('0', 1)).total,
-      read: async (after: string, limit: number) => JSON.parse(JSON.stringify(await reader.page(after, limit))) as Awaited<ReturnType<EventLogReader['page']>>,
-    };
-    const asOf = new AsOfDiscovery(source, logger);
+    const { server, url } = await serveEvents(new EventLogReader(db));
+    const asOf = new AsOfDiscovery(new RegistryEventsClient({ registryUrl: url, serviceToken: 'bench' }), logger);
     const at = () => start + Math.floor(Math.random() * events * 1000);
     let began = performance.now();
     // The first query indexes the whole log; later ones fold from the nearest checkpoint.
@@ -74,6 +87,7 @@ async function main(): Promise<void> {
       maxMs: round(times[times.length - 1]), meanToolsPerAnswer: Math.round(tools / QUERIES), rssMb: Math.round(process.memoryUsage.rss() / 1048576),
     };
     process.stdout.write(`${JSON.stringify(figures)}\n`);
+    server.close();
     await db.destroy();
   } finally {
     await pg.stop();
