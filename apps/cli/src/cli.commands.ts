@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { issueDevToken } from '@estate/platform';
 import { checkSummary } from './check.summary';
+import { asOfSummary, historySummary } from './time-travel.summary';
 
 export interface CliEnv {
   registryUrl: string;
@@ -80,6 +81,15 @@ export async function runCommand(command: string, args: string[], options: Optio
     case 'callers':
       if (!args[0]) return { ok: false, output: 'usage: estate callers <tool> [--version v]' };
       return request('GET', `${env.auditUrl}/v1/tools/${encodeURIComponent(args[0])}/callers${str(options.version) ? `?version=${encodeURIComponent(str(options.version) as string)}` : ''}`, env.token);
+    case 'as-of': {
+      if (!args[0]) return { ok: false, output: 'usage: estate as-of <ISO time> [--principal p [--scope "a b"] [--tenant t] [--clearance c]]' };
+      const query = new URLSearchParams({ at: args[0] });
+      for (const key of ['principal', 'scope', 'tenant', 'clearance']) if (str(options[key])) query.set(key, str(options[key]) as string);
+      return request('GET', `${env.discoveryUrl}/v1/discover?${query}`, env.token, undefined, asOfSummary);
+    }
+    case 'history':
+      if (!args[0]) return { ok: false, output: 'usage: estate history <tool>' };
+      return request('GET', `${env.registryUrl}/v1/tools/${encodeURIComponent(args[0])}/history`, env.token, undefined, historySummary);
     case 'rebuild':
       return request('POST', `${env.discoveryUrl}/v1/rebuild`, env.token);
     case 'verify':
@@ -101,6 +111,10 @@ export const USAGE = `estate <command>
   tools [name]               list the published tools you may see, or one tool's versions
   audit [--tool t] [--version v] [--principal p] [--type T] [--limit n]
   callers <tool> [--version v]   who still calls a version
+  as-of <ISO time> [--principal p [--scope "a b"] [--tenant t] [--clearance c]]
+                             the tools and versions a principal could see and call at that time (an admin may
+                             name any principal and its rights; anyone else gets its own)
+  history <tool>             every change of a tool: when, what, which version, who
   rebuild                    rebuild discovery's catalog (from the log, or the event store when the log is incomplete)
   verify                     check the audit chain and compare the catalog with a fresh fold of the event store;
                              exit code 1 on any difference

@@ -13,6 +13,8 @@ import { DiscoveryLifecycle } from './discovery.lifecycle';
 import { DiscoveryController } from './http/discovery.controller';
 import { RegistryEventsClient } from './registry-events.client';
 import { CatalogRepository } from './store/catalog.repository';
+import { TimeTravelController } from './time-travel/time-travel.controller';
+import { timeTravelProviders } from './time-travel/time-travel.providers';
 import { DISCOVERY_ENTITIES, DISCOVERY_MIGRATIONS } from './store/migrations';
 
 export type DiscoveryRootConfig = DiscoveryConfig & { databaseUrl: string };
@@ -30,7 +32,7 @@ export class DiscoveryModule {
     const auth = config.auth.mode === 'jwt' ? config.auth : undefined;
     return {
       module: DiscoveryModule,
-      controllers: [DiscoveryController, HealthController, CatalogEventsController],
+      controllers: [DiscoveryController, TimeTravelController, HealthController, CatalogEventsController],
       providers: [
         ...portProviders('discovery', config, ports),
         databaseProvider({ schema: 'discovery', migrations: DISCOVERY_MIGRATIONS, entities: DISCOVERY_ENTITIES }),
@@ -88,6 +90,7 @@ export class DiscoveryModule {
           useFactory: (metrics: ReturnType<typeof discoveryRegistry>) => ({ registry: metrics.registry, token: config.metricsToken }),
           inject: [DISCOVERY_METRICS],
         },
+        ...timeTravelProviders(REBUILD_SOURCE),
         BearerGuard,
         DiscoveryLifecycle,
       ],

@@ -8,6 +8,8 @@ import {
 import type { RegistryConfig } from './config';
 import { EventsController } from './http/events.controller';
 import { AsyncApiController } from './http/asyncapi.controller';
+import { ToolHistoryController } from './history/tool-history.controller';
+import { ToolHistoryQuery } from './history/tool-history.query';
 import { RegistryReadsController } from './http/registry-reads.controller';
 import { RegistryController } from './http/registry.controller';
 import { registryProviders } from './registry.providers';
@@ -27,7 +29,7 @@ export class RegistryModule {
   static forRoot(config: RegistryRootConfig, ports: ServicePorts): DynamicModule {
     return {
       module: RegistryModule,
-      controllers: [RegistryController, RegistryReadsController, EventsController, AsyncApiController, HealthController],
+      controllers: [RegistryController, RegistryReadsController, EventsController, AsyncApiController, ToolHistoryController, HealthController],
       providers: [
         ...portProviders('registry', config, ports),
         databaseProvider({ schema: 'registry', migrations: REGISTRY_MIGRATIONS, entities: REGISTRY_ENTITIES }),
@@ -59,6 +61,7 @@ export class RegistryModule {
           useFactory: (db: DataSource, relay: OutboxRelay): MetricsAccess => ({ registry: registryMetrics(db, relay), token: config.metricsToken }),
           inject: [DATABASE, OutboxRelay],
         },
+        ToolHistoryQuery,
         BearerGuard,
         ScopeGuard,
         RegistryLifecycle,

@@ -110,6 +110,10 @@ export const REGISTRY_OPENAPI = {
       type: 'object', required: ['name', 'versions'],
       properties: { name: { type: 'string' }, versions: { type: 'object', additionalProperties: { oneOf: [{ $ref: '#/components/schemas/GovernedVersion' }, { $ref: '#/components/schemas/AgentVersionView' }] } } },
     }, [nameParams[0]]),
+    '/v1/tools/{name}/history': read('Every change of the tool, oldest first, with when and (for publishers and admins) who', READS, {
+      type: 'object', required: ['name', 'changes'],
+      properties: { name: { type: 'string' }, changes: { type: 'array', items: { type: 'object', required: ['position', 'change', 'version', 'at', 'summary', 'details'], properties: { position: { type: 'integer' }, change: { enum: ['published', 'deprecated', 'retired', 'quarantined', 'sunset-reached'] }, version: { type: 'string' }, at: { type: 'string', format: 'date-time' }, actor: { type: 'string' }, summary: { type: 'string' }, details: { type: 'object' } } } } },
+    }, [nameParams[0]]),
     '/v1/tools/{name}/versions/{version}': read('One version, if the caller may see it', READS, {
       oneOf: [{ $ref: '#/components/schemas/GovernedVersion' }, { $ref: '#/components/schemas/AgentVersionView' }],
     }, nameParams),
