@@ -8,6 +8,7 @@ import {
 } from '@estate/platform';
 import { AuditConsumer } from './audit.consumer';
 import { AuditLifecycle } from './audit.lifecycle';
+import { DeprecationCallersRecorder } from './deprecation/deprecation-callers.recorder';
 import type { AuditConfig } from './config';
 import { AuditController } from './http/audit.controller';
 import { EventStreamController } from './http/event-stream.controller';
@@ -68,6 +69,15 @@ export class AuditModule {
           useFactory: (repo: AuditRepository, bus: EventBus, logger: Logger, deadLetters: DeadLetterOffice) =>
             new AuditConsumer(repo, bus, topics, config.groupId, logger.child({ component: 'recorder' }), deadLetters),
           inject: [AuditRepository, RECORDER_BUS, LOGGER, DeadLetterOffice],
+        },
+        {
+          // Swap the append for the recorder's chained append if that changes; nothing else here touches the write path.
+          provide: DeprecationCallersRecorder,
+          useFactory: (db: DataSource, repo: AuditRepository, logger: Logger) => new DeprecationCallersRecorder(
+            db, (entry) => repo.append(entry, { notify: true }),
+            { registryTopic: topics.registryEvents, windowDays: config.deprecationCallersDays, intervalMs: 1000 }, logger.child({ component: 'deprecation-callers' }),
+          ),
+          inject: [DATABASE, AuditRepository, LOGGER],
         },
         {
           provide: TrailCompleteness,

@@ -9,9 +9,11 @@ export interface AuditConfig extends CommonConfig {
    * Each topic gets its own group `${groupId}.${topic key}` (see audit.consumer.ts for why).
    */
   groupId: string;
+  /** A deprecation names the principals that called the version in this many days before it. */
+  deprecationCallersDays: number;
 }
 
-/** Reads ESTATE_AUDIT_HOST, ESTATE_AUDIT_PORT, ESTATE_AUDIT_GROUP and the shared settings. */
+/** Reads ESTATE_AUDIT_HOST, ESTATE_AUDIT_PORT, ESTATE_AUDIT_GROUP, ESTATE_DEPRECATION_CALLERS_DAYS and the shared settings. */
 export function loadAuditConfig(env: Env): AuditConfig {
   const reader = new EnvReader(env);
   return reader.finish({
@@ -20,5 +22,6 @@ export function loadAuditConfig(env: Env): AuditConfig {
     port: reader.port('ESTATE_AUDIT_PORT', 8003),
     auth: readAuth(reader),
     groupId: reader.string('ESTATE_AUDIT_GROUP', 'estate-audit'),
+    deprecationCallersDays: reader.integer('ESTATE_DEPRECATION_CALLERS_DAYS', 30, 1),
   });
 }

@@ -38,6 +38,7 @@ export type {
   CallEvent,
   CallEventType,
 } from './call.events';
+export type { DeprecationCaller, ToolVersionDeprecationCallersData, ToolVersionDeprecationCallers } from './audit.events';
 export type { CatalogEntry, CatalogVersion, CatalogUpstream } from './catalog';
 export { EVENT_DATA_SCHEMAS, TOOL_SPEC_SCHEMA, eventSchemaKey } from './event.schemas';
 export type { EventSchemaKey } from './event.schemas';
