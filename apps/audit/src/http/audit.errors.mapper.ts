@@ -8,6 +8,8 @@ function statusOf(code: AuditErrorCode): number {
     case 'INVALID_PARAMETER':
     case 'INVALID_REQUEST':
       return 400;
+    case 'NOT_ACCEPTABLE':
+      return 406;
     default: {
       const unreachable: never = code;
       throw new Error(`unmapped audit error ${String(unreachable)}`);
