@@ -75,7 +75,7 @@ export class AuditModule {
           provide: DeprecationCallersRecorder,
           useFactory: (db: DataSource, repo: AuditRepository, logger: Logger) => new DeprecationCallersRecorder(
             db, (entry) => repo.append(entry, { notify: true }),
-            { registryTopic: topics.registryEvents, windowDays: config.deprecationCallersDays, intervalMs: 1000 }, logger.child({ component: 'deprecation-callers' }),
+            { registryTopic: topics.registryEvents, windowDays: config.deprecationCallersDays, intervalMs: 1000, settleMs: 2000 }, logger.child({ component: 'deprecation-callers' }),
           ),
           inject: [DATABASE, AuditRepository, LOGGER],
         },

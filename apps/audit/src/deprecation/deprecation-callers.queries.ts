@@ -12,16 +12,18 @@ interface EntryRow {
 }
 
 /**
- * Deprecations recorded after `afterSeq` that have no follow-up yet, oldest first. The anti-join
- * makes a restart (or a crash between the two appends) pick up exactly what is missing.
+ * Deprecations recorded after `afterSeq`, at least `settleMs` ago, that have no follow-up yet,
+ * oldest first. The anti-join makes a restart (or a crash between the two appends) pick up
+ * exactly what is missing.
  */
-export async function pendingDeprecations(db: DataSource, topic: string, afterSeq: number, limit: number): Promise<AuditEntry[]> {
+export async function pendingDeprecations(db: DataSource, topic: string, afterSeq: number, settleMs: number, limit: number): Promise<AuditEntry[]> {
   const rows: EntryRow[] = await db.query(
     `SELECT e.* FROM audit.entries e
       WHERE e.type = 'ToolVersionDeprecated' AND e.topic = $1 AND e.seq > $2
-        AND NOT EXISTS (SELECT 1 FROM audit.entries f WHERE f.type = $3 AND f.event_id = e.event_id || '/callers')
-      ORDER BY e.seq LIMIT $4`,
-    [topic, afterSeq, DEPRECATION_CALLERS_TYPE, limit],
+        AND e.recorded_at <= now() - $3 * interval '1 millisecond'
+        AND NOT EXISTS (SELECT 1 FROM audit.entries f WHERE f.type = $4 AND f.event_id = e.event_id || '/callers')
+      ORDER BY e.seq LIMIT $5`,
+    [topic, afterSeq, settleMs, DEPRECATION_CALLERS_TYPE, limit],
   );
   return rows.map((r) => ({
     seq: Number(r.seq), eventId: r.event_id, topic: r.topic, type: r.type, stream: r.stream, tool: r.tool, version: r.version,

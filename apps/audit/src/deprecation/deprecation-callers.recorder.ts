@@ -16,6 +16,12 @@ export interface DeprecationCallersOptions {
   windowDays: number;
   /** How often the trail is looked at for new deprecations. */
   intervalMs: number;
+  /**
+   * How long a deprecation waits in the trail before its callers are counted: calls arrive on
+   * another log, read by another consumer, and those made just before the deprecation may be
+   * recorded just after it.
+   */
+  settleMs: number;
   clock?: () => Date;
 }
 
@@ -58,7 +64,7 @@ export class DeprecationCallersRecorder implements OnApplicationBootstrap, Befor
   /** Answers every deprecation recorded since the last sweep; stops at the first failure, which the next sweep retries. */
   async sweep(): Promise<void> {
     for (;;) {
-      const pending = await pendingDeprecations(this.db, this.options.registryTopic, this.afterSeq, PAGE);
+      const pending = await pendingDeprecations(this.db, this.options.registryTopic, this.afterSeq, this.options.settleMs, PAGE);
       for (const deprecation of pending) {
         if (this.stopped) return;
         const now = this.options.clock?.() ?? new Date();
