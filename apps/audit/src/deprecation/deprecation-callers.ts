@@ -55,3 +55,12 @@ export function deprecationCallersEvent(
 export function deprecationCallersOf(entry: Pick<AuditEntry, 'type' | 'payload'>): ToolVersionDeprecationCallersData | undefined {
   return entry.type === DEPRECATION_CALLERS_TYPE ? (entry.payload.data as ToolVersionDeprecationCallersData) : undefined;
 }
+
+/**
+ * Who called a tool is an audit privilege (GET /v1/tools/{name}/callers needs estate:audit): a
+ * feed or delivery that shows agents the events of their own tools must leave this entry out for
+ * them, though it is about a tool they see.
+ */
+export function onlyForAuditReaders(entry: Pick<AuditEntry, 'type'>): boolean {
+  return entry.type === DEPRECATION_CALLERS_TYPE;
+}
