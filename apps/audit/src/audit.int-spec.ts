@@ -34,7 +34,9 @@ const callEvents = [
   call('agent-b', '2.0.0', 'ok', '2025-01-05T00:00:00Z'),
   envelope('ToolCallRefused', 'agent-b', { principal: 'agent-b', tool: 'payments.lookup', version: '1.0.0', reason: 'invalid_arguments', detail: 'x' }, '2025-01-05T00:01:00Z', 'mcp-edge'),
 ];
-const TOTAL = registryEvents.length + callEvents.length;
+/** Audit follows the deprecation with an entry naming its callers (deprecation/). */
+const TOTAL = registryEvents.length + callEvents.length + 1;
+const deprecationId = registryEvents[3].id;
 
 describe('audit service on PostgreSQL and Kafka', () => {
   let db: { url: string; drop(): Promise<void> };
@@ -82,7 +84,7 @@ describe('audit service on PostgreSQL and Kafka', () => {
   it('records each event once, newest first, skipping what is not an envelope', async () => {
     const all = await entries('limit=500');
     expect(all).toHaveLength(TOTAL);
-    expect(new Set(all.map((e) => e.eventId))).toEqual(new Set([...registryEvents, ...callEvents].map((e) => e.id)));
+    expect(new Set(all.map((e) => e.eventId))).toEqual(new Set([...[...registryEvents, ...callEvents].map((e) => e.id), `${deprecationId}/callers`]));
     const seqs = all.map((e) => e.seq);
     expect(seqs).toEqual([...seqs].sort((a, b) => b - a));
   });
@@ -93,7 +95,10 @@ describe('audit service on PostgreSQL and Kafka', () => {
     // An outcome's class (before the colon) matches every reason of that class.
     expect((await entries('outcome=refused')).map((e) => e.outcome)).toEqual(['refused:invalid_arguments']);
     expect(await entries('outcome=refused:invalid_arguments')).toHaveLength(1);
-    expect(await entries('tool=payments.lookup&version=1.0.0')).toHaveLength(6);
+    expect(await entries('tool=payments.lookup&version=1.0.0')).toHaveLength(7);
+    const [callers] = await entries('type=ToolVersionDeprecationCallers');
+    // Which callers it names depends on whether the calls log was read first; edge-deprecation.e2e-spec.ts checks them.
+    expect(callers).toMatchObject({ principal: 'estate:audit', tool: 'payments.lookup', version: '1.0.0', data: { deprecationEventId: deprecationId } });
     expect((await entries('type=ToolCallRefused'))[0]).toMatchObject({ principal: 'agent-b', outcome: 'refused:invalid_arguments' });
     const registered = await entries('type=ServerRegistered');
     expect(registered).toEqual([expect.objectContaining({ stream: 'payments', tool: null, principal: 'ci-bot', outcome: null })]);

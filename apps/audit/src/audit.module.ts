@@ -9,6 +9,7 @@ import {
 import { AuditEventsController } from './audit-events.controller';
 import { AuditConsumer } from './audit.consumer';
 import { AuditLifecycle } from './audit.lifecycle';
+import { DeprecationCallersRecorder } from './deprecation/deprecation-callers.recorder';
 import type { AuditConfig } from './config';
 import { AuditController } from './http/audit.controller';
 import { EventContractsController } from './http/event-contracts.controller';
@@ -82,6 +83,15 @@ export class AuditModule {
           useFactory: (bus: EventBus, consumer: AuditConsumer, logger: Logger) =>
             new BusTransport(bus, { bindings: consumer.bindings(), logger: logger.child({ component: 'recorder' }) }),
           inject: [RECORDER_BUS, AuditConsumer, LOGGER],
+        },
+        {
+          // Swap the append for the recorder's chained append if that changes; nothing else here touches the write path.
+          provide: DeprecationCallersRecorder,
+          useFactory: (db: DataSource, repo: AuditRepository, logger: Logger) => new DeprecationCallersRecorder(
+            db, (entry) => repo.appendOne(entry, { notify: true }),
+            { registryTopic: topics.registryEvents, windowDays: config.deprecationCallersDays, intervalMs: 1000, settleMs: 2000 }, logger.child({ component: 'deprecation-callers' }),
+          ),
+          inject: [DATABASE, AuditRepository, LOGGER],
         },
         {
           provide: TrailCompleteness,

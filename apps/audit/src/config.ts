@@ -11,9 +11,11 @@ export interface AuditConfig extends CommonConfig {
    */
   groupId: string;
   webhooks: WebhookConfig;
+  /** A deprecation names the principals that called the version in this many days before it. */
+  deprecationCallersDays: number;
 }
 
-/** Reads ESTATE_AUDIT_HOST, ESTATE_AUDIT_PORT, ESTATE_AUDIT_GROUP and the shared settings. */
+/** Reads ESTATE_AUDIT_HOST, ESTATE_AUDIT_PORT, ESTATE_AUDIT_GROUP, ESTATE_DEPRECATION_CALLERS_DAYS and the shared settings. */
 export function loadAuditConfig(env: Env): AuditConfig {
   const reader = new EnvReader(env);
   return reader.finish({
@@ -23,5 +25,6 @@ export function loadAuditConfig(env: Env): AuditConfig {
     auth: readAuth(reader),
     groupId: reader.string('ESTATE_AUDIT_GROUP', 'estate-audit'),
     webhooks: readWebhookConfig(reader),
+    deprecationCallersDays: reader.integer('ESTATE_DEPRECATION_CALLERS_DAYS', 30, 1),
   });
 }

@@ -41,7 +41,7 @@ export function evolveCatalogEntry(
     switch (event.type) {
       case 'ToolVersionDeprecated': {
         const { reason, sunsetAt, replacement } = event.data;
-        return { ...v, status: 'deprecated' as const, deprecation: { reason, sunsetAt, replacement } };
+        return { ...v, status: 'deprecated' as const, deprecation: { reason, sunsetAt, replacement, deprecatedAt: occurredAt } };
       }
       case 'ToolVersionRetired':
         return { ...v, status: 'retired' as const };

@@ -23,13 +23,19 @@ type Json = Record<string, unknown>;
 const ref = (path: string): Json => ({ $ref: path });
 
 /** Every (type, version) with a schema, split by the log it travels on. */
-function eventKeys(): { registry: Array<[string, number]>; calls: Array<[string, number]> } {
+function eventKeys(): { registry: Array<[string, number]>; feed: Array<[string, number]>; calls: Array<[string, number]> } {
   const all = Object.keys(EVENT_DATA_SCHEMAS).map((key) => key.split('@')).map(([type, v]) => [type, Number(v)] as [string, number]);
+  const registry = all.filter(([type]) => type in CURRENT_REGISTRY_EVENT_VERSIONS);
   return {
-    registry: all.filter(([type]) => type in CURRENT_REGISTRY_EVENT_VERSIONS),
+    registry,
+    // The feed also carries what audit states after a registry fact (who called a deprecated version).
+    feed: [...registry, ...all.filter(([type]) => FEED_ONLY_EVENT_TYPES.includes(type))],
     calls: all.filter(([type]) => type in CURRENT_CALL_EVENT_VERSIONS),
   };
 }
+
+/** Events the SSE feed carries that are not on the registry log: audit records them itself. */
+export const FEED_ONLY_EVENT_TYPES: readonly string[] = ['ToolVersionDeprecationCallers'];
 
 const dataSchema = (type: string, version: number): Json => EVENT_DATA_SCHEMAS[`${type}@${version}` as keyof typeof EVENT_DATA_SCHEMAS] as unknown as Json;
 
@@ -133,7 +139,7 @@ export function asyncApiDocument(options: AsyncApiOptions): Json {
     registryEvents: channel(topicName(options.topicPrefix, 'registryEvents'), 'kafka', keys.registry.map(([t, v]) => kafkaMessage(t, v)), 'Every registry fact, keyed by stream (tool or server name), kept forever.'),
     catalog: channel(topicName(options.topicPrefix, 'catalog'), 'kafka', ['CatalogEntry'], 'Current state of each tool, keyed by tool name, compacted.'),
     calls: channel(topicName(options.topicPrefix, 'calls'), 'kafka', keys.calls.map(([t, v]) => kafkaMessage(t, v)), 'Every call, refusal and upstream request the edge saw, keyed by principal.'),
-    toolChangeFeed: channel('/v1/events/stream', 'audit', keys.registry.map(([t, v]) => sseMessage(t, v)),
+    toolChangeFeed: channel('/v1/events/stream', 'audit', keys.feed.map(([t, v]) => sseMessage(t, v)),
       'Server-sent events: one structured CloudEvent per tool change; `id` is the feed position for Last-Event-ID; filters `tools`, `types`, `since`.'),
   };
   const receive = (channelName: string): Json => ({

@@ -8,7 +8,8 @@ export interface CatalogVersion {
   quarantined: boolean;
   spec: ToolSpec;
   publishedAt: string;
-  deprecation?: { reason: string; sunsetAt?: string; replacement?: string };
+  /** `deprecatedAt`: when the deprecation was recorded (the edge tells callers "since"). */
+  deprecation?: { reason: string; sunsetAt?: string; replacement?: string; deprecatedAt?: string };
 }
 
 /** How the edge reaches the server that serves a tool. */

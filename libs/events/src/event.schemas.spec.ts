@@ -7,6 +7,7 @@ import type {
   ServerRegisteredData, ServerRegisteredDataV1, ToolQuarantinedData, ToolVersionSunsetReachedData, ToolVersionDeprecatedData,
   ToolVersionPublishedData, ToolVersionRetiredData,
 } from './registry.events';
+import type { ToolVersionDeprecationCallersData } from './audit.events';
 import type {
   ToolCallCompletedData, ToolCallRefusedData, UpstreamRequestRefusedData, UpstreamRequestRelayedData,
 } from './call.events';
@@ -32,6 +33,9 @@ const KEYS: Record<EventSchemaKey, Record<string, true>> = {
   'ToolVersionRetired@1': { name: true, version: true, reason: true } satisfies Record<keyof ToolVersionRetiredData, true>,
   'ToolQuarantined@1': { name: true, version: true, reason: true } satisfies Record<keyof ToolQuarantinedData, true>,
   'ToolVersionSunsetReached@1': { name: true, version: true, sunsetAt: true } satisfies Record<keyof ToolVersionSunsetReachedData, true>,
+  'ToolVersionDeprecationCallers@1': {
+    name: true, version: true, deprecationEventId: true, windowDays: true, from: true, to: true, callers: true, total: true,
+  } satisfies Record<keyof ToolVersionDeprecationCallersData, true>,
   'ToolCallCompleted@1': {
     principal: true, tenant: true, sessionId: true, tool: true, version: true, outcome: true,
     durationMs: true, attempts: true, repaired: true, ref: true, detail: true,
@@ -74,6 +78,10 @@ const SAMPLES: Record<EventSchemaKey, unknown> = {
   'ToolVersionRetired@1': { name: 'bank.lookup', version: '1.0.0', reason: 'sunset' } satisfies ToolVersionRetiredData,
   'ToolQuarantined@1': { name: 'bank.lookup', version: '1.0.0', reason: 'upstream schema drifted' } satisfies ToolQuarantinedData,
   'ToolVersionSunsetReached@1': { name: 'bank.lookup', version: '1.0.0', sunsetAt: '2027-01-01T00:00:00.000Z' } satisfies ToolVersionSunsetReachedData,
+  'ToolVersionDeprecationCallers@1': {
+    name: 'bank.lookup', version: '1.0.0', deprecationEventId: '0b3c', windowDays: 30, from: '2026-10-31T10:00:00.000Z', to: '2026-11-30T10:00:00.000Z',
+    callers: [{ principal: 'alice', calls: 3, lastCallAt: '2026-11-29T09:00:00.000Z' }], total: 1,
+  } satisfies ToolVersionDeprecationCallersData,
   'ToolCallCompleted@1': {
     principal: 'alice', tool: 'bank.lookup', version: '1.0.0', outcome: 'ok', durationMs: 1.5, attempts: 1, repaired: 0,
   } satisfies ToolCallCompletedData,

@@ -98,6 +98,29 @@ export const EVENT_DATA_SCHEMAS = {
     properties: { name: nonEmpty, version: nonEmpty, reason: nonEmpty },
     additionalProperties: false,
   },
+  'ToolVersionDeprecationCallers@1': {
+    type: 'object',
+    required: ['name', 'version', 'deprecationEventId', 'windowDays', 'from', 'to', 'callers', 'total'],
+    properties: {
+      name: nonEmpty,
+      version: nonEmpty,
+      deprecationEventId: nonEmpty,
+      windowDays: { type: 'integer', minimum: 1 },
+      from: { type: 'string', format: 'date-time' },
+      to: { type: 'string', format: 'date-time' },
+      callers: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['principal', 'calls', 'lastCallAt'],
+          properties: { principal: str, calls: { type: 'integer', minimum: 1 }, lastCallAt: { type: 'string', format: 'date-time' } },
+          additionalProperties: false,
+        },
+      },
+      total: { type: 'integer', minimum: 0 },
+    },
+    additionalProperties: false,
+  },
   'ToolCallCompleted@1': {
     type: 'object',
     required: ['principal', 'tool', 'version', 'outcome', 'durationMs', 'attempts', 'repaired'],

@@ -39,8 +39,9 @@ export type {
   CallEventType,
 } from './call.events';
 export { CURRENT_CALL_EVENT_VERSIONS } from './call.events';
-export { asyncApiDocument } from './asyncapi.document';
+export { asyncApiDocument, FEED_ONLY_EVENT_TYPES } from './asyncapi.document';
 export type { AsyncApiOptions } from './asyncapi.document';
+export type { DeprecationCaller, ToolVersionDeprecationCallersData, ToolVersionDeprecationCallers } from './audit.events';
 export type { CatalogEntry, CatalogVersion, CatalogUpstream } from './catalog';
 export { EVENT_DATA_SCHEMAS, TOOL_SPEC_SCHEMA, eventSchemaKey } from './event.schemas';
 export type { EventSchemaKey } from './event.schemas';

@@ -1,7 +1,9 @@
-import { Controller, Get, Inject, Param, Query } from '@nestjs/common';
+import { Controller, Get, Headers, Inject, Param, Query } from '@nestjs/common';
 import { RequireScope } from '@estate/platform';
 import { encodeCursor, parseAuditQuery, parseIdentifier } from '../domain/audit-query.parser';
 import { toEntryView } from '../domain/audit-entry.view';
+import { exportProblem, openExport } from '../export/audit.export';
+import { chooseFormat } from '../export/export-format';
 import { searchKey } from '../store/storable-entry';
 import { AuditRepository } from '../store/audit.repository';
 import { TrailCompleteness } from '../trail.completeness';
@@ -19,10 +21,18 @@ export class AuditController {
     @Inject(TrailCompleteness) private readonly trail: TrailCompleteness,
   ) {}
 
+  /** A JSON page, or (by `Accept` or `?format=`) the whole filtered range streamed as NDJSON or CSV. */
   @Get('v1/audit')
-  async query(@Query() raw: Record<string, unknown>) {
+  async query(@Query() raw: Record<string, unknown>, @Headers('accept') accept?: string) {
+    const chosen = chooseFormat(raw.format, accept);
+    if (!chosen.ok) throw toHttpError(refusal(chosen.status === 406 ? 'NOT_ACCEPTABLE' : 'INVALID_QUERY', { ok: false, parameter: chosen.status === 406 ? 'Accept' : 'format', message: chosen.message }));
     const parsed = parseAuditQuery(raw);
     if (!parsed.ok) throw toHttpError(refusal('INVALID_QUERY', parsed));
+    if (chosen.format !== 'json') {
+      const problem = exportProblem(raw);
+      if (problem) throw toHttpError(refusal('INVALID_QUERY', problem));
+      return openExport(this.repo, parsed.value, chosen.format);
+    }
     const page = await this.repo.query(parsed.value);
     const last = page.entries[page.entries.length - 1];
     return { entries: page.entries.map(toEntryView), nextCursor: page.more && last ? encodeCursor(last.seq) : null };

@@ -10,6 +10,8 @@ function statusOf(code: AuditErrorCode): number {
       return 400;
     case 'NOT_FOUND':
       return 404;
+    case 'NOT_ACCEPTABLE':
+      return 406;
     default: {
       const unreachable: never = code;
       throw new Error(`unmapped audit error ${String(unreachable)}`);

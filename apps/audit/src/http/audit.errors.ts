@@ -1,7 +1,7 @@
 import type { Parsed } from '../domain/audit-query.parser';
 
 /** Every way the audit service refuses a request. Transports map these codes; nothing here names HTTP. */
-export type AuditErrorCode = 'INVALID_QUERY' | 'INVALID_PARAMETER' | 'INVALID_REQUEST' | 'NOT_FOUND';
+export type AuditErrorCode = 'INVALID_QUERY' | 'INVALID_PARAMETER' | 'INVALID_REQUEST' | 'NOT_FOUND' | 'NOT_ACCEPTABLE';
 
 export interface AuditError {
   code: AuditErrorCode;

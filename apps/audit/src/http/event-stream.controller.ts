@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { Principal } from '@estate/contracts';
-import { CURRENT_REGISTRY_EVENT_VERSIONS, parseFeedFilter } from '@estate/events';
+import { CURRENT_REGISTRY_EVENT_VERSIONS, FEED_ONLY_EVENT_TYPES, parseFeedFilter } from '@estate/events';
 import { Authenticated, CurrentPrincipal } from '@estate/platform';
 import { parseLastEventId } from '../domain/audit-query.parser';
 import { feedViewerOf } from '../domain/feed.visibility';
@@ -9,7 +9,7 @@ import { ToolChangeFeed } from '../stream/tool-change.feed';
 import { refusal } from './audit.errors';
 import { toHttpError } from './audit.errors.mapper';
 
-const FEED_TYPES = Object.keys(CURRENT_REGISTRY_EVENT_VERSIONS);
+const FEED_TYPES = [...Object.keys(CURRENT_REGISTRY_EVENT_VERSIONS), ...FEED_ONLY_EVENT_TYPES];
 
 @Controller()
 export class EventStreamController {

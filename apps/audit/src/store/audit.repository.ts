@@ -66,6 +66,30 @@ export class AuditRepository {
 
   /** Newest first; one row more than asked tells whether another page exists. */
   async query(query: AuditQuery): Promise<{ entries: AuditEntry[]; more: boolean }> {
+    const select = this.filtered(query);
+    if (query.beforeSeq !== undefined) select.andWhere('e.seq < :beforeSeq', { beforeSeq: query.beforeSeq });
+    const rows = await select.orderBy('e.seq', 'DESC').limit(query.limit + 1).getMany();
+    return { entries: rows.slice(0, query.limit).map(toStored), more: rows.length > query.limit };
+  }
+
+  /**
+   * One page of an export: the query's filters, oldest first, after `afterSeq` (keyset paging, so
+   * every page costs the same however deep) and at most `uptoSeq`, the newest entry when the export
+   * began: an export is the trail as it stood then, however long the client takes to read it.
+   */
+  async exportPage(query: AuditQuery, afterSeq: number, uptoSeq: number, limit: number): Promise<AuditEntry[]> {
+    const select = this.filtered(query).andWhere('e.seq > :afterSeq AND e.seq <= :uptoSeq', { afterSeq, uptoSeq });
+    return (await select.orderBy('e.seq', 'ASC').limit(limit).getMany()).map(toStored);
+  }
+
+  /** The newest seq that is committed (appends are serialized, so nothing below it can still appear). */
+  async newestSeq(): Promise<number> {
+    const [row]: Array<{ seq: string | null }> = await this.db.query('SELECT max(seq) AS seq FROM audit.entries');
+    return Number(row.seq ?? 0);
+  }
+
+  /** The JSON query's and the export's filters: one definition, so both select the same entries. */
+  private filtered(query: AuditQuery) {
     const select = this.db.manager.createQueryBuilder(AuditEntryEntity, 'e');
     if (query.tool !== undefined) select.andWhere('e.tool = :tool', { tool: query.tool });
     if (query.version !== undefined) select.andWhere('e.version = :version', { version: query.version });
@@ -75,9 +99,7 @@ export class AuditRepository {
     if (query.outcome !== undefined) select.andWhere("(e.outcome = :outcome OR split_part(e.outcome, ':', 1) = :outcome)", { outcome: query.outcome });
     if (query.from !== undefined) select.andWhere('e.occurredAt >= :from', { from: query.from.toISOString() });
     if (query.to !== undefined) select.andWhere('e.occurredAt < :to', { to: query.to.toISOString() });
-    if (query.beforeSeq !== undefined) select.andWhere('e.seq < :beforeSeq', { beforeSeq: query.beforeSeq });
-    const rows = await select.orderBy('e.seq', 'DESC').limit(query.limit + 1).getMany();
-    return { entries: rows.slice(0, query.limit).map(toStored), more: rows.length > query.limit };
+    return select;
   }
 
   /** Entries of one topic after a seq, oldest first (the event stream's replay and live feed). */

@@ -1,3 +1,4 @@
+import { onlyForAuditReaders } from '../deprecation/deprecation-callers';
 import { Client } from 'pg';
 import { feedFilterAdmits, type CloudEventOptions, type FeedFilter } from '@estate/events';
 import type { Logger } from '@estate/platform';
@@ -113,6 +114,8 @@ class ToolChangeStream {
     if (filter.sinceTime !== undefined && entry.occurredAt < filter.sinceTime) return undefined;
     const event = feedEvent(entry, this.context.options.cloudEvents);
     if (!feedFilterAdmits(filter, event)) return undefined;
+    // Who called a version names other principals: only audit readers see that follow-up.
+    if (viewer.kind !== 'all' && onlyForAuditReaders(entry)) return undefined;
     if (viewer.kind !== 'all' && !feedViewerMaySee(viewer, await this.context.specs.factsFor(entry))) return undefined;
     return toFeedFrame(entry.seq, event);
   }

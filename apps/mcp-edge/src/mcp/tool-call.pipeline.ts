@@ -1,7 +1,7 @@
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { resolveForPrincipal } from '@estate/catalog';
-import { isVisible, repair, validate, type ValidationError } from '@estate/contracts';
+import { isVisible, repair, validate, type Principal, type ValidationError } from '@estate/contracts';
 import type { CatalogEntry, CatalogVersion } from '@estate/events';
 import { withCorrelation, withSpan, type LineLogger, type Logger } from '@estate/platform';
 import type { CatalogReplica } from '../catalog/catalog.replica';
@@ -11,6 +11,7 @@ import type { EdgeSession } from '../sessions/edge-session';
 import { rightsOf } from '../sessions/request-rights';
 import { validationLines, toolError } from './call-results';
 import { CallRecords } from './call.records';
+import { noticeDeprecation, type SendNotification } from './deprecation.notice';
 import { PolicyStep } from './policy.step';
 import { UpstreamStep, type OutputDriftListener } from './upstream.step';
 import { unknownTool, WireError } from './wire-error';
@@ -29,6 +30,8 @@ export interface CallContext extends RequestOrigin {
   requestId?: RequestId;
   /** The rights this request's token carries (sessions/request-rights.ts). */
   authInfo?: AuthInfo;
+  /** Sends a notification tied to this request (a deprecation warning travels with its call). */
+  sendNotification?: SendNotification;
 }
 
 /** Sessions on these revisions get argument errors as JSON-RPC -32602; newer ones as tool errors (SEP-1303). */
@@ -52,7 +55,7 @@ export interface PipelineOptions {
 
 /**
  * tools/call, in order: the principal's rate budget → params → discoverability → pin → repair →
- * validation → policy → upstream. Nothing refused reaches the upstream, and every refusal is
+ * validation → policy → upstream, and a deprecated version's answer marked. Nothing refused reaches the upstream, and every refusal is
  * recorded. Discoverability is judged by the rights of the token this request carries.
  */
 export class ToolCallPipeline {
@@ -125,6 +128,14 @@ export class ToolCallPipeline {
       this.records.refuse(session, params.name, undefined, reason, `Unknown tool: ${params.name}`);
       throw unknownTool(params.name);
     }
+    const result = await this.callVersion(session, principal, entry, version, params, context, options, log);
+    return noticeDeprecation(session, entry, version, principal, result, context.sendNotification);
+  }
+
+  /** Everything after resolution: what it answers carries a deprecation notice when the version is deprecated. */
+  private async callVersion(
+    session: EdgeSession, principal: Principal, entry: CatalogEntry, version: CatalogVersion, params: CallParams, context: CallContext, options: UpstreamCallOptions, log: LineLogger,
+  ): Promise<CallToolResult> {
     const step = { 'estate.tool': params.name, 'estate.version': version.version };
     const { repaired, checked } = await withSpan('edge validate arguments', step, () => {
       const repaired = repair(version.spec.inputSchema, params.arguments ?? {});

@@ -3,14 +3,11 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import type { LoggingLevel, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { EdgeSession } from '../sessions/edge-session';
+import { levelWanted } from '../sessions/log-level';
 
 export type HandlerExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
-const SEVERITY: readonly LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
-
-export function severity(level: LoggingLevel): number {
-  return SEVERITY.indexOf(level);
-}
+export { severity } from '../sessions/log-level';
 
 /** A downstream request that is waiting on an upstream: the only thing an upstream's request may be attributed to. */
 export interface InFlightCall {
@@ -30,7 +27,6 @@ export class ProxySessionState {
   readonly resources = new Map<string, string>();
   readonly templates = new Map<string, { template: UriTemplate; server: string }>();
   readonly reached = new Set<string>();
-  logLevel?: LoggingLevel;
 
   constructor(readonly session: EdgeSession, readonly server: Server) {}
 
@@ -55,8 +51,17 @@ export class ProxySessionState {
     return undefined;
   }
 
+  /** Kept on the session: the tools/call pipeline's own messages (deprecation warnings) honour it too. */
+  get logLevel(): LoggingLevel | undefined {
+    return this.session.logLevel;
+  }
+
+  set logLevel(level: LoggingLevel | undefined) {
+    this.session.logLevel = level;
+  }
+
   wantsLog(level: LoggingLevel): boolean {
-    return this.logLevel === undefined || severity(level) >= severity(this.logLevel);
+    return levelWanted(level, this.logLevel);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '@estate/contracts';
 import type { Pins } from '@estate/catalog';
 import type { HttpSessionTransport } from '../http/streamable-http.transport';
@@ -25,6 +26,10 @@ export class EdgeSession {
   http?: HttpSessionTransport;
   /** What an HTTP session keeps for clients that reconnect with Last-Event-ID. */
   events?: SessionEventStore;
+  /** What the client asked for with logging/setLevel; undefined until it asks (then every level is sent). */
+  logLevel?: LoggingLevel;
+  /** Deprecated versions (`tool@version`) this session has been warned about: the warning comes once. */
+  readonly deprecationWarnings = new Set<string>();
   private listChangedPending = false;
 
   constructor(readonly id: string, public principal: Principal, now: number) {
