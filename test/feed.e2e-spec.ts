@@ -147,9 +147,15 @@ describe('webhooks on real Kafka and PostgreSQL', () => {
 
     const accepted = receiver.accepted();
     // At least once: a delivery cut off by the restart may come twice, but never after a later one.
-    const perTool = (tool: string) => accepted.filter((e) => e.subject === tool)
+    // The callers of a deprecated version follow its deprecation once audit has counted them
+    // (after a short settling wait), so they are checked apart from the registry's own order.
+    const CALLERS = 'io.estate.tool.version.deprecation.callers';
+    const perTool = (tool: string) => accepted.filter((e) => e.subject === tool && e.type !== CALLERS)
       .map((e) => `${e.type.replace('io.estate.tool.version.', '')} ${e.data.spec?.version ?? e.data.version}`)
       .filter((e, i, all) => i === 0 || all[i - 1] !== e);
+    const callers = accepted.findIndex((e) => e.subject === 'pay.alpha' && e.type === CALLERS);
+    const deprecation = accepted.findIndex((e) => e.subject === 'pay.alpha' && e.type === 'io.estate.tool.version.deprecated');
+    expect(callers === -1 || callers > deprecation).toBe(true);
     expect(perTool('pay.alpha')).toEqual(['published 1.0.0', 'published 1.1.0', 'deprecated 1.0.0', 'retired 1.0.0']);
     expect(perTool('pay.beta')).toEqual(['published 1.0.0', 'published 1.1.0', 'deprecated 1.0.0', 'published 1.2.0']);
     expect(accepted.some((e) => e.subject === 'other.gamma')).toBe(false);

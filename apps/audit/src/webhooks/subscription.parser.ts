@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { CURRENT_REGISTRY_EVENT_VERSIONS, parseFeedFilter, type FeedFilter } from '@estate/events';
+import { CURRENT_REGISTRY_EVENT_VERSIONS, FEED_ONLY_EVENT_TYPES, parseFeedFilter, type FeedFilter } from '@estate/events';
 import { isJsonObject } from '@estate/protocol';
 import { urlHost, type TargetAddressPolicy } from '@estate/platform';
 
@@ -12,7 +12,8 @@ export interface SubscriptionRequest {
 
 export type ParsedSubscription = { ok: true; value: SubscriptionRequest } | { ok: false; path: string; message: string };
 
-export const REGISTRY_EVENT_TYPES = Object.keys(CURRENT_REGISTRY_EVENT_VERSIONS);
+/** What a webhook may filter on: the registry's facts and the follow-ups audit adds to the feed. */
+export const REGISTRY_EVENT_TYPES = [...Object.keys(CURRENT_REGISTRY_EVENT_VERSIONS), ...FEED_ONLY_EVENT_TYPES];
 const MAX_URL = 2048;
 const SECRET = /^[\x21-\x7e]{32,256}$/;
 const FIELDS = new Set(['url', 'filter', 'secret']);
