@@ -147,7 +147,7 @@ export class CatalogProjector {
     return this.mutex.run(async () => ({
       events: folded.events,
       differences: diffCatalogs(
-        { servers: await this.repo.allServers(), tools: await this.repo.allTools() },
+        await this.repo.catalog(),
         { servers: [...folded.projection.servers.values()], tools: [...folded.projection.tools.values()] },
       ),
     }));

@@ -37,8 +37,8 @@ export class DiscoveryController {
 
   @Get('v1/catalog')
   @RequireScope(['estate:admin', 'estate:publish'], 'the full catalog needs estate:admin or estate:publish')
-  async catalog() {
-    return { servers: await this.repo.allServers(), tools: await this.repo.allTools(), deadLetters: await this.repo.deadLetterCount() };
+  catalog() {
+    return this.repo.catalog();
   }
 
   @Post('v1/rebuild')

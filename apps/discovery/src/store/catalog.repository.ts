@@ -1,7 +1,7 @@
-import { In, type DataSource, type QueryDeepPartialEntity, type QueryRunner } from 'typeorm';
+import { In, type DataSource, type EntityManager, type QueryDeepPartialEntity, type QueryRunner } from 'typeorm';
 import { escapeUnstorable } from '@estate/contracts';
 import type { CatalogEntry, ServerRegisteredData } from '@estate/events';
-import type { StoredPosition } from '@estate/platform';
+import { inTransaction, type StoredPosition } from '@estate/platform';
 import { CatalogCheckpointEntity } from './catalog-checkpoint.entity';
 import { CatalogDeadLetterEntity } from './catalog-dead-letter.entity';
 import { CatalogServerEntity } from './catalog-server.entity';
@@ -83,14 +83,27 @@ export class CatalogRepository {
     return rows.map((r) => r.entry);
   }
 
-  async allTools(): Promise<CatalogEntry[]> {
-    const rows = await this.db.manager.find(CatalogToolEntity, { order: { name: 'ASC' } });
+  async allTools(manager: EntityManager = this.db.manager): Promise<CatalogEntry[]> {
+    const rows = await manager.find(CatalogToolEntity, { order: { name: 'ASC' } });
     return rows.map((r) => r.entry);
   }
 
-  async allServers(): Promise<ServerRegisteredData[]> {
-    const rows = await this.db.manager.find(CatalogServerEntity, { order: { name: 'ASC' } });
+  async allServers(manager: EntityManager = this.db.manager): Promise<ServerRegisteredData[]> {
+    const rows = await manager.find(CatalogServerEntity, { order: { name: 'ASC' } });
     return rows.map((r) => r.data);
+  }
+
+  /**
+   * The whole catalog as of one moment. Read table by table, a batch that committed between two
+   * reads showed the tools of a server registered in that batch, but not the server; one
+   * REPEATABLE READ transaction reads every table from the same snapshot.
+   */
+  async catalog(): Promise<{ servers: ServerRegisteredData[]; tools: CatalogEntry[]; deadLetters: number }> {
+    return inTransaction(this.db, async ({ manager }) => ({
+      servers: await this.allServers(manager),
+      tools: await this.allTools(manager),
+      deadLetters: await manager.count(CatalogDeadLetterEntity),
+    }), 'REPEATABLE READ');
   }
 
   /** Keeps a message the projection cannot apply, once per position; bytes as received. */
