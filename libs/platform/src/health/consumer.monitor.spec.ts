@@ -50,6 +50,24 @@ describe('ConsumerMonitor', () => {
     expect((await runChecks(monitor.checks(['reader']), 1000)).failing).toEqual([]);
   });
 
+  it('names the first unapplied message when a batch delivered again starts below the position', async () => {
+    const tracked = monitor.track('reader', {
+      topic: 't', groupId: 'g', fromBeginning: true, handle: async () => undefined,
+      handleBatch: async (batch) => {
+        if (batch.messages.some((m) => m.offset === '1')) throw new Error('refused');
+      },
+    });
+    const batch = (from: number, to: number) => ({
+      topic: 't', partition: 0,
+      messages: Array.from({ length: to - from + 1 }, (_, i) => ({ topic: 't', partition: 0, offset: String(from + i), key: null, value: null, headers: {} })),
+    });
+    await tracked.handleBatch!(batch(0, 0));
+    await expect(tracked.handleBatch!(batch(0, 3))).rejects.toThrow('refused');
+    clock += 31_000;
+    const readiness = await runChecks(monitor.checks(['reader']), 1000);
+    expect(readiness.checks.find((c) => c.name === 'reader.progress')?.reason).toMatch(/failing on offset 1 for 31 s/);
+  });
+
   it('says a consumer never subscribed, and leaves untracked subscriptions alone', async () => {
     const watched = monitor.watch(bus, (o) => (o.groupId === 'live' ? 'reader' : undefined));
     await watched.subscribe({ topic: 't', groupId: 'rebuild-1', fromBeginning: true, handle: async () => undefined });

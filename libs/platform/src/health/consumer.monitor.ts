@@ -112,8 +112,11 @@ export class ConsumerMonitor {
     return this.cached.reports;
   }
 
-  private async handled(tracked: Tracked, partition: number, offset: string, last: string, handle: () => Promise<void>): Promise<void> {
+  private async handled(tracked: Tracked, partition: number, first: string, last: string, handle: () => Promise<void>): Promise<void> {
     const progress = this.progress(tracked, partition);
+    // A batch delivered again may start below what was applied; the consumer drops that part, so
+    // the message in hand (and failing) is the first one past the position, not the batch's first.
+    const offset = progress.next !== undefined && BigInt(first) < progress.next && progress.next <= BigInt(last) ? String(progress.next) : first;
     progress.busy = { offset, since: this.now() };
     try {
       await handle();
