@@ -69,6 +69,7 @@ export { isBackendOutage } from './http/backend-outage';
 export { PoisonMessage, poisonReason } from './consumer/poison.classifier';
 export { DeadLetterOffice, deadLetterTableSql } from './consumer/dead-letter.office';
 export { DeadLetterColumns } from './consumer/dead-letter.entity';
+export { ConsumerPositionColumns } from './consumer/consumer-position.entity';
 export type { DeadLetterRecord } from './consumer/dead-letter.office';
 export { boundText } from './bounded-text';
 export type { BoundedText } from './bounded-text';
