@@ -67,7 +67,7 @@ async function measure(source: Source, events: number): Promise<Figures> {
     if (source === 'event-store') await fillStore(pg.url, events);
     else await fillLog(bus, topics.registryEvents.name, events);
     const reader = new EventLogReader(db);
-    const store = { count: async () => (await reader.page('0', 1)).total, read: (after: string, limit: number) => reader.page(after, limit) };
+    const store = { count: async () => (await reader.page('0', 1)).total ?? 0, read: (after: string, limit: number) => reader.page(after, limit) };
     const deadLetters = new DeadLetterOffice(bus, topics.deadLetter.name, 'discovery', logger);
     const projector = new CatalogProjector(new CatalogRepository(db), bus, { events: topics.registryEvents.name, catalog: topics.catalog.name }, 'bench', logger, deadLetters, { timeoutMs: 3_600_000 });
     global.gc?.();
@@ -108,8 +108,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${JSON.stringify(await measure(args[1] as Source, Number(args[2])))}\n`);
     return;
   }
-  // 1M events only on the embedded log: on the shared broker they would be a gigabyte, and the
-  // registry's GET /v1/events counts the whole store on every page (see the report).
+  // 1M events only on the embedded log: on the shared broker they would be a gigabyte.
   const cases: Array<[Source, number]> = args.length > 0
     ? args.map((a) => a.split(':') as [Source, string]).map(([source, events]) => [source, Number(events)])
     : [['postgres-log', 100_000], ...(process.env.KAFKA_BROKERS ? [['kafka-log', 100_000] as [Source, number]] : []), ['event-store', 100_000], ['postgres-log', 1_000_000]];

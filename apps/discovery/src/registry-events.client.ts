@@ -19,7 +19,7 @@ export class RegistryEventsClient implements RegistryEventSource {
   constructor(private readonly options: RegistryEventsOptions) {}
 
   async count(): Promise<number> {
-    return (await this.get('0', 1)).total;
+    return (await this.get('0', 1)).total ?? 0;
   }
 
   async read(after: string, limit: number): Promise<{ events: EventEnvelope[]; next: string }> {
@@ -27,11 +27,11 @@ export class RegistryEventsClient implements RegistryEventSource {
     return { events, next };
   }
 
-  private async get(after: string, limit: number): Promise<{ events: EventEnvelope[]; next: string; total: number }> {
+  private async get(after: string, limit: number): Promise<{ events: EventEnvelope[]; next: string; total?: number }> {
     const url = `${this.options.registryUrl.replace(/\/$/, '')}/v1/events?after=${encodeURIComponent(after)}&limit=${limit}`;
     const response = await fetch(url, { headers: { authorization: `Bearer ${await this.token()}` } });
     if (!response.ok) throw new Error(`the registry answered ${response.status} to GET /v1/events: ${(await response.text()).slice(0, 300)}`);
-    return (await response.json()) as { events: EventEnvelope[]; next: string; total: number };
+    return (await response.json()) as { events: EventEnvelope[]; next: string; total?: number };
   }
 
   private async token(): Promise<string> {

@@ -7,8 +7,11 @@ export interface EventPage {
   events: EventEnvelope[];
   /** Where the next page starts (pass it as `after`). */
   next: string;
-  /** How many events the store holds in all. */
-  total: number;
+  /**
+   * How many events the store holds in all: only on the first page (`after` = 0). Counting the
+   * table is a scan, and a reader that pages through a large store does not need it again per page.
+   */
+  total?: number;
 }
 
 /**
@@ -29,7 +32,8 @@ export class EventLogReader {
         LIMIT $2`,
       [after, limit],
     );
-    const total = await this.db.manager.count(RegistryEventEntity);
-    return { events: rows.map(rowToEnvelope), next: rows.length > 0 ? rows[rows.length - 1].position : after, total };
+    const page: EventPage = { events: rows.map(rowToEnvelope), next: rows.length > 0 ? rows[rows.length - 1].position : after };
+    if (BigInt(after) === 0n) page.total = await this.db.manager.count(RegistryEventEntity);
+    return page;
   }
 }
