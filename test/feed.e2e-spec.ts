@@ -237,3 +237,36 @@ describe('webhooks on real Kafka and PostgreSQL', () => {
     expect(receiver.accepted().map((e) => e.data.spec?.version)).toEqual(['1.0.0', '1.1.0']);
   }, 60_000);
 });
+
+describe('webhooks wake on the trail NOTIFY, not on the dispatcher tick', () => {
+  const logger = createLogger('feed-webhooks-notify', 'error');
+  const stops: Array<() => Promise<void>> = [];
+
+  afterAll(async () => {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+  });
+
+  it('delivers a publish within seconds while the tick is a minute away', async () => {
+    const db = await createTestDatabase();
+    stops.push(db.drop);
+    // A tick of 60 s: after the first one (at start), only the append's NOTIFY can wake the worker in time.
+    const env = testEstateEnv({ env: { ESTATE_WEBHOOK_ALLOW: '127.0.0.0/8', ESTATE_WEBHOOK_POLL_MS: '60000' } });
+    const estate = await composeEstate({ env, databaseUrl: db.url, logger, services: ['registry'] });
+    stops.push(estate.stop);
+    const audit = await startAudit({ ...loadAuditConfig(env), databaseUrl: db.url }, estate.bus, logger);
+    stops.push(() => audit.stop());
+    const registryUrl = estate.registry?.url ?? '';
+    const admin = await token(ADMIN);
+    expect((await http('POST', `${registryUrl}/v1/servers`, admin, { name: 'pay', url: 'http://127.0.0.1:1/mcp', owner: 'ops' })).status).toBe(201);
+    const receiver = new Receiver();
+    await receiver.start();
+    stops.push(() => receiver.close());
+    expect((await http('POST', `${audit.url}/v1/subscriptions`, admin, { url: receiver.url, filter: { tools: ['pay.*'] } })).status).toBe(201);
+
+    const published = Date.now();
+    expect((await http('POST', `${registryUrl}/v1/tools`, admin, spec('pay.alpha', 0))).status).toBe(201);
+    await waitFor(async () => (receiver.accepted().length >= 1 ? true : undefined), 'the delivery of pay.alpha', 20_000);
+    expect(Date.now() - published).toBeLessThan(15_000);
+    expect(receiver.accepted().map((e) => e.subject)).toEqual(['pay.alpha']);
+  }, 60_000);
+});

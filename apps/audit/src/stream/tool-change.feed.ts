@@ -129,6 +129,7 @@ class ToolChangeStream {
  */
 export class ToolChangeFeed {
   private readonly streams = new Set<ToolChangeStream>();
+  private readonly appendedListeners: Array<() => void> = [];
   private listener?: Client;
   private stopped = false;
 
@@ -187,6 +188,12 @@ export class ToolChangeFeed {
 
   private pumpAll(): void {
     this.streams.forEach((stream) => stream.pump());
+    for (const listener of this.appendedListeners) listener();
+  }
+
+  /** Calls `listener` whenever registry entries may have been appended (a NOTIFY, or the listener back after a loss). */
+  onAppended(listener: () => void): void {
+    this.appendedListeners.push(listener);
   }
 
   /** Opens a stream that first replays what followed `subscription.after` and then follows live. Returns the function that closes it. */

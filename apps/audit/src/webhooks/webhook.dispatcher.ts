@@ -8,8 +8,9 @@ import type { Subscription } from './webhook.repository';
  * One worker per subscription, so a slow or dead receiver holds up only its own queue. A tick
  * every `pollMs` keeps the lock (one delivering instance), matches the workers to the stored
  * subscriptions (another instance may have added or removed one), wakes them when the trail has
- * grown (one query for all of them) and retries workers whose last drain failed. Backoff waits
- * are each worker's own timer.
+ * grown (one query for all of them) and retries workers whose last drain failed. Between ticks,
+ * `appended` (the trail's NOTIFY) wakes the workers at once, so delivery does not wait for a
+ * tick. Backoff waits are each worker's own timer.
  */
 export class WebhookDispatcher {
   private readonly workers = new Map<string, SubscriptionWorker>();
@@ -53,6 +54,12 @@ export class WebhookDispatcher {
     const worker = this.workers.get(id);
     this.workers.delete(id);
     await worker?.stop();
+  }
+
+  /** Registry entries were appended (any audit instance): the workers read past their cursors now. */
+  appended(): void {
+    if (this.stopped) return;
+    for (const worker of this.workers.values()) worker.pump();
   }
 
   /** A replayed dead letter is due now. */

@@ -3,6 +3,7 @@ import type { Provider } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { DATABASE, LOGGER, METRICS_ACCESS, targetAddressPolicy, type Logger, type MetricsAccess } from '@estate/platform';
 import type { AuditConfig } from '../config';
+import { ToolChangeFeed } from '../stream/tool-change.feed';
 import { AuditRepository } from '../store/audit.repository';
 import { WebhookDispatcher } from './webhook.dispatcher';
 import { WebhookLeadership } from './webhook.leadership';
@@ -27,14 +28,17 @@ export function webhookProviders(config: AuditConfig & { databaseUrl: string }, 
     { provide: WebhookRepository, useFactory: (db: DataSource) => new WebhookRepository(db), inject: [DATABASE] },
     {
       provide: WebhookDispatcher,
-      useFactory: (repo: WebhookRepository, trail: AuditRepository, logger: Logger) => {
+      useFactory: (repo: WebhookRepository, trail: AuditRepository, feed: ToolChangeFeed, logger: Logger) => {
         const log = logger.child({ component: 'webhooks' });
-        return new WebhookDispatcher({
+        const dispatcher = new WebhookDispatcher({
           repo, trail, sender: new WebhookSender(policy, config.webhooks.timeoutMs), registryTopic, retry: config.webhooks.retry,
           concurrency: config.webhooks.concurrency, cloudEvents, now: () => new Date(), newId: randomUUID, random: Math.random, logger: log,
         }, trail, new WebhookLeadership(config.databaseUrl, log), config.webhooks.pollMs, log);
+        // The feed already LISTENs for appends; a second listening connection would only repeat it.
+        feed.onAppended(() => dispatcher.appended());
+        return dispatcher;
       },
-      inject: [WebhookRepository, AuditRepository, LOGGER],
+      inject: [WebhookRepository, AuditRepository, ToolChangeFeed, LOGGER],
     },
     {
       provide: WebhookSubscriptions,
