@@ -8,6 +8,8 @@ export interface WebhookConfig {
   timeoutMs: number;
   concurrency: number;
   pollMs: number;
+  /** How long a delivered row is kept (for the subscription's counts) before the leader deletes it. */
+  keepDeliveredMs: number;
 }
 
 /** Reads the ESTATE_WEBHOOK_* settings (see README's configuration table). */
@@ -28,5 +30,6 @@ export function readWebhookConfig(reader: EnvReader): WebhookConfig {
     timeoutMs: reader.integer('ESTATE_WEBHOOK_TIMEOUT_MS', 10_000, 100),
     concurrency: reader.integer('ESTATE_WEBHOOK_CONCURRENCY', 4, 1),
     pollMs: reader.integer('ESTATE_WEBHOOK_POLL_MS', 1000, 10),
+    keepDeliveredMs: reader.integer('ESTATE_WEBHOOK_KEEP_DELIVERED_HOURS', 168, 1) * 3_600_000,
   };
 }

@@ -12,6 +12,15 @@ import type { Subscription } from './webhook.repository';
  * `appended` (the trail's NOTIFY) wakes the workers at once, so delivery does not wait for a
  * tick. Backoff waits are each worker's own timer.
  */
+/** Delivered rows are deleted at most this often, and at most PRUNE_BATCH per subscription each time. */
+const PRUNE_EVERY_MS = 60_000;
+const PRUNE_BATCH = 10_000;
+
+export interface DispatcherTiming {
+  pollMs: number;
+  keepDeliveredMs: number;
+}
+
 export class WebhookDispatcher {
   private readonly workers = new Map<string, SubscriptionWorker>();
   private readonly outcomes = new Map<DeliveryOutcome, number>([['delivered', 0], ['failed', 0], ['dead', 0]]);
@@ -19,13 +28,14 @@ export class WebhookDispatcher {
   private polling = false;
   private stopped = false;
   private lastSeq = -1;
+  private lastPrune = Number.NEGATIVE_INFINITY;
   private readonly parts: WorkerParts;
 
   constructor(
     parts: Omit<WorkerParts, 'counted'>,
     private readonly trail: AuditRepository,
     private readonly leadership: WebhookLeadership,
-    private readonly pollMs: number,
+    private readonly timing: DispatcherTiming,
     private readonly logger: Logger,
   ) {
     this.parts = { ...parts, counted: (outcome) => this.outcomes.set(outcome, (this.outcomes.get(outcome) ?? 0) + 1) };
@@ -38,7 +48,7 @@ export class WebhookDispatcher {
 
   async start(): Promise<void> {
     await this.poll();
-    this.tick = setInterval(() => void this.poll(), this.pollMs);
+    this.tick = setInterval(() => void this.poll(), this.timing.pollMs);
     this.tick.unref();
   }
 
@@ -80,6 +90,18 @@ export class WebhookDispatcher {
     await Promise.all(workers.map((worker) => worker.stop()));
   }
 
+  /** The leader deletes delivered rows past their keep time; pending and dead rows are never pruned. */
+  private async prune(subscriptions: Subscription[]): Promise<void> {
+    const now = this.parts.now().getTime();
+    if (now - this.lastPrune < PRUNE_EVERY_MS) return;
+    this.lastPrune = now;
+    const before = new Date(now - this.timing.keepDeliveredMs);
+    for (const subscription of subscriptions) {
+      const deleted = await this.parts.repo.pruneDelivered(subscription.id, before, PRUNE_BATCH);
+      if (deleted > 0) this.logger.debug({ subscription: subscription.id, deleted }, 'delivered webhook rows pruned');
+    }
+  }
+
   private async poll(): Promise<void> {
     if (this.polling || this.stopped) return;
     this.polling = true;
@@ -93,6 +115,7 @@ export class WebhookDispatcher {
       const grown = seq !== this.lastSeq;
       this.lastSeq = seq;
       for (const worker of this.workers.values()) if (grown || worker.failing) worker.pump();
+      await this.prune(stored);
     } catch (error) {
       this.logger.warn({ err: error }, 'webhook dispatcher could not read its state; trying again on the next tick');
     } finally {

@@ -33,7 +33,7 @@ export function webhookProviders(config: AuditConfig & { databaseUrl: string }, 
         const dispatcher = new WebhookDispatcher({
           repo, trail, sender: new WebhookSender(policy, config.webhooks.timeoutMs), registryTopic, retry: config.webhooks.retry,
           concurrency: config.webhooks.concurrency, cloudEvents, now: () => new Date(), newId: randomUUID, random: Math.random, logger: log,
-        }, trail, new WebhookLeadership(config.databaseUrl, log), config.webhooks.pollMs, log);
+        }, trail, new WebhookLeadership(config.databaseUrl, log), { pollMs: config.webhooks.pollMs, keepDeliveredMs: config.webhooks.keepDeliveredMs }, log);
         // The feed already LISTENs for appends; a second listening connection would only repeat it.
         feed.onAppended(() => dispatcher.appended());
         return dispatcher;

@@ -100,6 +100,22 @@ export class WebhookRepository {
     await this.db.manager.update(WebhookDeliveryEntity, { id }, { state: 'delivered', attempts, lastError: null, updatedAt: now });
   }
 
+  /**
+   * Deletes up to `limit` of a subscription's delivered rows last touched before `before`. Safe at
+   * any time: the cursor already stands past them, so they are never queued again.
+   */
+  async pruneDelivered(subscriptionId: string, before: Date, limit: number): Promise<number> {
+    // Raw SQL: a bounded delete (LIMIT through a subquery), which TypeORM's delete cannot say.
+    const result: [unknown[], number] = await this.db.query(
+      `DELETE FROM audit.webhook_deliveries WHERE id IN (
+         SELECT id FROM audit.webhook_deliveries
+          WHERE subscription_id = $1 AND state = 'delivered' AND updated_at < $2
+          LIMIT $3)`,
+      [subscriptionId, before, limit],
+    );
+    return result[1];
+  }
+
   async retryLater(id: string, attempts: number, error: string, at: Date, now: Date): Promise<void> {
     await this.db.manager.update(WebhookDeliveryEntity, { id }, { attempts, lastError: error, nextAttemptAt: at, updatedAt: now });
   }
