@@ -83,6 +83,8 @@ export class HttpClientTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /** Extra headers per POSTed message (the 2026-07-28 revision mirrors the method into headers). */
+  headersFor?: (message: JSONRPCMessage) => OutgoingHttpHeaders;
   private readonly agent: http.Agent;
   private readonly open = new Set<http.ClientRequest>();
   private protocolVersion?: string;
@@ -114,7 +116,8 @@ export class HttpClientTransport implements Transport {
         return;
       }
       const body = JSON.stringify(message);
-      const res = await this.request('POST', { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': Buffer.byteLength(body) }, body);
+      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': Buffer.byteLength(body), ...this.headersFor?.(message) };
+      const res = await this.request('POST', headers, body);
       await this.answer(message, res, options);
     } catch (error) {
       this.onerror?.(error as Error);

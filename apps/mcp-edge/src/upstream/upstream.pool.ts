@@ -4,6 +4,7 @@ import type { CatalogUpstream } from '@estate/events';
 import type { Logger } from '@estate/platform';
 import type { FailureKind } from '../policy/retry.policy';
 import { DEFAULT_READ_LIMITS, HttpClientTransport, UpstreamHttpError, type UpstreamReadLimits } from './http-client.transport';
+import { StatelessUpstreamTransport, type UpstreamEra } from './stateless-client.transport';
 import { BoundedStdioTransport } from './stdio-client.transport';
 
 /**
@@ -68,6 +69,10 @@ function connectionKey(upstream: CatalogUpstream, sessionId: string | undefined)
   return upstream.sessionAffinity && sessionId !== undefined ? `${upstream.server}#${sessionId}` : upstream.server;
 }
 
+function eraKey(upstream: CatalogUpstream): string {
+  return `${upstream.server} ${upstream.url ?? ''}`;
+}
+
 /**
  * One persistent SDK client session per upstream server, opened on first use and reopened with
  * backoff after it drops. Each opening lists the upstream's tools for drift detection.
@@ -77,6 +82,8 @@ export class UpstreamPool {
   private readonly failures = new Map<string, { count: number; at: number; reason: string }>();
   private readonly listeners: UpstreamToolsListener[] = [];
   private readonly setups: UpstreamClientSetup[] = [];
+  /** Which revision each HTTP upstream (by server and url) answered the probe with; a session one is not probed again. */
+  private readonly eras = new Map<string, UpstreamEra>();
 
   constructor(private readonly logger: Logger, private readonly clock: () => number = Date.now, private readonly options: UpstreamPoolOptions = DEFAULT_POOL_OPTIONS) {}
 
@@ -163,6 +170,8 @@ export class UpstreamPool {
       const previous = this.failures.get(upstream.server)?.count ?? 0;
       const failed = classifyUpstreamError(error, 0);
       this.failures.set(upstream.server, { count: previous + 1, at: this.clock(), reason: failed.message });
+      // The upstream may have been replaced by one of the other era: the next opening probes again.
+      this.eras.delete(eraKey(upstream));
       this.logger.warn({ server: upstream.server, err: error }, 'upstream connection failed');
       void client.close().catch(() => undefined);
       throw failed;
@@ -204,7 +213,10 @@ export class UpstreamPool {
       return transport;
     }
     if (!upstream.url) throw new UpstreamFailure('unreachable', 'the upstream has no url registered');
-    return new HttpClientTransport(new URL(upstream.url), this.options.read);
+    const http = new HttpClientTransport(new URL(upstream.url), this.options.read);
+    const key = eraKey(upstream);
+    if (this.eras.get(key) === 'session') return http;
+    return new StatelessUpstreamTransport(http, { remember: (era) => void this.eras.set(key, era) });
   }
 
   private drop(key: string, connection: Connection): void {
