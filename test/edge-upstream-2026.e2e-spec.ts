@@ -113,6 +113,8 @@ describe('the edge speaks 2026-07-28 to upstreams that offer it and the session 
     }
     const [call] = toolCalls(seen, 'balance');
     expect(call.headers['mcp-name']).toBe('balance');
+    // The tool's x-mcp-header annotation, as the upstream lists it, mirrors the account into a header.
+    expect(call.headers['mcp-param-account']).toBe('ACC-7');
     expect((call.body?.['params'] as { arguments: unknown }).arguments).toEqual({ account: 'ACC-7' });
     // The edge declares what it relays, so the upstream may ask for input.
     const meta = (call.body?.['params'] as { _meta: Record<string, unknown> })._meta;

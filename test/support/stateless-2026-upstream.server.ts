@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ToolSpec } from '@estate/contracts';
 import {
-  MCP_META_KEY, STATELESS_PROTOCOL_VERSION, checkInputCapabilities, checkRequestHeaders, completeResult, discoverResult, elicitationAnswer,
+  MCP_META_KEY, STATELESS_PROTOCOL_VERSION, checkInputCapabilities, checkParamHeaders, checkRequestHeaders, paramHeadersOf, completeResult, discoverResult, elicitationAnswer,
   inputRequiredResult, parseRequestMeta, parseRetryInputs, subscriptionAcknowledged, unsupportedProtocolVersionError,
   type InputRequests,
 } from '@estate/protocol';
@@ -31,6 +31,8 @@ export interface Stateless2026Upstream {
 const SERVER_INFO = { name: 'ledger-2026', version: '1.0.0' };
 const ACCOUNT = { type: 'string', pattern: '^ACC-[0-9]+$' };
 const INPUT = { type: 'object', properties: { account: ACCOUNT }, required: ['account'], additionalProperties: false };
+/** `balance` asks for its account to be mirrored into Mcp-Param-Account, so a router could route on it. */
+const BALANCE_INPUT = { ...INPUT, properties: { account: { ...ACCOUNT, 'x-mcp-header': 'Account' } } };
 const BALANCE_DESCRIPTION = 'Returns the balance of an account. Read-only.';
 const CLOSE_DESCRIPTION = 'Closes an account after the user confirms and gives a reason.';
 const CONFIRM_SCHEMA = { type: 'object', properties: { reason: { type: 'string' } }, required: ['reason'] };
@@ -39,7 +41,7 @@ const CONFIRM_SCHEMA = { type: 'object', properties: { reason: { type: 'string' 
 export function ledgerSpecs(server: string): ToolSpec[] {
   const common = { requiredScopes: ['ledger:read'], dataClassification: 'internal' as const, tenants: [], owner: 'ledger-team' };
   return [
-    { ...common, name: `${server}.balance`, version: '1.0.0', title: 'Account balance', description: BALANCE_DESCRIPTION, inputSchema: INPUT, sideEffect: 'read' as const, upstream: { server, tool: 'balance' } },
+    { ...common, name: `${server}.balance`, version: '1.0.0', title: 'Account balance', description: BALANCE_DESCRIPTION, inputSchema: BALANCE_INPUT, sideEffect: 'read' as const, upstream: { server, tool: 'balance' } },
     { ...common, name: `${server}.close-account`, version: '1.0.0', title: 'Close an account', description: CLOSE_DESCRIPTION, inputSchema: INPUT, sideEffect: 'write' as const, upstream: { server, tool: 'close-account' } },
   ];
 }
@@ -59,7 +61,7 @@ export async function startStateless2026Upstream(): Promise<Stateless2026Upstrea
   let balanceDescription = BALANCE_DESCRIPTION;
 
   const tools = () => [
-    { name: 'balance', description: balanceDescription, inputSchema: INPUT },
+    { name: 'balance', description: balanceDescription, inputSchema: BALANCE_INPUT },
     { name: 'close-account', description: CLOSE_DESCRIPTION, inputSchema: INPUT },
   ];
 
@@ -127,6 +129,9 @@ export async function startStateless2026Upstream(): Promise<Stateless2026Upstrea
       case 'tools/list':
         return send(res, 200, reply(id, completeResult('tools/list', { tools: tools() }, { serverInfo: SERVER_INFO, cache })));
       case 'tools/call': {
+        const declared = paramHeadersOf(tools().find((t) => t.name === params['name'])?.inputSchema);
+        const wrongParam = declared.ok ? checkParamHeaders(req.headers, declared.headers, params['arguments']) : null;
+        if (wrongParam) return send(res, 400, refuse(id, wrongParam));
         const answer = callTool(id, params, capabilities);
         return send(res, answer.status, answer.body);
       }

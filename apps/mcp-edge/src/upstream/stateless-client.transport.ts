@@ -1,9 +1,9 @@
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { isJsonObject, resultTypeOf, type ClientCapabilities, type Implementation, type LogLevel } from '@estate/protocol';
+import { isJsonObject, resultTypeOf, type ClientCapabilities, type Implementation, type LogLevel, type ParamHeader } from '@estate/protocol';
 import { UpstreamHttpError, type HttpClientTransport } from './http-client.transport';
 import {
-  discoverRequest, initializeResultFrom, judgeDiscoverAnswer, judgeDiscoverRefusal, listenFilter, readInputRequired, retriedRequest, sessionEraResult,
+  declaredParamHeaders, discoverRequest, initializeResultFrom, paramHeaders, judgeDiscoverAnswer, judgeDiscoverRefusal, listenFilter, readInputRequired, retriedRequest, sessionEraResult,
   statelessHeaders, statelessRequest, type DiscoveredServer, type ProbeVerdict, type StatelessContext, type StatelessRequest,
 } from './stateless-upstream.rules';
 
@@ -57,9 +57,18 @@ export class StatelessUpstreamTransport implements Transport {
   private readonly calls = new Map<RequestId, PendingCall>();
   /** Input requests handed to the SDK client, by the id it answers: which call and which key. */
   private readonly inputs = new Map<RequestId, { call: RequestId; key: string }>();
+  /** The `x-mcp-header` declarations of the upstream's tools, from its latest tools/list pages. */
+  private readonly mirrored = new Map<string, readonly ParamHeader[]>();
 
   constructor(private readonly inner: HttpClientTransport, private readonly memo: EraMemo, private readonly probeTimeoutMs = PROBE_TIMEOUT_MS) {
-    inner.headersFor = (message) => (this.era === 'session' ? {} : statelessHeaders(message));
+    inner.headersFor = (message) => (this.era === 'session' ? {} : this.headersFor(message));
+  }
+
+  private headersFor(message: JSONRPCMessage): Record<string, string> {
+    const headers = statelessHeaders(message);
+    if (!isRequest(message) || message.method !== 'tools/call') return headers;
+    const declared = this.mirrored.get(String(message.params?.['name']));
+    return declared ? { ...headers, ...paramHeaders(declared, message.params?.['arguments']) } : headers;
   }
 
   get sessionId(): string | undefined {
@@ -121,17 +130,18 @@ export class StatelessUpstreamTransport implements Transport {
     this.deliver({ jsonrpc: '2.0', id: message.id, result: initializeResultFrom(verdict.server, requested) } as JSONRPCMessage);
   }
 
+  /** A probe left unanswered counts as an older server's silence (the revision's rule for stdio): the handshake follows. */
   private async probe(): Promise<ProbeVerdict> {
     const id = `estate-discover-${(this.next += 1)}`;
     let timer: NodeJS.Timeout | undefined;
-    const answered = new Promise<JSONRPCMessage>((resolve, reject) => {
+    const answered = new Promise<JSONRPCMessage | undefined>((resolve) => {
       this.own.set(id, resolve);
-      timer = setTimeout(() => reject(new Error(`the upstream did not answer server/discover within ${this.probeTimeoutMs} ms`)), this.probeTimeoutMs);
+      timer = setTimeout(() => resolve(undefined), this.probeTimeoutMs);
     });
-    answered.catch(() => undefined);
     try {
       await this.inner.send(discoverRequest(id, this.context) as JSONRPCMessage);
-      return judgeDiscoverAnswer(await answered);
+      const answer = await answered;
+      return answer === undefined ? { era: 'session', reason: `no answer to server/discover within ${this.probeTimeoutMs} ms` } : judgeDiscoverAnswer(answer);
     } catch (error) {
       if (error instanceof UpstreamHttpError && error.status >= 400 && error.status < 500) return judgeDiscoverRefusal(error.status, error.body);
       throw error;
@@ -167,8 +177,15 @@ export class StatelessUpstreamTransport implements Transport {
     this.calls.delete(message.id);
     const result = message.result;
     if (!isJsonObject(result)) return this.deliver(message);
+    if (call.request.method === 'tools/list') this.learnTools(call.request, result);
     if (resultTypeOf(result) !== 'input_required') return this.deliver({ ...message, result: sessionEraResult(result) } as JSONRPCMessage);
     this.askForInput(message.id, call, result);
+  }
+
+  private learnTools(request: StatelessRequest, result: Record<string, unknown>): void {
+    // A first page starts the list afresh; later pages add to it.
+    if (request.params?.['cursor'] === undefined) this.mirrored.clear();
+    for (const [name, headers] of declaredParamHeaders(result)) this.mirrored.set(name, headers);
   }
 
   private askForInput(id: RequestId, call: PendingCall, result: Record<string, unknown>): void {

@@ -1,6 +1,6 @@
 import {
-  INPUT_REQUEST_METHODS, MCP_HEADER, MCP_META_KEY, NAMED_METHODS, STATELESS_ERROR, STATELESS_PROTOCOL_VERSION, encodeHeaderValue, isJsonObject,
-  type ClientCapabilities, type Implementation, type InputRequests, type LogLevel,
+  INPUT_REQUEST_METHODS, MCP_HEADER, MCP_META_KEY, NAMED_METHODS, PARAM_HEADER_PREFIX, STATELESS_ERROR, STATELESS_PROTOCOL_VERSION, encodeHeaderValue,
+  isJsonObject, paramHeadersOf, type ClientCapabilities, type Implementation, type InputRequests, type LogLevel, type ParamHeader,
 } from '@estate/protocol';
 
 /*
@@ -70,6 +70,32 @@ export function statelessHeaders(message: unknown): Record<string, string> {
   const target = source !== undefined && isJsonObject(params) ? params[source] : undefined;
   if (typeof target === 'string') headers[MCP_HEADER.name] = encodeHeaderValue(target);
   return headers;
+}
+
+/**
+ * The `Mcp-Param-*` headers a tools/call mirrors from its arguments, as the tool's inputSchema
+ * declares them (`x-mcp-header`); an absent or null argument sends no header.
+ */
+export function paramHeaders(declared: readonly ParamHeader[], args: unknown): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const param of declared) {
+    let value: unknown = args;
+    for (const key of param.path) value = isJsonObject(value) ? value[key] : undefined;
+    if (value === undefined || value === null) continue;
+    headers[`${PARAM_HEADER_PREFIX}${param.name}`] = typeof value === 'string' ? encodeHeaderValue(value) : String(value);
+  }
+  return headers;
+}
+
+/** The mirrored headers of each listed tool that declares any; tools with an invalid declaration are left out. */
+export function declaredParamHeaders(result: Record<string, unknown>): Map<string, readonly ParamHeader[]> {
+  const declared = new Map<string, readonly ParamHeader[]>();
+  for (const tool of Array.isArray(result['tools']) ? result['tools'] : []) {
+    if (!isJsonObject(tool) || typeof tool['name'] !== 'string') continue;
+    const found = paramHeadersOf(tool['inputSchema']);
+    if (found.ok && found.headers.length > 0) declared.set(tool['name'], found.headers);
+  }
+  return declared;
 }
 
 export function discoverRequest(id: string, context: StatelessContext): StatelessRequest {
