@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, LoggingMessageNotificationSchema, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { MCP_META_KEY, STATELESS_PROTOCOL_VERSION, checkRequestHeaders, parseRequestMeta } from '@estate/protocol';
 import { createLogger } from '@estate/platform';
 import { composeEstate } from '../apps/estate/src/estate.composition';
@@ -16,12 +16,14 @@ const ALICE = { sub: 'alice', scope: 'ledger:read bank:read', clearance: 'intern
 interface Agent {
   client: Client;
   elicited: string[];
+  logs: unknown[];
 }
 
 /** An agent on the official SDK 1.x client: the session-based revisions only. */
 async function connect(mcpUrl: string, capabilities: ClientCapabilities = {}): Promise<Agent> {
   const client = new Client({ name: 'upstream-2026-e2e', version: '1.0.0' }, { capabilities });
-  const agent: Agent = { client, elicited: [] };
+  const agent: Agent = { client, elicited: [], logs: [] };
+  client.setNotificationHandler(LoggingMessageNotificationSchema, async (n) => void agent.logs.push(n.params.data));
   if (capabilities.elicitation) {
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       agent.elicited.push(request.params.message);
@@ -71,7 +73,7 @@ describe('the edge speaks 2026-07-28 to upstreams that offer it and the session 
     for (const spec of [...ledgerSpecs('ledger'), bankSpecs('bank')[0]]) expect((await http('POST', `${registry.url}/v1/tools`, admin, spec)).status).toBe(201);
 
     const probe = await connect(mcpUrl);
-    await waitFor(async () => ((await probe.client.listTools()).tools.length === 3 ? true : undefined), 'alice to see the three tools');
+    await waitFor(async () => ((await probe.client.listTools()).tools.length === 4 ? true : undefined), 'alice to see the four tools');
     await probe.client.close();
   }, 60000);
 
@@ -163,12 +165,28 @@ describe('the edge speaks 2026-07-28 to upstreams that offer it and the session 
     expect(toolCalls(ledger.seen, 'close-account')).toHaveLength(before + 1);
     // The refusal is the estate's, audited like a session-era upstream's elicitation refused.
     const admin = await token(ADMIN);
-    const refused = await waitFor(async () => {
-      const r = await http('GET', `${auditUrl}/v1/audit?principal=alice&type=UpstreamRequestRefused`, admin);
+    const trail = (type: string) => waitFor(async () => {
+      const r = await http('GET', `${auditUrl}/v1/audit?principal=alice&type=${type}`, admin);
       const entries = r.body.entries as Array<Record<string, unknown>> | undefined;
       return entries?.length === 1 ? entries : undefined;
-    }, 'the refused input request in the audit trail');
-    expect(refused.map((e) => [e.tool, e.outcome])).toEqual([['ledger.close-account', 'refused:client_not_capable']]);
+    }, `one ${type} in the audit trail`);
+    expect((await trail('UpstreamRequestRefused')).map((e) => [e.tool, e.outcome])).toEqual([['ledger.close-account', 'refused:client_not_capable']]);
+    // The answered one of the test before, audited like a session-era upstream's elicitation.
+    expect((await trail('UpstreamRequestRelayed')).map((e) => [e.tool, e.outcome])).toEqual([['ledger.close-account', 'answered']]);
+  });
+
+  it('relays progress and log messages of a streamed answer; the log level rides in _meta, not in logging/setLevel', async () => {
+    const alice = await open();
+    await alice.client.setLoggingLevel('debug');
+    const progress: number[] = [];
+    const counted = await alice.client.callTool({ name: 'ledger.count', arguments: { to: 3 } }, undefined, { onprogress: (p) => progress.push(p.progress) });
+    expect(textOf(counted)).toBe('counted to 3');
+    expect(progress).toEqual([1, 2, 3]);
+    await waitFor(async () => (alice.logs.length >= 3 ? true : undefined), 'the debug steps at the agent');
+    expect(alice.logs).toEqual(['step 1 of 3', 'step 2 of 3', 'step 3 of 3']);
+    expect(methodsOf(ledger.seen)).not.toContain('logging/setLevel');
+    const [call] = toolCalls(ledger.seen, 'count');
+    expect((call.body?.['params'] as { _meta: Record<string, unknown> })._meta).toMatchObject({ [MCP_META_KEY.logLevel]: 'debug', progressToken: expect.anything() });
   });
 
   it('learns of list changes through subscriptions/listen and lists the tools again', async () => {

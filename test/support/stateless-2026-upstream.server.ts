@@ -35,6 +35,8 @@ const INPUT = { type: 'object', properties: { account: ACCOUNT }, required: ['ac
 const BALANCE_INPUT = { ...INPUT, properties: { account: { ...ACCOUNT, 'x-mcp-header': 'Account' } } };
 const BALANCE_DESCRIPTION = 'Returns the balance of an account. Read-only.';
 const CLOSE_DESCRIPTION = 'Closes an account after the user confirms and gives a reason.';
+const COUNT_INPUT = { type: 'object', properties: { to: { type: 'integer', minimum: 1, maximum: 10 } }, required: ['to'], additionalProperties: false };
+const COUNT_DESCRIPTION = 'Counts to a number, reporting progress and logging each step.';
 const CONFIRM_SCHEMA = { type: 'object', properties: { reason: { type: 'string' } }, required: ['reason'] };
 
 /** The ledger's tools as the estate publishes them; the contract matches what the server lists. */
@@ -43,6 +45,7 @@ export function ledgerSpecs(server: string): ToolSpec[] {
   return [
     { ...common, name: `${server}.balance`, version: '1.0.0', title: 'Account balance', description: BALANCE_DESCRIPTION, inputSchema: BALANCE_INPUT, sideEffect: 'read' as const, upstream: { server, tool: 'balance' } },
     { ...common, name: `${server}.close-account`, version: '1.0.0', title: 'Close an account', description: CLOSE_DESCRIPTION, inputSchema: INPUT, sideEffect: 'write' as const, upstream: { server, tool: 'close-account' } },
+    { ...common, name: `${server}.count`, version: '1.0.0', title: 'Count', description: COUNT_DESCRIPTION, inputSchema: COUNT_INPUT, sideEffect: 'read' as const, upstream: { server, tool: 'count' } },
   ];
 }
 
@@ -63,7 +66,21 @@ export async function startStateless2026Upstream(): Promise<Stateless2026Upstrea
   const tools = () => [
     { name: 'balance', description: balanceDescription, inputSchema: BALANCE_INPUT },
     { name: 'close-account', description: CLOSE_DESCRIPTION, inputSchema: INPUT },
+    { name: 'count', description: COUNT_DESCRIPTION, inputSchema: COUNT_INPUT },
   ];
+
+  /** Answers on an SSE stream: progress (with the request's token) and, when `_meta` asks for a level, log messages, then the result. */
+  function count(id: unknown, params: Record<string, unknown>, res: http.ServerResponse, meta: { progressToken?: string | number; logLevel?: string }): void {
+    const to = Number((params['arguments'] as { to?: unknown } | undefined)?.to ?? 0);
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    const event = (message: unknown) => res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    for (let step = 1; step <= to; step += 1) {
+      if (meta.progressToken !== undefined) event({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: meta.progressToken, progress: step, total: to } });
+      if (meta.logLevel === 'debug') event({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'debug', data: `step ${step} of ${to}` } });
+    }
+    event(reply(id, completeResult('tools/call', { content: [{ type: 'text', text: `counted to ${to}` }] })));
+    res.end();
+  }
 
   function callTool(id: unknown, params: Record<string, unknown>, capabilities: Record<string, unknown>): { status: number; body: unknown } {
     const args = (params['arguments'] ?? {}) as { account?: unknown };
@@ -125,13 +142,14 @@ export async function startStateless2026Upstream(): Promise<Stateless2026Upstrea
     const cache = { ttlMs: 60_000, cacheScope: 'public' as const };
     switch (method) {
       case 'server/discover':
-        return send(res, 200, reply(id, discoverResult({ supportedVersions: [STATELESS_PROTOCOL_VERSION], capabilities: { tools: { listChanged: true } }, serverInfo: SERVER_INFO, cache })));
+        return send(res, 200, reply(id, discoverResult({ supportedVersions: [STATELESS_PROTOCOL_VERSION], capabilities: { tools: { listChanged: true }, logging: {} }, serverInfo: SERVER_INFO, cache })));
       case 'tools/list':
         return send(res, 200, reply(id, completeResult('tools/list', { tools: tools() }, { serverInfo: SERVER_INFO, cache })));
       case 'tools/call': {
         const declared = paramHeadersOf(tools().find((t) => t.name === params['name'])?.inputSchema);
         const wrongParam = declared.ok ? checkParamHeaders(req.headers, declared.headers, params['arguments']) : null;
         if (wrongParam) return send(res, 400, refuse(id, wrongParam));
+        if (params['name'] === 'count') return count(id, params, res, meta.meta);
         const answer = callTool(id, params, capabilities);
         return send(res, answer.status, answer.body);
       }
