@@ -198,4 +198,13 @@ describe('the edge speaks 2026-07-28 to upstreams that offer it and the session 
     ledger.changeBalanceDescription('Returns the balance and, now, the overdraft limit.');
     await waitFor(async () => (lists() > before ? true : undefined), 'the edge to list the upstream tools again', 5000);
   });
+
+  it('opens the listen stream again when it drops, and lists again for what it may have missed', async () => {
+    const listens = () => ledger.seen.filter((r) => r.body?.['method'] === 'subscriptions/listen').length;
+    const lists = () => ledger.seen.filter((r) => r.body?.['method'] === 'tools/list').length;
+    const [listensBefore, listsBefore] = [listens(), lists()];
+    ledger.dropListenStreams();
+    await waitFor(async () => (listens() > listensBefore && lists() > listsBefore ? true : undefined), 'a new listen stream and a relist', 8000);
+    expect(listens()).toBe(listensBefore + 1);
+  });
 });

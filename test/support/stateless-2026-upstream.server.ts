@@ -25,6 +25,8 @@ export interface Stateless2026Upstream {
   seen: SeenRequest[];
   /** Changes `balance`'s description and announces it on every open subscriptions/listen stream. */
   changeBalanceDescription(description: string): void;
+  /** Cuts every open subscriptions/listen stream, as a restart of the server would. */
+  dropListenStreams(): void;
   close(): Promise<void>;
 }
 
@@ -179,6 +181,9 @@ export async function startStateless2026Upstream(): Promise<Stateless2026Upstrea
         const notification = { jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { [MCP_META_KEY.subscriptionId]: id } } };
         res.write(`event: message\ndata: ${JSON.stringify(notification)}\n\n`);
       }
+    },
+    dropListenStreams() {
+      for (const { res } of listeners) res.destroy();
     },
     async close() {
       for (const { res } of listeners) res.end();

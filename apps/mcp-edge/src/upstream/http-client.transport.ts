@@ -85,6 +85,8 @@ export class HttpClientTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   /** Extra headers per POSTed message (the 2026-07-28 revision mirrors the method into headers). */
   headersFor?: (message: JSONRPCMessage) => OutgoingHttpHeaders;
+  /** Told when the SSE answer to a request ended without its response (a subscriptions/listen stream that dropped). */
+  onUnansweredEnd?: (requestId: RequestId) => void;
   private readonly agent: http.Agent;
   private readonly open = new Set<http.ClientRequest>();
   private protocolVersion?: string;
@@ -206,6 +208,7 @@ export class HttpClientTransport implements Transport {
     const finished = (error?: Error) => {
       if (this.closed || overflowed) return;
       if (error) this.onerror?.(new Error(`SSE stream disconnected: ${error.message}`));
+      if (!answered && requestId !== undefined) this.onUnansweredEnd?.(requestId);
       if (answered || !(standalone || lastId !== undefined)) return;
       this.scheduleReconnect(lastId, replayId, 0);
     };

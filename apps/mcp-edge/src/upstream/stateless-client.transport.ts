@@ -17,6 +17,8 @@ export interface EraMemo {
 /** An upstream asking for input again and again is misbehaving: the call fails after this many rounds. */
 const MAX_INPUT_ROUNDS = 8;
 const PROBE_TIMEOUT_MS = 10_000;
+/** Reopening a dropped listen stream: 1 s, doubling, at most 30 s. */
+const RELISTEN_MS = { first: 1000, max: 30_000 };
 const EDGE_INFO: Implementation = { name: 'estate-edge', version: '0.1.0' };
 
 interface PendingCall {
@@ -59,6 +61,9 @@ export class StatelessUpstreamTransport implements Transport {
   private readonly inputs = new Map<RequestId, { call: RequestId; key: string }>();
   /** The `x-mcp-header` declarations of the upstream's tools, from its latest tools/list pages. */
   private readonly mirrored = new Map<string, readonly ParamHeader[]>();
+  private listening?: { id: string; filter: Record<string, boolean>; failures: number; missed: boolean };
+  private relisten?: NodeJS.Timeout;
+  private closed = false;
 
   constructor(private readonly inner: HttpClientTransport, private readonly memo: EraMemo, private readonly probeTimeoutMs = PROBE_TIMEOUT_MS) {
     inner.headersFor = (message) => (this.era === 'session' ? {} : this.headersFor(message));
@@ -84,10 +89,13 @@ export class StatelessUpstreamTransport implements Transport {
     this.inner.onmessage = (message) => this.receive(message);
     this.inner.onerror = (error) => this.onerror?.(error);
     this.inner.onclose = () => this.onclose?.();
+    this.inner.onUnansweredEnd = (id) => this.listenEnded(id);
     await this.inner.start();
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.relisten);
     await this.inner.close();
   }
 
@@ -160,15 +168,47 @@ export class StatelessUpstreamTransport implements Transport {
 
   /** Opens one subscriptions/listen stream for the list changes the upstream declared (the drift watch relists on them). */
   private listen(): void {
-    const filter = listenFilter(this.discovered?.capabilities ?? {});
-    if (!filter) return;
+    const filter = this.listening?.filter ?? listenFilter(this.discovered?.capabilities ?? {});
+    if (!filter || this.closed) return;
     const id = `estate-listen-${(this.next += 1)}`;
-    this.own.set(id, () => this.own.delete(id));
+    this.listening = { id, filter, failures: this.listening?.failures ?? 0, missed: this.listening?.missed ?? false };
+    // A final answer closes the stream like a drop does.
+    this.own.set(id, () => this.listenEnded(id));
     const request = statelessRequest({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { notifications: filter } }, this.context);
-    this.inner.send(request as JSONRPCMessage).catch((error: Error) => this.onerror?.(error));
+    this.inner.send(request as JSONRPCMessage).catch((error: Error) => {
+      this.onerror?.(error);
+      this.listenEnded(id);
+    });
+  }
+
+  /** The stream is gone: open another after a pause; changes made meanwhile are caught by a relist once it is back. */
+  private listenEnded(id: RequestId): void {
+    const listening = this.listening;
+    if (!listening || listening.id !== id || this.closed) return;
+    this.own.delete(id);
+    listening.id = '';
+    listening.missed = true;
+    const delay = Math.min(RELISTEN_MS.first * 2 ** listening.failures, RELISTEN_MS.max);
+    listening.failures += 1;
+    this.relisten = setTimeout(() => this.listen(), delay);
+    this.relisten.unref();
+  }
+
+  /** The upstream acknowledged a (re)opened stream: what changed while none was open is announced to the SDK client as changed. */
+  private listenAcknowledged(): void {
+    const listening = this.listening;
+    if (!listening) return;
+    listening.failures = 0;
+    if (!listening.missed) return;
+    listening.missed = false;
+    const methods = { toolsListChanged: 'tools', promptsListChanged: 'prompts', resourcesListChanged: 'resources' } as const;
+    for (const flag of Object.keys(listening.filter) as Array<keyof typeof methods>) {
+      this.deliver({ jsonrpc: '2.0', method: `notifications/${methods[flag]}/list_changed` } as JSONRPCMessage);
+    }
   }
 
   private receive(message: JSONRPCMessage): void {
+    if ('method' in message && message.method === 'notifications/subscriptions/acknowledged') return this.listenAcknowledged();
     if (!isResponse(message)) return this.deliver(message);
     const own = this.own.get(message.id);
     if (own) return own(message);
