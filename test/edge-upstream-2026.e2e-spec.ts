@@ -73,7 +73,7 @@ describe('the edge speaks 2026-07-28 to upstreams that offer it and the session 
     for (const spec of [...ledgerSpecs('ledger'), bankSpecs('bank')[0]]) expect((await http('POST', `${registry.url}/v1/tools`, admin, spec)).status).toBe(201);
 
     const probe = await connect(mcpUrl);
-    await waitFor(async () => ((await probe.client.listTools()).tools.length === 4 ? true : undefined), 'alice to see the four tools');
+    await waitFor(async () => ((await probe.client.listTools()).tools.length === 5 ? true : undefined), 'alice to see the five tools');
     await probe.client.close();
   }, 60000);
 
@@ -187,6 +187,13 @@ describe('the edge speaks 2026-07-28 to upstreams that offer it and the session 
     expect(methodsOf(ledger.seen)).not.toContain('logging/setLevel');
     const [call] = toolCalls(ledger.seen, 'count');
     expect((call.body?.['params'] as { _meta: Record<string, unknown> })._meta).toMatchObject({ [MCP_META_KEY.logLevel]: 'debug', progressToken: expect.anything() });
+  });
+
+  it("cancels the upstream call the 2026 way, by closing its stream, when the agent gives up", async () => {
+    const alice = await open();
+    const before = ledger.cancelledCalls();
+    await expect(alice.client.callTool({ name: 'ledger.hold', arguments: {} }, undefined, { timeout: 300 })).rejects.toMatchObject({ code: -32001 });
+    await waitFor(async () => (ledger.cancelledCalls() > before ? true : undefined), 'the upstream to see its stream closed', 5000);
   });
 
   it('learns of list changes through subscriptions/listen and lists the tools again', async () => {

@@ -23,6 +23,8 @@ export interface SeenRequest {
 export interface Stateless2026Upstream {
   url: string;
   seen: SeenRequest[];
+  /** Calls of `hold` whose stream the client closed. */
+  cancelledCalls(): number;
   /** Changes `balance`'s description and announces it on every open subscriptions/listen stream. */
   changeBalanceDescription(description: string): void;
   /** Cuts every open subscriptions/listen stream, as a restart of the server would. */
@@ -39,6 +41,8 @@ const BALANCE_DESCRIPTION = 'Returns the balance of an account. Read-only.';
 const CLOSE_DESCRIPTION = 'Closes an account after the user confirms and gives a reason.';
 const COUNT_INPUT = { type: 'object', properties: { to: { type: 'integer', minimum: 1, maximum: 10 } }, required: ['to'], additionalProperties: false };
 const COUNT_DESCRIPTION = 'Counts to a number, reporting progress and logging each step.';
+const HOLD_INPUT = { type: 'object', properties: {}, additionalProperties: false };
+const HOLD_DESCRIPTION = 'Never answers; for cancellation.';
 const CONFIRM_SCHEMA = { type: 'object', properties: { reason: { type: 'string' } }, required: ['reason'] };
 
 /** The ledger's tools as the estate publishes them; the contract matches what the server lists. */
@@ -48,6 +52,7 @@ export function ledgerSpecs(server: string): ToolSpec[] {
     { ...common, name: `${server}.balance`, version: '1.0.0', title: 'Account balance', description: BALANCE_DESCRIPTION, inputSchema: BALANCE_INPUT, sideEffect: 'read' as const, upstream: { server, tool: 'balance' } },
     { ...common, name: `${server}.close-account`, version: '1.0.0', title: 'Close an account', description: CLOSE_DESCRIPTION, inputSchema: INPUT, sideEffect: 'write' as const, upstream: { server, tool: 'close-account' } },
     { ...common, name: `${server}.count`, version: '1.0.0', title: 'Count', description: COUNT_DESCRIPTION, inputSchema: COUNT_INPUT, sideEffect: 'read' as const, upstream: { server, tool: 'count' } },
+    { ...common, name: `${server}.hold`, version: '1.0.0', title: 'Hold', description: HOLD_DESCRIPTION, inputSchema: HOLD_INPUT, sideEffect: 'read' as const, upstream: { server, tool: 'hold' } },
   ];
 }
 
@@ -62,6 +67,7 @@ const refuse = (id: unknown, error: { code: number; message: string; data?: unkn
 
 export async function startStateless2026Upstream(): Promise<Stateless2026Upstream> {
   const seen: SeenRequest[] = [];
+  const cancelled = { count: 0 };
   const listeners = new Set<{ res: http.ServerResponse; id: unknown }>();
   let balanceDescription = BALANCE_DESCRIPTION;
 
@@ -69,6 +75,7 @@ export async function startStateless2026Upstream(): Promise<Stateless2026Upstrea
     { name: 'balance', description: balanceDescription, inputSchema: BALANCE_INPUT },
     { name: 'close-account', description: CLOSE_DESCRIPTION, inputSchema: INPUT },
     { name: 'count', description: COUNT_DESCRIPTION, inputSchema: COUNT_INPUT },
+    { name: 'hold', description: HOLD_DESCRIPTION, inputSchema: HOLD_INPUT },
   ];
 
   /** Answers on an SSE stream: progress (with the request's token) and, when `_meta` asks for a level, log messages, then the result. */
@@ -152,6 +159,13 @@ export async function startStateless2026Upstream(): Promise<Stateless2026Upstrea
         const wrongParam = declared.ok ? checkParamHeaders(req.headers, declared.headers, params['arguments']) : null;
         if (wrongParam) return send(res, 400, refuse(id, wrongParam));
         if (params['name'] === 'count') return count(id, params, res, meta.meta);
+        if (params['name'] === 'hold') {
+          // Under this revision a client cancels by closing the stream; that is all the server sees.
+          res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+          res.write(': holding\n\n');
+          res.once('close', () => void (cancelled.count += 1));
+          return;
+        }
         const answer = callTool(id, params, capabilities);
         return send(res, answer.status, answer.body);
       }
@@ -175,6 +189,7 @@ export async function startStateless2026Upstream(): Promise<Stateless2026Upstrea
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     seen,
+    cancelledCalls: () => cancelled.count,
     changeBalanceDescription(description: string) {
       balanceDescription = description;
       for (const { res, id } of listeners) {

@@ -114,8 +114,8 @@ export class StatelessUpstreamTransport implements Transport {
     }
     if (isResponse(message)) return this.answerInput(message);
     if ('method' in message && message.method === 'notifications/initialized') this.listen();
-    if ('method' in message && message.method === 'notifications/cancelled') this.forget((message.params as { requestId?: RequestId } | undefined)?.requestId);
-    // Other notifications have no place in this revision (cancellation is the HTTP request ending).
+    if ('method' in message && message.method === 'notifications/cancelled') this.cancel((message.params as { requestId?: RequestId } | undefined)?.requestId);
+    // Other notifications have no place in this revision.
   }
 
   private async initialize(message: StatelessRequest, options?: TransportSendOptions): Promise<void> {
@@ -265,7 +265,14 @@ export class StatelessUpstreamTransport implements Transport {
     });
   }
 
-  /** Drops what is kept for a call the SDK client gave up on (timeout, abort). */
+  /** The SDK client gave up on a request (timeout, abort): on HTTP the revision cancels by closing its stream. */
+  private cancel(id: RequestId | undefined): void {
+    if (id === undefined) return;
+    this.forget(id);
+    this.inner.abort(id);
+  }
+
+  /** Drops what is kept for a call that will not be answered. */
   private forget(id: RequestId | undefined): void {
     if (id === undefined) return;
     this.calls.delete(id);
