@@ -147,9 +147,12 @@ export class StatelessUpstreamTransport implements Transport {
       timer = setTimeout(() => resolve(undefined), this.probeTimeoutMs);
     });
     try {
-      await this.inner.send(discoverRequest(id, this.context) as JSONRPCMessage);
-      const answer = await answered;
-      return answer === undefined ? { era: 'session', reason: `no answer to server/discover within ${this.probeTimeoutMs} ms` } : judgeDiscoverAnswer(answer);
+      // The timeout covers the whole exchange: a server may also hold back the response headers.
+      const sent = this.inner.send(discoverRequest(id, this.context) as JSONRPCMessage).then(() => answered);
+      const answer = await Promise.race([sent, answered]);
+      if (answer !== undefined) return judgeDiscoverAnswer(answer);
+      this.inner.abort(id);
+      return { era: 'session', reason: `no answer to server/discover within ${this.probeTimeoutMs} ms` };
     } catch (error) {
       if (error instanceof UpstreamHttpError && error.status >= 400 && error.status < 500) return judgeDiscoverRefusal(error.status, error.body);
       throw error;

@@ -75,7 +75,10 @@ function eraKey(upstream: CatalogUpstream): string {
 
 /**
  * One persistent SDK client session per upstream server, opened on first use and reopened with
- * backoff after it drops. Each opening lists the upstream's tools for drift detection.
+ * backoff after it drops. Each opening lists the upstream's tools for drift detection. An HTTP
+ * upstream is first probed with `server/discover`: one that speaks 2026-07-28 gets stateless
+ * requests behind the same SDK client (stateless-client.transport.ts); the others get the
+ * `initialize` handshake, and are not probed again until a connection to them fails.
  */
 export class UpstreamPool {
   private readonly connections = new Map<string, Promise<Connection>>();
