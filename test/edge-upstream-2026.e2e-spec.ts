@@ -9,7 +9,7 @@ import { bankSpecs } from '../examples/bank/bank.specs';
 import { ADMIN, http, token, waitFor } from './support/estate.harness';
 import { testEstateEnv } from './support/estate.stack';
 import { createTestDatabase } from './support/infra';
-import { ledgerSpecs, startStateless2026Upstream, type SeenRequest, type Stateless2026Upstream } from './support/stateless-2026-upstream.server';
+import { LOCKED_ACCOUNT, ledgerSpecs, startStateless2026Upstream, type SeenRequest, type Stateless2026Upstream } from './support/stateless-2026-upstream.server';
 
 const ALICE = { sub: 'alice', scope: 'ledger:read bank:read', clearance: 'internal' };
 
@@ -163,6 +163,11 @@ describe('the edge speaks 2026-07-28 to upstreams that offer it and the session 
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain('ledger.close-account failed');
     expect(toolCalls(ledger.seen, 'close-account')).toHaveLength(before + 1);
+    // A read tool is retried after upstream failures, but not after this one: it would be refused again.
+    const lockedBefore = toolCalls(ledger.seen, 'balance').length;
+    const locked = await plain.client.callTool({ name: 'ledger.balance', arguments: { account: LOCKED_ACCOUNT } });
+    expect(locked.isError).toBe(true);
+    expect(toolCalls(ledger.seen, 'balance')).toHaveLength(lockedBefore + 1);
     // The refusal is the estate's, audited like a session-era upstream's elicitation refused.
     const admin = await token(ADMIN);
     const trail = (type: string) => waitFor(async () => {
@@ -170,7 +175,15 @@ describe('the edge speaks 2026-07-28 to upstreams that offer it and the session 
       const entries = r.body.entries as Array<Record<string, unknown>> | undefined;
       return entries?.length === 1 ? entries : undefined;
     }, `one ${type} in the audit trail`);
-    expect((await trail('UpstreamRequestRefused')).map((e) => [e.tool, e.outcome])).toEqual([['ledger.close-account', 'refused:client_not_capable']]);
+    const refusedTrail = await waitFor(async () => {
+      const r = await http('GET', `${auditUrl}/v1/audit?principal=alice&type=UpstreamRequestRefused`, admin);
+      const entries = r.body.entries as Array<Record<string, unknown>> | undefined;
+      return entries?.length === 2 ? entries : undefined;
+    }, 'two refused input requests in the audit trail');
+    expect(refusedTrail.map((e) => [e.tool, e.outcome]).sort()).toEqual([
+      ['ledger.balance', 'refused:client_not_capable'],
+      ['ledger.close-account', 'refused:client_not_capable'],
+    ]);
     // The answered one of the test before, audited like a session-era upstream's elicitation.
     expect((await trail('UpstreamRequestRelayed')).map((e) => [e.tool, e.outcome])).toEqual([['ledger.close-account', 'answered']]);
   });

@@ -37,6 +37,8 @@ const ACCOUNT = { type: 'string', pattern: '^ACC-[0-9]+$' };
 const INPUT = { type: 'object', properties: { account: ACCOUNT }, required: ['account'], additionalProperties: false };
 /** `balance` asks for its account to be mirrored into Mcp-Param-Account, so a router could route on it. */
 const BALANCE_INPUT = { ...INPUT, properties: { account: { ...ACCOUNT, 'x-mcp-header': 'Account' } } };
+/** The account whose balance asks for input, so a read tool's input_required can be tested. */
+export const LOCKED_ACCOUNT = 'ACC-0';
 const BALANCE_DESCRIPTION = 'Returns the balance of an account. Read-only.';
 const CLOSE_DESCRIPTION = 'Closes an account after the user confirms and gives a reason.';
 const COUNT_INPUT = { type: 'object', properties: { to: { type: 'integer', minimum: 1, maximum: 10 } }, required: ['to'], additionalProperties: false };
@@ -95,6 +97,11 @@ export async function startStateless2026Upstream(): Promise<Stateless2026Upstrea
     const args = (params['arguments'] ?? {}) as { account?: unknown };
     const account = String(args.account ?? '');
     if (params['name'] === 'balance') {
+      // A locked account's balance needs the user's say-so first (answered or not, it stays locked here).
+      if (account === LOCKED_ACCOUNT) {
+        const inputRequests: InputRequests = { unlock: { method: 'elicitation/create', params: { mode: 'form', message: `Unlock ${account}?`, requestedSchema: { type: 'object', properties: {} } } } };
+        return { status: 200, body: reply(id, inputRequiredResult('tools/call', { inputRequests })) };
+      }
       const structured = { account, balance: 1200, currency: 'EUR' };
       return { status: 200, body: reply(id, completeResult('tools/call', { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured })) };
     }

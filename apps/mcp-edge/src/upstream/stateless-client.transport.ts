@@ -1,6 +1,6 @@
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { isJsonObject, resultTypeOf, type ClientCapabilities, type Implementation, type LogLevel, type ParamHeader } from '@estate/protocol';
+import { STATELESS_ERROR, isJsonObject, resultTypeOf, type ClientCapabilities, type Implementation, type LogLevel, type ParamHeader } from '@estate/protocol';
 import { UpstreamHttpError, type HttpClientTransport } from './http-client.transport';
 import {
   declaredParamHeaders, discoverRequest, initializeResultFrom, paramHeaders, judgeDiscoverAnswer, judgeDiscoverRefusal, listenFilter, readInputRequired, retriedRequest, sessionEraResult,
@@ -253,7 +253,8 @@ export class StatelessUpstreamTransport implements Transport {
     if (!call) return;
     if (message.error) {
       this.forget(slot.call);
-      return this.fail(slot.call, `the upstream's ${slot.key} input request was not answered: ${message.error.message}`, message.error.code);
+      // Not retried: the same request would be refused or unanswerable again.
+      return this.fail(slot.call, `the upstream's ${slot.key} input request was not answered: ${message.error.message}`, STATELESS_ERROR.MissingRequiredClientCapability.code);
     }
     call.responses[slot.key] = message.result ?? {};
     call.missing.delete(slot.key);

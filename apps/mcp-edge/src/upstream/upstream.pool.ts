@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult, type Progress, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogUpstream } from '@estate/events';
 import type { Logger } from '@estate/platform';
+import { STATELESS_ERROR } from '@estate/protocol';
 import type { FailureKind } from '../policy/retry.policy';
 import { DEFAULT_READ_LIMITS, HttpClientTransport, UpstreamHttpError, type UpstreamReadLimits } from './http-client.transport';
 import { StatelessUpstreamTransport, type UpstreamEra } from './stateless-client.transport';
@@ -48,8 +49,12 @@ export const DEFAULT_POOL_OPTIONS: UpstreamPoolOptions = { read: DEFAULT_READ_LI
 
 const RECONNECT_BACKOFF_MS = [0, 100, 500, 2000, 5000];
 const MAX_TOOL_PAGES = 50;
-/** Codes with which an upstream says the request itself was wrong: sending it again cannot help. */
-const REJECTION_CODES = new Set<number>([ErrorCode.InvalidRequest, ErrorCode.MethodNotFound, ErrorCode.InvalidParams, ErrorCode.ParseError]);
+/**
+ * Codes with which an upstream says the request itself was wrong: sending it again cannot help.
+ * -32021 (2026-07-28): a client capability is missing, which is also how the edge fails a call
+ * whose input request the estate refused or the agent could not answer.
+ */
+const REJECTION_CODES = new Set<number>([ErrorCode.InvalidRequest, ErrorCode.MethodNotFound, ErrorCode.InvalidParams, ErrorCode.ParseError, STATELESS_ERROR.MissingRequiredClientCapability.code]);
 
 /** Maps whatever the SDK client threw to the failure kinds the retry policy and the model understand. */
 export function classifyUpstreamError(error: unknown, timeoutMs: number): UpstreamFailure {
