@@ -46,6 +46,8 @@ describe('the edge speaks 2026-07-28 to upstreams that offer it and the session 
   let mcpUrl: string;
   let auditUrl: string;
   let ledger: Stateless2026Upstream;
+  /** A second 2026 upstream, registered with session affinity. */
+  let vault: Stateless2026Upstream;
   let bankCalls: () => number;
 
   beforeAll(async () => {
@@ -60,6 +62,8 @@ describe('the edge speaks 2026-07-28 to upstreams that offer it and the session 
 
     ledger = await startStateless2026Upstream();
     stops.unshift(ledger.close);
+    vault = await startStateless2026Upstream();
+    stops.unshift(vault.close);
     const bank = await startBankServer({ port: 0, logger: createLogger('bank', 'error') });
     stops.unshift(bank.close);
     bankCalls = () => bank.stats().total;
@@ -68,12 +72,13 @@ describe('the edge speaks 2026-07-28 to upstreams that offer it and the session 
     const servers = [
       { name: 'ledger', url: ledger.url, owner: 'ledger-team', allowElicitation: true },
       { name: 'bank', url: bank.url, owner: 'payments-team' },
+      { name: 'vault', url: vault.url, owner: 'ledger-team', sessionAffinity: true },
     ];
     for (const body of servers) expect((await http('POST', `${registry.url}/v1/servers`, admin, body)).status).toBe(201);
-    for (const spec of [...ledgerSpecs('ledger'), bankSpecs('bank')[0]]) expect((await http('POST', `${registry.url}/v1/tools`, admin, spec)).status).toBe(201);
+    for (const spec of [...ledgerSpecs('ledger'), ...ledgerSpecs('vault').slice(0, 1), bankSpecs('bank')[0]]) expect((await http('POST', `${registry.url}/v1/tools`, admin, spec)).status).toBe(201);
 
     const probe = await connect(mcpUrl);
-    await waitFor(async () => ((await probe.client.listTools()).tools.length === 5 ? true : undefined), 'alice to see the five tools');
+    await waitFor(async () => ((await probe.client.listTools()).tools.length === 6 ? true : undefined), 'alice to see the six tools');
     await probe.client.close();
   }, 60000);
 
@@ -207,6 +212,17 @@ describe('the edge speaks 2026-07-28 to upstreams that offer it and the session 
     const before = ledger.cancelledCalls();
     await expect(alice.client.callTool({ name: 'ledger.hold', arguments: {} }, undefined, { timeout: 300 })).rejects.toMatchObject({ code: -32001 });
     await waitFor(async () => (ledger.cancelledCalls() > before ? true : undefined), 'the upstream to see its stream closed', 5000);
+  });
+
+  it('shares one connection to a 2026 upstream registered with session affinity: it keeps no sessions', async () => {
+    for (const account of ['ACC-1', 'ACC-2', 'ACC-3']) {
+      const agent = await open();
+      const result = await agent.client.callTool({ name: 'vault.balance', arguments: { account } });
+      expect(result.structuredContent).toMatchObject({ account });
+    }
+    const methods = methodsOf(vault.seen);
+    expect(methods.filter((m) => m === 'server/discover')).toHaveLength(1);
+    expect(methods.filter((m) => m === 'subscriptions/listen')).toHaveLength(1);
   });
 
   it('learns of list changes through subscriptions/listen and lists the tools again', async () => {

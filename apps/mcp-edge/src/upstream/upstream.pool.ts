@@ -69,9 +69,12 @@ export function classifyUpstreamError(error: unknown, timeoutMs: number): Upstre
   return new UpstreamFailure('unreachable', `the upstream could not be reached (${reason})`, { cause: error });
 }
 
-/** The shared connection of a server, or one per downstream session when the server keeps client state. */
-function connectionKey(upstream: CatalogUpstream, sessionId: string | undefined): string {
-  return upstream.sessionAffinity && sessionId !== undefined ? `${upstream.server}#${sessionId}` : upstream.server;
+/**
+ * The shared connection of a server, or one per downstream session when the server keeps client
+ * state; a 2026-07-28 server has no sessions to keep it in, so it is always shared.
+ */
+function connectionKey(upstream: CatalogUpstream, sessionId: string | undefined, era: UpstreamEra | undefined): string {
+  return upstream.sessionAffinity && sessionId !== undefined && era !== 'stateless' ? `${upstream.server}#${sessionId}` : upstream.server;
 }
 
 function eraKey(upstream: CatalogUpstream): string {
@@ -117,7 +120,7 @@ export class UpstreamPool {
   async call(
     upstream: CatalogUpstream, tool: string, args: Record<string, unknown>, timeoutMs: number, signal?: AbortSignal, options: UpstreamCallOptions = {},
   ): Promise<CallToolResult> {
-    const key = connectionKey(upstream, options.sessionId);
+    const key = connectionKey(upstream, options.sessionId, this.eras.get(eraKey(upstream)));
     const connection = await this.connection(upstream, key);
     try {
       const requestOptions = { timeout: timeoutMs, signal, onprogress: options.onprogress };
