@@ -83,8 +83,14 @@ export class HttpClientTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /** Extra headers per POSTed message (the 2026-07-28 revision mirrors the method into headers). */
+  headersFor?: (message: JSONRPCMessage) => OutgoingHttpHeaders;
+  /** Told when the SSE answer to a request ended without its response (a subscriptions/listen stream that dropped). */
+  onUnansweredEnd?: (requestId: RequestId) => void;
   private readonly agent: http.Agent;
   private readonly open = new Set<http.ClientRequest>();
+  /** The POST carrying each request whose answer is still being read, by JSON-RPC id. */
+  private readonly inFlight = new Map<RequestId, http.ClientRequest>();
   private protocolVersion?: string;
   private retryMs?: number;
   /** Hands messages over one microtask apart; see deliver(). */
@@ -114,7 +120,8 @@ export class HttpClientTransport implements Transport {
         return;
       }
       const body = JSON.stringify(message);
-      const res = await this.request('POST', { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': Buffer.byteLength(body) }, body);
+      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': Buffer.byteLength(body), ...this.headersFor?.(message) };
+      const res = await this.request('POST', headers, body, requestIdOf(message));
       await this.answer(message, res, options);
     } catch (error) {
       this.onerror?.(error as Error);
@@ -203,6 +210,7 @@ export class HttpClientTransport implements Transport {
     const finished = (error?: Error) => {
       if (this.closed || overflowed) return;
       if (error) this.onerror?.(new Error(`SSE stream disconnected: ${error.message}`));
+      if (!answered && requestId !== undefined) this.onUnansweredEnd?.(requestId);
       if (answered || !(standalone || lastId !== undefined)) return;
       this.scheduleReconnect(lastId, replayId, 0);
     };
@@ -247,7 +255,17 @@ export class HttpClientTransport implements Transport {
     await Promise.race([ended, new Promise<void>((resolve) => setTimeout(resolve, 500).unref())]);
   }
 
-  private request(method: string, extra: OutgoingHttpHeaders, body?: string): Promise<IncomingMessage> {
+  /**
+   * Ends the HTTP exchange of a request still in flight: under 2026-07-28 closing the stream is
+   * how a client cancels. Returns whether one was open.
+   */
+  abort(id: RequestId): boolean {
+    const req = this.inFlight.get(id);
+    req?.destroy();
+    return req !== undefined;
+  }
+
+  private request(method: string, extra: OutgoingHttpHeaders, body?: string, id?: RequestId): Promise<IncomingMessage> {
     if (this.closed) return Promise.reject(new Error('the upstream transport is closed'));
     // The call's trace goes on at the upstream (W3C traceparent), when one is active.
     const headers: OutgoingHttpHeaders = { ...injectTraceHeaders<Record<string, string>>({}), ...extra };
@@ -257,7 +275,11 @@ export class HttpClientTransport implements Transport {
     return new Promise((resolve, reject) => {
       const req = send(this.url, { method, headers, agent: this.agent, maxHeaderSize: this.limits.maxHeaderBytes });
       this.open.add(req);
-      req.once('close', () => this.open.delete(req));
+      if (id !== undefined) this.inFlight.set(id, req);
+      req.once('close', () => {
+        this.open.delete(req);
+        if (id !== undefined && this.inFlight.get(id) === req) this.inFlight.delete(id);
+      });
       req.once('response', resolve);
       req.once('error', reject);
       req.end(body);

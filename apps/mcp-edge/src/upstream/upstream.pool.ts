@@ -2,8 +2,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, ErrorCode, McpError, ToolListChangedNotificationSchema, type CallToolResult, type Progress, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogUpstream } from '@estate/events';
 import type { Logger } from '@estate/platform';
+import { STATELESS_ERROR } from '@estate/protocol';
 import type { FailureKind } from '../policy/retry.policy';
 import { DEFAULT_READ_LIMITS, HttpClientTransport, UpstreamHttpError, type UpstreamReadLimits } from './http-client.transport';
+import { StatelessUpstreamTransport, type UpstreamEra } from './stateless-client.transport';
 import { BoundedStdioTransport } from './stdio-client.transport';
 
 /**
@@ -47,8 +49,12 @@ export const DEFAULT_POOL_OPTIONS: UpstreamPoolOptions = { read: DEFAULT_READ_LI
 
 const RECONNECT_BACKOFF_MS = [0, 100, 500, 2000, 5000];
 const MAX_TOOL_PAGES = 50;
-/** Codes with which an upstream says the request itself was wrong: sending it again cannot help. */
-const REJECTION_CODES = new Set<number>([ErrorCode.InvalidRequest, ErrorCode.MethodNotFound, ErrorCode.InvalidParams, ErrorCode.ParseError]);
+/**
+ * Codes with which an upstream says the request itself was wrong: sending it again cannot help.
+ * -32021 (2026-07-28): a client capability is missing, which is also how the edge fails a call
+ * whose input request the estate refused or the agent could not answer.
+ */
+const REJECTION_CODES = new Set<number>([ErrorCode.InvalidRequest, ErrorCode.MethodNotFound, ErrorCode.InvalidParams, ErrorCode.ParseError, STATELESS_ERROR.MissingRequiredClientCapability.code]);
 
 /** Maps whatever the SDK client threw to the failure kinds the retry policy and the model understand. */
 export function classifyUpstreamError(error: unknown, timeoutMs: number): UpstreamFailure {
@@ -63,20 +69,32 @@ export function classifyUpstreamError(error: unknown, timeoutMs: number): Upstre
   return new UpstreamFailure('unreachable', `the upstream could not be reached (${reason})`, { cause: error });
 }
 
-/** The shared connection of a server, or one per downstream session when the server keeps client state. */
-function connectionKey(upstream: CatalogUpstream, sessionId: string | undefined): string {
-  return upstream.sessionAffinity && sessionId !== undefined ? `${upstream.server}#${sessionId}` : upstream.server;
+/**
+ * The shared connection of a server, or one per downstream session when the server keeps client
+ * state; a 2026-07-28 server has no sessions to keep it in, so it is always shared.
+ */
+function connectionKey(upstream: CatalogUpstream, sessionId: string | undefined, era: UpstreamEra | undefined): string {
+  return upstream.sessionAffinity && sessionId !== undefined && era !== 'stateless' ? `${upstream.server}#${sessionId}` : upstream.server;
+}
+
+function eraKey(upstream: CatalogUpstream): string {
+  return `${upstream.server} ${upstream.url ?? ''}`;
 }
 
 /**
  * One persistent SDK client session per upstream server, opened on first use and reopened with
- * backoff after it drops. Each opening lists the upstream's tools for drift detection.
+ * backoff after it drops. Each opening lists the upstream's tools for drift detection. An HTTP
+ * upstream is first probed with `server/discover`: one that speaks 2026-07-28 gets stateless
+ * requests behind the same SDK client (stateless-client.transport.ts); the others get the
+ * `initialize` handshake, and are not probed again until a connection to them fails.
  */
 export class UpstreamPool {
   private readonly connections = new Map<string, Promise<Connection>>();
   private readonly failures = new Map<string, { count: number; at: number; reason: string }>();
   private readonly listeners: UpstreamToolsListener[] = [];
   private readonly setups: UpstreamClientSetup[] = [];
+  /** Which revision each HTTP upstream (by server and url) answered the probe with; a session one is not probed again. */
+  private readonly eras = new Map<string, UpstreamEra>();
 
   constructor(private readonly logger: Logger, private readonly clock: () => number = Date.now, private readonly options: UpstreamPoolOptions = DEFAULT_POOL_OPTIONS) {}
 
@@ -102,7 +120,7 @@ export class UpstreamPool {
   async call(
     upstream: CatalogUpstream, tool: string, args: Record<string, unknown>, timeoutMs: number, signal?: AbortSignal, options: UpstreamCallOptions = {},
   ): Promise<CallToolResult> {
-    const key = connectionKey(upstream, options.sessionId);
+    const key = connectionKey(upstream, options.sessionId, this.eras.get(eraKey(upstream)));
     const connection = await this.connection(upstream, key);
     try {
       const requestOptions = { timeout: timeoutMs, signal, onprogress: options.onprogress };
@@ -163,6 +181,8 @@ export class UpstreamPool {
       const previous = this.failures.get(upstream.server)?.count ?? 0;
       const failed = classifyUpstreamError(error, 0);
       this.failures.set(upstream.server, { count: previous + 1, at: this.clock(), reason: failed.message });
+      // The upstream may have been replaced by one of the other era: the next opening probes again.
+      this.eras.delete(eraKey(upstream));
       this.logger.warn({ server: upstream.server, err: error }, 'upstream connection failed');
       void client.close().catch(() => undefined);
       throw failed;
@@ -204,7 +224,10 @@ export class UpstreamPool {
       return transport;
     }
     if (!upstream.url) throw new UpstreamFailure('unreachable', 'the upstream has no url registered');
-    return new HttpClientTransport(new URL(upstream.url), this.options.read);
+    const http = new HttpClientTransport(new URL(upstream.url), this.options.read);
+    const key = eraKey(upstream);
+    if (this.eras.get(key) === 'session') return http;
+    return new StatelessUpstreamTransport(http, { remember: (era) => void this.eras.set(key, era) });
   }
 
   private drop(key: string, connection: Connection): void {
