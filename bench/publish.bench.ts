@@ -27,7 +27,11 @@ export interface PublishFigures {
   cpuPerPublish: Record<CpuRole, number>;
   /** 1-minute load average at the end of the run: the machine is shared. */
   load: number;
+  /** CPU ms per second the estate's processes spend with nothing published (polls, timers): what a slow rate pays per publish. */
+  idleCpuPerSecond?: number;
 }
+
+const IDLE_MS = 3_000;
 
 // Its own agent: one keep-alive socket per client, so connection setup never lands in a figure.
 const agent = new http.Agent({ keepAlive: true, maxSockets: 128 });
@@ -118,12 +122,15 @@ export async function measurePublish(brokers: string[] | undefined, progress: (l
     const token = await benchPublisher(estate.registry);
     const broker = localBroker(brokers);
     const sample = () => snapshot(estate.child.pid, broker);
+    const quiet = snapshot(estate.child.pid);
+    await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+    const idle = Object.values(cpuBetween(quiet, snapshot(estate.child.pid))).reduce((a, b) => a + b, 0) / (IDLE_MS / 1000);
     const figures: PublishFigures[] = [];
     for (const clients of PUBLISH_CONCURRENCY) {
       progress(`publish throughput, ${clients} client(s), ${bus}`);
       const figure = await publishLoad(estate.registry, token, clients, `r${Date.now().toString(36)}`, sample);
       if (figure.firstError) progress(`  ${figure.errors} refused, the first: ${figure.firstError}`);
-      figures.push({ bus, ...figure });
+      figures.push({ bus, ...figure, idleCpuPerSecond: idle });
     }
     return figures;
   } finally {
@@ -184,6 +191,7 @@ export function publishTable(figures: PublishFigures[]): BenchTable {
       'kafka broker': f.bus === 'kafka' ? round(f.cpuPerPublish['kafka broker'], 2) : '-',
       total: round(Object.values(f.cpuPerPublish).reduce((a, b) => a + b, 0), 2),
       'load (1 min)': round(f.load, 1),
+      'estate idle CPU (ms/s)': f.idleCpuPerSecond === undefined ? '-' : round(f.idleCpuPerSecond, 0),
     })),
   };
 }
