@@ -192,6 +192,9 @@ export function publishTable(figures: PublishFigures[]): BenchTable {
       total: round(Object.values(f.cpuPerPublish).reduce((a, b) => a + b, 0), 2),
       'load (1 min)': round(f.load, 1),
       'estate idle CPU (ms/s)': f.idleCpuPerSecond === undefined ? '-' : round(f.idleCpuPerSecond, 0),
+      // What the publishes themselves cost the estate and PostgreSQL: the idle share the rate carries taken out.
+      'estate + postgres net of idle (ms/publish)': f.idleCpuPerSecond === undefined || f.perSecond === 0 ? '-'
+        : round(f.cpuPerPublish['estate node'] + f.cpuPerPublish['postgres backends'] + f.cpuPerPublish['postgres background'] - f.idleCpuPerSecond / f.perSecond, 2),
     })),
   };
 }
