@@ -6,6 +6,8 @@ export interface PendingAppend {
   expectedVersion: number;
   stamped: EventEnvelope[];
   traceparent: string | null;
+  /** About how many bytes the events take on the wire. */
+  bytes: number;
 }
 
 /** What one write of a batch reports: the streams whose appends landed; the others met a writer in between. */
@@ -29,7 +31,8 @@ export class AppendBatcher {
   private queue: Waiting[] = [];
   private writing = false;
 
-  constructor(private readonly write: WriteBatch, private readonly maxBatch = 256) {}
+  /** At most `maxBatch` appends and about `maxBytes` (at least one append) per statement: large contracts do not pile into one message. */
+  constructor(private readonly write: WriteBatch, private readonly maxBatch = 256, private readonly maxBytes = 8 * 1024 * 1024) {}
 
   /** Resolves true once stored, false when the stream moved past the expected version. */
   append(append: PendingAppend): Promise<boolean> {
@@ -61,10 +64,13 @@ export class AppendBatcher {
     const streams = new Set<string>();
     const batch: Waiting[] = [];
     const rest: Waiting[] = [];
+    let bytes = 0;
     for (const w of this.queue) {
-      if (batch.length < this.maxBatch && !streams.has(w.append.streamId)) {
+      const fits = batch.length === 0 || (batch.length < this.maxBatch && bytes + w.append.bytes <= this.maxBytes);
+      if (fits && !streams.has(w.append.streamId)) {
         streams.add(w.append.streamId);
         batch.push(w);
+        bytes += w.append.bytes;
       } else rest.push(w);
     }
     this.queue = rest;

@@ -65,10 +65,10 @@ export class PostgresEventStore implements EventStore {
     if (events.length === 0) return [];
     const attributes = { 'estate.stream': streamId, 'estate.events': events.map((e) => e.type).join(','), 'estate.correlation_id': meta.correlationId };
     return withCorrelation(meta.correlationId, () => withSpan('registry append', attributes, async () => {
-      const stamped = this.stamp(streamId, expectedVersion, events, meta);
+      const { stamped, bytes } = this.stamp(streamId, expectedVersion, events, meta);
       // One statement per batch, so one transaction: the row's tx_id is taken there, after the
       // stream was read, which the relay's visibility rule depends on.
-      const landed = await this.batcher.append({ streamId, expectedVersion, stamped, traceparent: currentTraceparent() ?? null });
+      const landed = await this.batcher.append({ streamId, expectedVersion, stamped, traceparent: currentTraceparent() ?? null, bytes });
       if (!landed) throw new ConcurrencyConflict(streamId, expectedVersion);
       return stamped;
     }));
@@ -124,17 +124,19 @@ export class PostgresEventStore implements EventStore {
   }
 
   /** Id, position and time as the relay will send them; an event too large for the log is refused before it is stored. */
-  private stamp(streamId: string, expectedVersion: number, events: NewEvent[], meta: AppendMeta): EventEnvelope[] {
+  private stamp(streamId: string, expectedVersion: number, events: NewEvent[], meta: AppendMeta): { stamped: EventEnvelope[]; bytes: number } {
     const occurredAt = this.clock().toISOString();
     const stamped = events.map((event, index): EventEnvelope => ({
       id: this.ids(), type: event.type, version: event.version, stream: streamId, position: expectedVersion + index,
       occurredAt, actor: meta.actor, correlationId: meta.correlationId, data: event.data,
     }));
+    let total = 0;
     for (const e of stamped) {
       const bytes = eventMessageBytes(e);
       if (bytes > this.maxEventBytes) throw new EventTooLarge(streamId, bytes, this.maxEventBytes);
+      total += bytes;
     }
-    return stamped;
+    return { stamped, bytes: total };
   }
 }
 
