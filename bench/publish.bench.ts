@@ -5,6 +5,7 @@ import path from 'node:path';
 import { issueDevToken } from '@estate/platform';
 import type { BenchTable } from './contracts.bench';
 import { profileIn, summarizeProfile, type ProfileSummary } from './cpu-profile.summary';
+import { cpuBetween, listenerPid, snapshot, type CpuRole, type CpuSnapshot } from './publish.cpu';
 import { BENCH_SECRET } from './support/edge.launcher';
 import { startBenchEstate } from './support/estate.launcher';
 import { latencyStats, round, type LatencyStats } from './support/load.runner';
@@ -22,7 +23,15 @@ export interface PublishFigures {
   errors: number;
   firstError?: string;
   latency: LatencyStats;
+  /** CPU ms per publish completed in the measured window, by process role (user + system from /proc). */
+  cpuPerPublish: Record<CpuRole, number>;
+  /** 1-minute load average at the end of the run: the machine is shared. */
+  load: number;
+  /** CPU ms per second the estate's processes spend with nothing published (polls, timers): what a slow rate pays per publish. */
+  idleCpuPerSecond?: number;
 }
+
+const IDLE_MS = 3_000;
 
 // Its own agent: one keep-alive socket per client, so connection setup never lands in a figure.
 const agent = new http.Agent({ keepAlive: true, maxSockets: 128 });
@@ -58,27 +67,47 @@ function spec(tool: string, n: number): string {
 }
 
 /** `clients` loops, each publishing successive versions of its own tool for a fixed time; latencies after a warm-up. */
-async function publishLoad(registry: string, token: string, clients: number, run: string): Promise<Omit<PublishFigures, 'bus'>> {
+async function publishLoad(
+  registry: string, token: string, clients: number, run: string, sample: () => CpuSnapshot,
+): Promise<Omit<PublishFigures, 'bus'>> {
   const url = new URL('/v1/tools', registry);
   const times: number[] = [];
   let errors = 0;
   let firstError: string | undefined;
+  let completed = 0;
   const begin = performance.now();
   const measureFrom = begin + WARM_UP_MS;
   const end = measureFrom + RUN_MS;
+  let before: CpuSnapshot = new Map();
+  let after: CpuSnapshot = new Map();
+  const timers = [setTimeout(() => (before = sample()), WARM_UP_MS), setTimeout(() => (after = sample()), WARM_UP_MS + RUN_MS)];
   await Promise.all(Array.from({ length: clients }, async (_, c) => {
     const tool = `bench.${run}c${clients}w${c}`;
     for (let n = 0; performance.now() < end; n += 1) {
       const start = performance.now();
       const answer = await post(url, token, spec(tool, n));
       const done = performance.now();
+      if (answer.status === 201 && done >= measureFrom && done <= end) completed += 1;
       if (answer.status !== 201) {
         errors += 1;
         firstError ??= `${answer.status} ${answer.text.slice(0, 200)}`;
       } else if (start >= measureFrom && done <= end) times.push(done - start);
     }
   }));
-  return { clients, published: times.length, perSecond: times.length / (RUN_MS / 1000), errors, firstError, latency: latencyStats(times) };
+  for (const timer of timers) clearTimeout(timer);
+  if (after.size === 0) after = sample();
+  const spent = cpuBetween(before, after);
+  const cpuPerPublish = Object.fromEntries(Object.entries(spent).map(([role, ms]) => [role, ms / Math.max(1, completed)])) as Record<CpuRole, number>;
+  return {
+    clients, published: times.length, perSecond: completed / (RUN_MS / 1000), errors, firstError, latency: latencyStats(times), cpuPerPublish, load: os.loadavg()[0],
+  };
+}
+
+/** The broker's process when it runs on this machine (its port listened on here); its CPU counts toward a publish. */
+function localBroker(brokers: string[] | undefined): number | undefined {
+  const [host, port] = brokers?.[0]?.split(':') ?? [];
+  if (!port || !['127.0.0.1', 'localhost'].includes(host)) return undefined;
+  return listenerPid(Number(port));
 }
 
 /**
@@ -91,12 +120,17 @@ export async function measurePublish(brokers: string[] | undefined, progress: (l
   const bus = brokers ? 'kafka' : 'in-process';
   try {
     const token = await benchPublisher(estate.registry);
+    const broker = localBroker(brokers);
+    const sample = () => snapshot(estate.child.pid, broker);
+    const quiet = snapshot(estate.child.pid);
+    await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+    const idle = Object.values(cpuBetween(quiet, snapshot(estate.child.pid))).reduce((a, b) => a + b, 0) / (IDLE_MS / 1000);
     const figures: PublishFigures[] = [];
     for (const clients of PUBLISH_CONCURRENCY) {
       progress(`publish throughput, ${clients} client(s), ${bus}`);
-      const figure = await publishLoad(estate.registry, token, clients, `r${Date.now().toString(36)}`);
+      const figure = await publishLoad(estate.registry, token, clients, `r${Date.now().toString(36)}`, sample);
       if (figure.firstError) progress(`  ${figure.errors} refused, the first: ${figure.firstError}`);
-      figures.push({ bus, ...figure });
+      figures.push({ bus, ...figure, idleCpuPerSecond: idle });
     }
     return figures;
   } finally {
@@ -125,7 +159,7 @@ export async function profilePublish(brokers: string[] | undefined): Promise<{ s
   try {
     const token = await benchPublisher(estate.registry);
     const from = Date.now() - spawnedAt + WARM_UP_MS;
-    figures = await publishLoad(estate.registry, token, 16, `p${Date.now().toString(36)}`);
+    figures = await publishLoad(estate.registry, token, 16, `p${Date.now().toString(36)}`, () => snapshot(estate.child.pid));
     window = { fromMs: from, toMs: Date.now() - spawnedAt };
   } finally {
     await estate.stop();
@@ -151,6 +185,16 @@ export function publishTable(figures: PublishFigures[]): BenchTable {
       'p50 (ms)': round(f.latency.p50, 1),
       'p99 (ms)': round(f.latency.p99, 1),
       errors: f.errors,
+      'CPU ms/publish: estate node': round(f.cpuPerPublish['estate node'], 2),
+      'postgres backends': round(f.cpuPerPublish['postgres backends'], 2),
+      'postgres background': round(f.cpuPerPublish['postgres background'], 2),
+      'kafka broker': f.bus === 'kafka' ? round(f.cpuPerPublish['kafka broker'], 2) : '-',
+      total: round(Object.values(f.cpuPerPublish).reduce((a, b) => a + b, 0), 2),
+      'load (1 min)': round(f.load, 1),
+      'estate idle CPU (ms/s)': f.idleCpuPerSecond === undefined ? '-' : round(f.idleCpuPerSecond, 0),
+      // What the publishes themselves cost the estate and PostgreSQL: the idle share the rate carries taken out.
+      'estate + postgres net of idle (ms/publish)': f.idleCpuPerSecond === undefined || f.perSecond === 0 ? '-'
+        : round(f.cpuPerPublish['estate node'] + f.cpuPerPublish['postgres backends'] + f.cpuPerPublish['postgres background'] - f.idleCpuPerSecond / f.perSecond, 2),
     })),
   };
 }

@@ -79,6 +79,8 @@ describe('registry over HTTP (real PostgreSQL, in-process bus)', () => {
 
   describe('registering servers', () => {
     it('re-registering the same definition is idempotent; a different one is 409', async () => {
+      // The first registration's event is on the bus before the count below means anything.
+      await waitForEvents('server:pay', 1);
       const same = await http('POST', `${base}/v1/servers`, tokens.admin, { name: 'pay', url: 'http://127.0.0.1:1/mcp', owner: 'payments-team' });
       expect(same.status).toBe(201);
       const other = await http('POST', `${base}/v1/servers`, tokens.admin, { name: 'pay', url: 'http://127.0.0.1:2/mcp', owner: 'payments-team' });

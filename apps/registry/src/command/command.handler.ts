@@ -52,6 +52,9 @@ export class CommandHandler {
       try {
         const known = this.states.get(decider, streamId);
         let appended: Loaded<S> | undefined;
+        // A state kept from before is decided on without reading first, on the first attempt only:
+        // a conflict means someone else wrote, so the retry reads.
+        const trusted = attempt === 1 && known.version > 0;
         const outcome = await this.store.update<Outcome<Decided<E, S>>>(streamId, known.version, (newer) => {
           const loaded = this.advance(decider, streamId, known, newer);
           const decision = decider.decide(command, loaded.state);
@@ -59,7 +62,7 @@ export class CommandHandler {
           const append = options.dryRun ? [] : decision.events;
           if (append.length > 0) appended = { state: append.reduce((s, e) => decider.evolve(s, e), loaded.state), version: loaded.version + append.length };
           return { append, result: { ok: true, value: { events: decision.events, state: loaded.state } } };
-        }, meta);
+        }, meta, trusted);
         // Reached only once the append is stored: what it appended is known without reading it back.
         if (appended) this.states.set(decider, streamId, appended);
         return outcome;

@@ -280,3 +280,24 @@ describe('reaching a sunset date', () => {
     expect(events.reduce(evolveTool, initialToolState()).versions['1.0.0'].status).toBe('retired');
   });
 });
+
+describe('the newest version of a folded state', () => {
+  it('is the highest semver after every event, whatever order history published them in', () => {
+    const published = (version: string): ToolEvent => ({ type: 'ToolVersionPublished', version: 1, data: { spec: spec({ version }), bump: 'minor', changes: [] } });
+    const history: ToolEvent[] = [
+      published('1.2.0'), published('1.10.0'), published('1.9.0'),
+      { type: 'ToolVersionDeprecated', version: 1, data: { name: 'pay.transfer', version: '1.10.0', reason: 'old' } },
+      published('2.0.0-beta.1'), published('2.0.0'),
+      { type: 'ToolVersionRetired', version: 1, data: { name: 'pay.transfer', version: '2.0.0', reason: 'gone' } },
+    ];
+    const seen: Array<string | undefined> = [];
+    history.reduce((state, event) => {
+      const next = evolveTool(state, event);
+      seen.push(latestVersion(next));
+      return next;
+    }, initialToolState());
+    expect(seen).toEqual(['1.2.0', '1.10.0', '1.10.0', '1.10.0', '2.0.0-beta.1', '2.0.0', '2.0.0']);
+    // A state built without evolve (deserialised, say) is answered by looking at every version.
+    expect(latestVersion({ versions: { '0.9.0': { spec: spec({ version: '0.9.0' }), status: 'active', quarantined: false } } })).toBe('0.9.0');
+  });
+});

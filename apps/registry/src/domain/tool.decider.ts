@@ -36,9 +36,21 @@ export function toolStreamId(name: string): string {
   return `tool:${name}`;
 }
 
+/**
+ * The newest version of each `versions` object already asked about or built by evolve. Sorting
+ * every version on every publish parsed each semver again: linear in the stream's length, and
+ * the largest cost of the decider's own on long-lived tools (profiled). States are immutable, so
+ * an answer stays true of its object; evolve passes it on to the next state in O(1).
+ */
+const newest = new WeakMap<ToolState['versions'], string>();
+
 /** Newest published version of any status: a new version must be newer than every one before it. */
 export function latestVersion(state: ToolState): string | undefined {
-  return Object.keys(state.versions).sort(rcompare)[0];
+  const known = newest.get(state.versions);
+  if (known !== undefined) return known;
+  const latest = Object.keys(state.versions).sort(rcompare)[0];
+  if (latest !== undefined) newest.set(state.versions, latest);
+  return latest;
 }
 
 /**
@@ -185,9 +197,14 @@ function decideSunsets(name: string, now: string, state: ToolState): ToolEvent[]
 export function evolveTool(state: ToolState, event: ToolEvent): ToolState {
   const versions = { ...state.versions };
   switch (event.type) {
-    case 'ToolVersionPublished':
-      versions[event.data.spec.version] = { spec: event.data.spec, status: 'active', quarantined: false };
+    case 'ToolVersionPublished': {
+      const added = event.data.spec.version;
+      versions[added] = { spec: event.data.spec, status: 'active', quarantined: false };
+      const before = newest.get(state.versions);
+      if (before !== undefined) newest.set(versions, gt(added, before) ? added : before);
+      else if (Object.keys(state.versions).length === 0) newest.set(versions, added);
       break;
+    }
     case 'ToolVersionDeprecated':
       versions[event.data.version] = { ...versions[event.data.version], status: 'deprecated', sunsetAt: event.data.sunsetAt };
       break;
@@ -199,6 +216,11 @@ export function evolveTool(state: ToolState, event: ToolEvent): ToolState {
       break;
     case 'ToolVersionSunsetReached':
       break;
+  }
+  // Deprecations and retirements keep the set of versions: the newest stays the newest.
+  if (event.type !== 'ToolVersionPublished' && ('version' in event.data ? event.data.version in state.versions : true)) {
+    const before = newest.get(state.versions);
+    if (before !== undefined) newest.set(versions, before);
   }
   return { versions };
 }

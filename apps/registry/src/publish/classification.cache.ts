@@ -16,7 +16,17 @@ export function cachedClassifier(
   classify: ClassifyChange = classifierFor(DEFAULT_COMPAT_POLICY), limit = CLASSIFICATION_CACHE_SIZE,
 ): ClassifyChange & { size(): number } {
   const entries = new Map<string, ChangeClassification>();
+  // The same two objects asked again (the decision, then its answer's report): no key to hash.
+  // Specs are never changed once parsed, so the objects' identity is their content.
+  const lastAsked = new WeakMap<ToolSpec, { oldSpec: ToolSpec; answer: ChangeClassification }>();
   const cached = (oldSpec: ToolSpec, newSpec: ToolSpec): ChangeClassification => {
+    const same = lastAsked.get(newSpec);
+    if (same?.oldSpec === oldSpec) return same.answer;
+    const answer = lookup(oldSpec, newSpec);
+    lastAsked.set(newSpec, { oldSpec, answer });
+    return answer;
+  };
+  const lookup = (oldSpec: ToolSpec, newSpec: ToolSpec): ChangeClassification => {
     const key = pairKey(oldSpec, newSpec);
     const hit = entries.get(key);
     if (hit !== undefined) {

@@ -41,18 +41,40 @@ export interface EventStore {
    * Reads the stream from `fromVersion` (what the caller has folded already), lets `decide` choose
    * what to append, and appends it at the version read. Throws ConcurrencyConflict when another
    * writer appended in between.
+   * `known`: the caller's state at `fromVersion` was read from this store before, so `decide` runs
+   * on it first and what it appends is appended without reading (the append's version check
+   * catches a writer in between); a decision appending nothing is made again on a fresh read.
    */
-  update<T>(streamId: string, fromVersion: number, decide: (newer: EventEnvelope[]) => StreamUpdate<T>, meta: AppendMeta): Promise<T>;
+  update<T>(streamId: string, fromVersion: number, decide: (newer: EventEnvelope[]) => StreamUpdate<T>, meta: AppendMeta, known?: boolean): Promise<T>;
   listStreams(prefix: string): Promise<string[]>;
 }
 
 /** `update` for any store whose `append` checks the expected version: read, decide, append at the version read. */
 export async function readDecideAppend<T>(
   store: Pick<EventStore, 'readStream' | 'append'>, streamId: string, fromVersion: number,
-  decide: (newer: EventEnvelope[]) => StreamUpdate<T>, meta: AppendMeta,
+  decide: (newer: EventEnvelope[]) => StreamUpdate<T>, meta: AppendMeta, known = false,
 ): Promise<T> {
+  if (known) {
+    // One round trip instead of two for the usual command: nobody else wrote since we last did.
+    const first = decide([]);
+    if (first.append.length > 0) {
+      await store.append(streamId, fromVersion, first.append, meta);
+      return first.result;
+    }
+    // A refusal (or nothing to do) on a state that may be stale is only answered once it is confirmed current.
+    const newer = await store.readStream(streamId, fromVersion);
+    if (newer.length === 0) return first.result;
+    return appendDecided(store, streamId, fromVersion, newer, decide(newer), meta);
+  }
   const newer = await store.readStream(streamId, fromVersion);
-  const { append, result } = decide(newer);
+  return appendDecided(store, streamId, fromVersion, newer, decide(newer), meta);
+}
+
+async function appendDecided<T>(
+  store: Pick<EventStore, 'append'>, streamId: string, fromVersion: number, newer: EventEnvelope[], decided: StreamUpdate<T>, meta: AppendMeta,
+): Promise<T> {
+  const { append, result } = decided;
   if (append.length > 0) await store.append(streamId, fromVersion + newer.length, append, meta);
   return result;
 }
+

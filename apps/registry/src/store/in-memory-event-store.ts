@@ -28,8 +28,8 @@ export class InMemoryEventStore implements EventStore {
     return stamped;
   }
 
-  update<T>(streamId: string, fromVersion: number, decide: (newer: EventEnvelope[]) => StreamUpdate<T>, meta: AppendMeta): Promise<T> {
-    return readDecideAppend(this, streamId, fromVersion, decide, meta);
+  update<T>(streamId: string, fromVersion: number, decide: (newer: EventEnvelope[]) => StreamUpdate<T>, meta: AppendMeta, known?: boolean): Promise<T> {
+    return readDecideAppend(this, streamId, fromVersion, decide, meta, known);
   }
 
   async listStreams(prefix: string): Promise<string[]> {
