@@ -67,9 +67,12 @@ export function createMcpEndpoint(deps: McpEndpointDeps) {
       if (!auth.ok) return deps.guard.challenge(res, auth.reason);
       const version = req.headers['mcp-protocol-version'];
       const statelessHeader = deps.stateless !== undefined && version === STATELESS_PROTOCOL_VERSION;
+      // A POST naming an unknown revision date may be a stateless request of a revision we do not
+      // speak (its answer is -32022 with our versions): that needs the body, so it is judged after.
+      const judgedLater = deps.stateless !== undefined && req.method === 'POST' && typeof version === 'string' && REVISION_DATE.test(version);
       // Any version we speak is accepted, not only the negotiated one: the conformance suite sends
       // 2025-03-26 on some raw requests of a 2025-11-25 session.
-      if (version !== undefined && !statelessHeader && !isSupportedProtocolVersion(version)) return unsupportedVersion(res, version);
+      if (version !== undefined && !statelessHeader && !judgedLater && !isSupportedProtocolVersion(version)) return unsupportedVersion(res, version);
       const sessionId = singleHeader(req.headers['mcp-session-id']);
       if (req.method === 'POST') return await post(deps, req, res, auth.principal, sessionId);
       if (req.method === 'GET' || req.method === 'DELETE') {
@@ -88,6 +91,8 @@ export function createMcpEndpoint(deps: McpEndpointDeps) {
     }
   };
 }
+
+const REVISION_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 function unsupportedVersion(res: ServerResponse, version: string | string[]): void {
   rpcError(res, 400, null, { code: -32600, message: `Bad Request: unsupported MCP-Protocol-Version ${String(version).slice(0, 40)}` });
@@ -142,8 +147,10 @@ async function post(deps: McpEndpointDeps, req: IncomingMessage, res: ServerResp
     const era = negotiateRequestEra({ httpMethod: 'POST', headers: req.headers, body: parsed.value });
     if (era.era === 'refused') return refuse(res, era);
     if (era.era === 'stateless') return serveStateless(deps.stateless, req, res, principal, era);
-    // A session-era message (an initialize, say) under the stateless version header: as before, that header is not one a session speaks.
-    if (req.headers['mcp-protocol-version'] === STATELESS_PROTOCOL_VERSION) return unsupportedVersion(res, STATELESS_PROTOCOL_VERSION);
+    // A session-era message under a version header no session speaks (the stateless one on an
+    // initialize, an unknown date): refused as before.
+    const version = req.headers['mcp-protocol-version'];
+    if (version !== undefined && !isSupportedProtocolVersion(version)) return unsupportedVersion(res, version);
   }
   if (sessionId === undefined) return initialize(deps, req, res, principal, parsed.value);
   const session = deps.sessions.find(sessionId, principal);
