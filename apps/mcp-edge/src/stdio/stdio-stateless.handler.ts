@@ -61,6 +61,21 @@ export class StdioStatelessHandler {
     });
   }
 
+  /**
+   * Whether a message without `_meta` still belongs here: a notifications/cancelled naming one of
+   * our requests or subscriptions (a notification need not carry the version).
+   */
+  claims(message: unknown): boolean {
+    if (!isJsonObject(message) || message['method'] !== 'notifications/cancelled' || Object.hasOwn(message, 'id') || !isJsonObject(message['params'])) return false;
+    const id = message['params']['requestId'];
+    return (typeof id === 'string' || typeof id === 'number') && this.inFlight.has(id);
+  }
+
+  /** A message `claims` accepted. */
+  cancelled(message: unknown): void {
+    if (isJsonObject(message)) this.cancel(String(message['method']), message['params']);
+  }
+
   private cancel(method: string, params: unknown): void {
     if (method !== 'notifications/cancelled' || !isJsonObject(params)) return;
     const id = params['requestId'];

@@ -36,6 +36,7 @@ export class StdioGate {
       const parsed = parseJson(line);
       const era = parsed.ok ? negotiateMessageEra(parsed.value) : undefined;
       if (era !== undefined && era.era !== 'session') return this.stateless.handle(era);
+      if (parsed.ok && this.stateless.claims(parsed.value)) return this.stateless.cancelled(parsed.value);
     }
     const decision = inspectIncomingText(this.session.lifecycle, line);
     if (decision.action === 'batch') decision.entries.forEach((entry) => this.apply(entry));
