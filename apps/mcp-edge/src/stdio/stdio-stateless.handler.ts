@@ -54,7 +54,7 @@ export class StdioStatelessHandler {
     if (!parsed.ok) return this.write({ jsonrpc: '2.0', id: request.id, error: parsed.error });
     const filter = acknowledgedFilter(parsed.filter, { flags: ['toolsListChanged'] });
     this.write(subscriptionAcknowledged(request.id, filter));
-    const remove = this.deps.listeners.add({ id: request.id, principal: this.deps.principal, pins: pinsFromMeta(request.params?.['_meta']), filter, send: (m) => this.write(m) });
+    const remove = this.deps.listeners.add({ id: request.id, principal: this.deps.principal, pins: pinsFromMeta(request.params?.['_meta']), filter, send: (m) => this.write(m), end: () => this.inFlight.delete(request.id) });
     this.inFlight.set(request.id, () => {
       remove();
       this.inFlight.delete(request.id);
