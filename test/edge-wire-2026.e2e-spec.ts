@@ -95,6 +95,13 @@ describe('the edge on the wire, MCP 2026-07-28 (no sessions)', () => {
       }
     });
 
+    it('keeps refusing the 2026-07-28 version header on an initialize, as before: sessions do not speak it', async () => {
+      const init = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'old', version: '1' } };
+      const answer = await send(ALICE, 'initialize', init, { noMeta: true });
+      expect(answer.status).toBe(400);
+      expect(answer.message.error).toMatchObject({ code: -32600, message: expect.stringContaining('MCP-Protocol-Version') });
+    });
+
     it('still authenticates every request: no bearer is 401, whatever the revision', async () => {
       const answer = await send(ALICE, 'tools/list', {}, { headers: { authorization: undefined } });
       expect(answer.status).toBe(401);
@@ -246,6 +253,16 @@ describe('the edge on the wire, MCP 2026-07-28 (no sessions)', () => {
       await waitFor(async () => (alice.closed() && bob.closed() ? true : undefined), 'streams to close');
     });
 
+    it('ends an open stream with the answer to its listen request when the edge shuts down', async () => {
+      const second = await stack.startEdge();
+      const stream = await listen(ALICE, 'bye', second.mcpUrl);
+      await stream.waitFor((e) => e.data.includes('acknowledged'));
+      await second.stop();
+      const closing = JSON.parse((await stream.waitFor((e) => e.data.includes('"result"'))).data);
+      expect(closing).toEqual({ jsonrpc: '2.0', id: 'bye', result: expect.objectContaining({ resultType: 'complete', _meta: expect.objectContaining({ 'io.modelcontextprotocol/subscriptionId': 'bye' }) }) });
+      await waitFor(async () => (stream.closed() ? true : undefined), 'the stream to end');
+    });
+
     it('refuses a listen request without a filter with -32602', async () => {
       const answer = await send(ALICE, 'subscriptions/listen', {});
       expect(answer.status).toBe(400);
@@ -254,12 +271,12 @@ describe('the edge on the wire, MCP 2026-07-28 (no sessions)', () => {
   });
 
   /** A subscriptions/listen POST whose SSE answer is read as it arrives. */
-  async function listen(claims: Claims, id: string) {
+  async function listen(claims: Claims, id: string, url = stack.mcpUrl) {
     const params = { notifications: { toolsListChanged: true, promptsListChanged: true }, _meta: meta() };
     const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params });
     const headers = { authorization: `Bearer ${await token(claims)}`, 'content-type': 'application/json', accept: ACCEPT_BOTH, ...mirrored('subscriptions/listen', params) };
     return new Promise<{ status: number; headers: IncomingHttpHeaders; events: SseEvent[]; waitFor(p: (e: SseEvent) => boolean, ms?: number): Promise<SseEvent>; close(): void; closed(): boolean }>((resolve, reject) => {
-      const req = request(stack.mcpUrl, { method: 'POST', headers }, (res) => {
+      const req = request(url, { method: 'POST', headers }, (res) => {
         const events: SseEvent[] = [];
         let buffer = '';
         let ended = false;
