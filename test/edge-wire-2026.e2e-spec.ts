@@ -33,14 +33,14 @@ describe('the edge on the wire, MCP 2026-07-28 (no sessions)', () => {
   const calls = () => stack.bank.stats().total;
 
   /** One stateless request; `headers` replaces or adds to the mirrored ones (undefined removes one). */
-  async function send(claims: Claims, method: string, params: Record<string, unknown> = {}, options: { id?: unknown; headers?: Record<string, string | undefined>; capabilities?: Record<string, unknown>; noMeta?: boolean } = {}) {
+  async function send(claims: Claims, method: string, params: Record<string, unknown> = {}, options: { id?: unknown; headers?: Record<string, string | undefined>; capabilities?: Record<string, unknown>; noMeta?: boolean; url?: string } = {}) {
     const body = { jsonrpc: '2.0', id: 'id' in options ? options.id : 1, method, params: options.noMeta ? params : { ...params, _meta: { ...meta(options.capabilities), ...(params['_meta'] as object) } } };
     const headers: Record<string, string> = { authorization: `Bearer ${await token(claims)}`, 'content-type': 'application/json', accept: ACCEPT_BOTH, ...mirrored(method, params) };
     for (const [name, value] of Object.entries(options.headers ?? {})) {
       if (value === undefined) delete headers[name];
       else headers[name] = value;
     }
-    const answer = await raw(stack.mcpUrl, { headers, body: JSON.stringify(body) });
+    const answer = await raw(options.url ?? stack.mcpUrl, { headers, body: JSON.stringify(body) });
     return { status: answer.status, headers: answer.headers, text: answer.text, message: (answer.text ? JSON.parse(answer.text) : {}) as Message };
   }
 
@@ -219,6 +219,26 @@ describe('the edge on the wire, MCP 2026-07-28 (no sessions)', () => {
       const confirmed = await send(TELLER, 'tools/call', { ...args, requestState: result.requestState, inputResponses: { [key]: { action: 'accept', content: {} } } }, { capabilities: { elicitation: {} } });
       expect(confirmed.message.result).toMatchObject({ resultType: 'complete', structuredContent: { reference: 'PMT-77', status: 'released' } });
       expect(released()).toBe(before + 1);
+    });
+
+    it('accepts the state on another edge copy holding the same ESTATE_REQUEST_STATE_KEY, and not on one with another key', async () => {
+      const [twin, stranger] = [await stack.startEdge({ ESTATE_REQUEST_STATE_KEY: 'k'.repeat(40) }), await stack.startEdge({ ESTATE_REQUEST_STATE_KEY: 'z'.repeat(40) })];
+      try {
+        const copyArgs = { name: 'bank.release', arguments: { reference: 'PMT-79' } };
+        const asked = (await send(TELLER, 'tools/call', copyArgs, { capabilities: { elicitation: {} } })).message.result as { inputRequests: Record<string, unknown>; requestState: string };
+        const [key] = Object.keys(asked.inputRequests);
+        const retry = { ...copyArgs, requestState: asked.requestState, inputResponses: { [key]: { action: 'accept', content: {} } } };
+        const before = released();
+        const elsewhere = await send(TELLER, 'tools/call', retry, { capabilities: { elicitation: {} }, url: stranger.mcpUrl });
+        expect(elsewhere.message.error?.code).toBe(-32602);
+        expect(released()).toBe(before);
+        const onTwin = await send(TELLER, 'tools/call', retry, { capabilities: { elicitation: {} }, url: twin.mcpUrl });
+        expect(onTwin.message.result).toMatchObject({ structuredContent: { reference: 'PMT-79', status: 'released' } });
+        expect(released()).toBe(before + 1);
+      } finally {
+        await twin.stop();
+        await stranger.stop();
+      }
     });
 
     it('hands a client without the elicitation capability a confirmation token, as for sessions', async () => {
