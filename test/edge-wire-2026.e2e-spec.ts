@@ -212,12 +212,17 @@ describe('the edge on the wire, MCP 2026-07-28 (no sessions)', () => {
       expect((await send(TELLER, 'tools/call', otherArgs, { capabilities: { elicitation: {} } })).message.error?.code).toBe(-32602);
       expect(released()).toBe(before);
 
-      const declined = await send(TELLER, 'tools/call', { ...args, requestState: result.requestState, inputResponses: { [key]: { action: 'decline' } } }, { capabilities: { elicitation: {} } });
+      // Every answer spends its state: the decline is given one of its own.
+      const second = (await send(TELLER, 'tools/call', args, { capabilities: { elicitation: {} } })).message.result as { requestState: string };
+      const declined = await send(TELLER, 'tools/call', { ...args, requestState: second.requestState, inputResponses: { [key]: { action: 'decline' } } }, { capabilities: { elicitation: {} } });
       expect(declined.message.result).toMatchObject({ isError: true, resultType: 'complete' });
       expect(released()).toBe(before);
 
       const confirmed = await send(TELLER, 'tools/call', { ...args, requestState: result.requestState, inputResponses: { [key]: { action: 'accept', content: {} } } }, { capabilities: { elicitation: {} } });
       expect(confirmed.message.result).toMatchObject({ resultType: 'complete', structuredContent: { reference: 'PMT-77', status: 'released' } });
+      expect(released()).toBe(before + 1);
+      const replayed = await send(TELLER, 'tools/call', { ...args, requestState: result.requestState, inputResponses: { [key]: { action: 'accept', content: {} } } }, { capabilities: { elicitation: {} } });
+      expect(replayed.message.error).toMatchObject({ code: -32602, message: expect.stringContaining('requestState') });
       expect(released()).toBe(before + 1);
     });
 
