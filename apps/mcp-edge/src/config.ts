@@ -1,4 +1,6 @@
 import { EnvReader, readAuth, readCommon, type AuthConfig, type CommonConfig, type Env } from '@estate/platform';
+import type { SpoolOptions } from './calls/call.spool';
+import { readSpoolConfig } from './calls/spool.config';
 import { readEdgeToolConfig, type EdgeToolConfig } from './policy/policy.config';
 import { readUpstreamConfig, type UpstreamConfig } from './upstream/upstream.config';
 
@@ -18,6 +20,8 @@ export interface EdgeConfig extends CommonConfig, EdgeToolConfig {
   /** Read limits, re-listing and the text rule for what upstreams send (upstream/upstream.config.ts). */
   upstream: UpstreamConfig;
   groupPrefix: string;
+  /** Where call records wait for the bus (calls/spool.config.ts). */
+  spool: SpoolOptions;
 }
 
 const LOOPBACK = ['127.0.0.1', '::1', 'localhost'];
@@ -30,7 +34,7 @@ export function isLoopback(host: string): boolean {
  * Reads ESTATE_EDGE_HOST (127.0.0.1), ESTATE_EDGE_PORT (8000), ESTATE_EDGE_PUBLIC_URL,
  * ESTATE_ALLOWED_ORIGINS, ESTATE_ALLOWED_HOSTS, ESTATE_SESSION_IDLE_SECONDS,
  * ESTATE_MAX_SESSIONS_PER_PRINCIPAL (32), ESTATE_MAX_BODY_BYTES, ESTATE_UPSTREAM_TIMEOUT_MS, ESTATE_EDGE_GROUP, the upstream settings
- * (upstream/upstream.config.ts), the tool-call settings
+ * (upstream/upstream.config.ts), the call spool (calls/spool.config.ts), * (upstream/upstream.config.ts), the tool-call settings
  * (policy/policy.config.ts: rate limits, size limits, registry for quarantines) and the shared settings.
  * ESTATE_AUTH=none is refused unless the edge listens on loopback only.
  */
@@ -63,5 +67,6 @@ export function loadEdgeConfig(env: Env): EdgeConfig {
     maxBodyBytes: maxBody,
     upstreamTimeoutMs: timeout,
     groupPrefix: reader.string('ESTATE_EDGE_GROUP', 'estate-edge'),
+    spool: readSpoolConfig(reader),
   });
 }

@@ -34,6 +34,7 @@ export class EdgeCoreLifecycle implements OnApplicationBootstrap, BeforeApplicat
     await this.deadLetters.prepare();
     // The consumer: a Nest microservice of its own over the bus transport (catalog.consumer.ts), caught up before sessions are served; stopped below.
     await this.replica.start(this.bus, topicName(this.config.topicPrefix, 'catalog'), this.group, this.deadLetters);
+    this.recorder.start();
     this.sessions.start();
   }
 
@@ -44,7 +45,7 @@ export class EdgeCoreLifecycle implements OnApplicationBootstrap, BeforeApplicat
   onApplicationShutdown(): Promise<void> {
     return stopServiceParts(this.logger, [
       // A call that ended while the sessions closed is still published.
-      { name: 'call recorder', stop: () => this.recorder.flush() },
+      { name: 'call recorder', stop: () => this.recorder.close() },
       { name: 'catalog replica', stop: () => this.replica.stop() },
       { name: 'upstreams', stop: () => this.upstreams.close() },
     ], this.owned);

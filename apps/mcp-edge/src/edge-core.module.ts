@@ -39,7 +39,7 @@ function coreProviders(config: EdgeConfig, ports: ServicePorts): Provider[] {
       inject: [EDGE_BUS, LOGGER],
     },
     { provide: CatalogReplica, useFactory: (logger: Logger) => new CatalogReplica(child(logger, 'catalog')), inject: [LOGGER] },
-    { provide: CallRecorder, useFactory: (bus: EventBus, logger: Logger) => new CallRecorder(bus, topics.calls, child(logger, 'calls')), inject: [EDGE_BUS, LOGGER] },
+    { provide: CallRecorder, useFactory: (bus: EventBus, logger: Logger) => new CallRecorder(bus, { topic: topics.calls, spool: config.spool }, child(logger, 'calls')), inject: [EDGE_BUS, LOGGER] },
     { provide: UpstreamPool, useFactory: (logger: Logger) => new UpstreamPool(child(logger, 'upstream'), Date.now, config.upstream.pool), inject: [LOGGER] },
     {
       provide: DriftWatcher,
