@@ -34,8 +34,8 @@ export function isLoopback(host: string): boolean {
  * Reads ESTATE_EDGE_HOST (127.0.0.1), ESTATE_EDGE_PORT (8000), ESTATE_EDGE_PUBLIC_URL,
  * ESTATE_ALLOWED_ORIGINS, ESTATE_ALLOWED_HOSTS, ESTATE_SESSION_IDLE_SECONDS,
  * ESTATE_MAX_SESSIONS_PER_PRINCIPAL (32), ESTATE_MAX_BODY_BYTES, ESTATE_UPSTREAM_TIMEOUT_MS, ESTATE_EDGE_GROUP, the upstream settings
- * (upstream/upstream.config.ts), the call spool (calls/spool.config.ts), * (upstream/upstream.config.ts), the tool-call settings
- * (policy/policy.config.ts: rate limits, size limits, registry for quarantines) and the shared settings.
+ * (upstream/upstream.config.ts), the call spool (calls/spool.config.ts), the tool-call settings
+ * (policy/policy.config.ts: rate limits, size limits) and the shared settings.
  * ESTATE_AUTH=none is refused unless the edge listens on loopback only.
  */
 export function loadEdgeConfig(env: Env): EdgeConfig {
