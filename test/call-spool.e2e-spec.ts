@@ -95,27 +95,29 @@ describe('call records survive an edge killed with SIGKILL (real Kafka, PostgreS
 
   it('answers a burst, dies right after the last answer, and a restarted edge delivers every answered call exactly once', async () => {
     const principal = `spool-${Date.now()}`;
-    const mcpUrl = await startEdge();
-    for (let i = 0; i < 8; i += 1) sessions.push(await sessionSeeingLookup(mcpUrl, principal));
-    const answered = await burst(sessions, 25);
-    await edge!.stop('SIGKILL');
-    expect(edge!.process.signalCode).toBe('SIGKILL');
-
-    // What the dead edge had not sent yet is in its spool slot; the records already sent are not.
     const root = path.join(spoolDir, topicName(services.env.ESTATE_TOPIC_PREFIX, 'calls'));
-    const slots = readdirSync(root).map((s) => path.join(root, s));
-    expect(slots).toHaveLength(1);
-    // The last answers came a moment before the kill, well inside the 20 ms the recorder gathers a batch for.
-    const unsent = unsentIn(slots[0]);
-    expect(unsent).toBeGreaterThan(0);
-    expect(unsent).toBeLessThanOrEqual(answered);
+    let answered = 0;
+    let left: string[] = [];
+    // A kill that happens to land after the last batch was acknowledged proves nothing: go again
+    // (each new edge first takes over what the last one left) until one leaves records unsent.
+    for (let round = 0; round < 5 && left.length === 0; round += 1) {
+      const mcpUrl = await startEdge();
+      for (let i = 0; i < 8; i += 1) sessions.push(await sessionSeeingLookup(mcpUrl, principal));
+      answered += await burst(sessions, 25);
+      await edge!.stop('SIGKILL');
+      expect(edge!.process.signalCode).toBe('SIGKILL');
+      for (const s of sessions.splice(0)) await s.close().catch(() => undefined);
+      left = readdirSync(root).map((s) => path.join(root, s)).filter((slot) => unsentIn(slot) > 0);
+    }
+    // What the dead edge had not sent yet is in its spool slot (the records already sent are not).
+    expect(left).toHaveLength(1);
+    expect(unsentIn(left[0])).toBeLessThanOrEqual(answered);
 
-    for (const s of sessions.splice(0)) await s.close().catch(() => undefined);
     await startEdge();
     await exactlyOnceInTrail(services.auditUrl!, admin, principal, answered, 60000);
     // The restarted edge took the dead one's slot over and, the bus having everything, left it empty.
-    await waitFor(async () => (existsSync(slots[0]) ? undefined : true), 'the dead edge\'s slot taken over');
-  }, 180000);
+    await waitFor(async () => (existsSync(left[0]) ? undefined : true), 'the dead edge\'s slot taken over');
+  }, 300000);
 });
 
 describe('call records wait out a bus outage (a private Kafka broker, stopped and started)', () => {
