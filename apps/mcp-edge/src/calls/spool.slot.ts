@@ -29,8 +29,14 @@ export function claimSlot(root: string, name: string): string {
 export function releaseSlot(slot: string, empty: boolean): void {
   HELD.delete(slot);
   // An empty slot goes; one still holding records loses its owner, so the next edge adopts it.
-  if (empty) fs.rmSync(slot, { recursive: true, force: true });
-  else fs.rmSync(path.join(slot, OWNER_FILE), { force: true });
+  if (!empty) return fs.rmSync(path.join(slot, OWNER_FILE), { force: true });
+  fs.rmSync(slot, { recursive: true, force: true });
+  // The topic's folder goes with its last slot (tests leave one per random topic prefix otherwise).
+  try {
+    fs.rmdirSync(path.dirname(slot));
+  } catch {
+    // Another edge's slot is still there.
+  }
 }
 
 function alive(pid: number): boolean {
