@@ -108,11 +108,14 @@ export class CallSpool {
     this.syncTimer = undefined;
     fs.fdatasyncSync(this.fd);
     fs.closeSync(this.fd);
+    // The number may be given to another file now: nothing is written through it again.
+    this.fd = -1;
     releaseSlot(this.slot, this.unsent === 0);
     this.slot = undefined;
   }
 
   private write(text: string): SpooledLine {
+    if (this.fd < 0) throw new Error('the call spool is closed');
     const data = Buffer.from(`${text}\n`, 'utf8');
     fs.writeSync(this.fd, data);
     this.offset += data.length;
