@@ -14,6 +14,10 @@ export interface PrivateKafka {
   brokers: string[];
   /** SIGKILL and start again on the same data; resolves when it answers again. */
   restart(): Promise<void>;
+  /** SIGKILL, data kept: the broker is away until `start`. */
+  kill(): Promise<void>;
+  /** Starts it again on the data it had; resolves when it answers. */
+  start(): Promise<void>;
   /** SIGKILL, delete every topic and position, start again. */
   wipeAndRestart(): Promise<void>;
   /** Stops the broker and deletes its run dir. */
@@ -34,6 +38,8 @@ export async function startPrivateKafka(): Promise<PrivateKafka> {
       await sh('kill');
       await sh('start');
     },
+    kill: async () => void (await sh('kill')),
+    start: async () => void (await sh('start')),
     wipeAndRestart: async () => {
       await sh('kill');
       await sh('wipe');

@@ -1,4 +1,6 @@
 import { EnvReader, readAuth, readCommon, type AuthConfig, type CommonConfig, type Env } from '@estate/platform';
+import type { SpoolOptions } from './calls/call.spool';
+import { readSpoolConfig } from './calls/spool.config';
 import { readEdgeToolConfig, type EdgeToolConfig } from './policy/policy.config';
 import { readUpstreamConfig, type UpstreamConfig } from './upstream/upstream.config';
 
@@ -24,6 +26,8 @@ export interface EdgeConfig extends CommonConfig, EdgeToolConfig {
    * its own at start.
    */
   requestStateKey?: string;
+  /** Where call records wait for the bus (calls/spool.config.ts). */
+  spool: SpoolOptions;
 }
 
 const LOOPBACK = ['127.0.0.1', '::1', 'localhost'];
@@ -37,8 +41,8 @@ export function isLoopback(host: string): boolean {
  * ESTATE_ALLOWED_ORIGINS, ESTATE_ALLOWED_HOSTS, ESTATE_SESSION_IDLE_SECONDS,
  * ESTATE_MAX_SESSIONS_PER_PRINCIPAL (32), ESTATE_MAX_BODY_BYTES, ESTATE_UPSTREAM_TIMEOUT_MS, ESTATE_EDGE_GROUP,
  * ESTATE_REQUEST_STATE_KEY, the upstream settings
- * (upstream/upstream.config.ts), the tool-call settings
- * (policy/policy.config.ts: rate limits, size limits, registry for quarantines) and the shared settings.
+ * (upstream/upstream.config.ts), the call spool (calls/spool.config.ts), the tool-call settings
+ * (policy/policy.config.ts: rate limits, size limits) and the shared settings.
  * ESTATE_AUTH=none is refused unless the edge listens on loopback only.
  */
 export function loadEdgeConfig(env: Env): EdgeConfig {
@@ -73,5 +77,6 @@ export function loadEdgeConfig(env: Env): EdgeConfig {
     upstreamTimeoutMs: timeout,
     groupPrefix: reader.string('ESTATE_EDGE_GROUP', 'estate-edge'),
     requestStateKey,
+    spool: readSpoolConfig(reader),
   });
 }

@@ -5,7 +5,7 @@ import { ConsumerMonitor, DeadLetterOffice, EVENT_BUS, LOGGER, portProviders, ty
 import { CallRecorder } from './calls/call.recorder';
 import { CatalogReplica } from './catalog/catalog.replica';
 import { DriftWatcher } from './catalog/drift.watcher';
-import { RegistryQuarantineClient } from './catalog/registry.quarantine.client';
+import { DriftPublisher } from './catalog/drift.publisher';
 import type { EdgeConfig } from './config';
 import { EdgeCoreLifecycle } from './edge-core.lifecycle';
 import { EDGE_BUS, REPLICA_GROUP } from './edge-core.tokens';
@@ -16,17 +16,8 @@ import { SessionManager } from './sessions/session.manager';
 import { UpstreamPool } from './upstream/upstream.pool';
 
 
-/** The edge reports quarantines to the registry as its own service principal (see policy.config.ts). */
-function quarantineReporter(config: EdgeConfig): RegistryQuarantineClient | undefined {
-  if (!config.registryUrl) return undefined;
-  const auth = config.auth.mode === 'jwt' ? config.auth : undefined;
-  return new RegistryQuarantineClient({
-    registryUrl: config.registryUrl, serviceToken: config.edgeServiceToken, jwtSecret: auth?.secret, issuer: auth?.issuer, audience: auth?.audience,
-  });
-}
-
 function coreProviders(config: EdgeConfig, ports: ServicePorts): Provider[] {
-  const topics = { catalog: topicName(config.topicPrefix, 'catalog'), calls: topicName(config.topicPrefix, 'calls') };
+  const topics = { catalog: topicName(config.topicPrefix, 'catalog'), calls: topicName(config.topicPrefix, 'calls'), drift: topicName(config.topicPrefix, 'drift') };
   const child = (logger: Logger, component: string) => logger.child({ component });
   return [
     ...portProviders('mcp-edge', config, ports),
@@ -39,16 +30,17 @@ function coreProviders(config: EdgeConfig, ports: ServicePorts): Provider[] {
       inject: [EDGE_BUS, LOGGER],
     },
     { provide: CatalogReplica, useFactory: (logger: Logger) => new CatalogReplica(child(logger, 'catalog')), inject: [LOGGER] },
-    { provide: CallRecorder, useFactory: (bus: EventBus, logger: Logger) => new CallRecorder(bus, topics.calls, child(logger, 'calls')), inject: [EDGE_BUS, LOGGER] },
+    { provide: CallRecorder, useFactory: (bus: EventBus, logger: Logger) => new CallRecorder(bus, { topic: topics.calls, spool: config.spool }, child(logger, 'calls')), inject: [EDGE_BUS, LOGGER] },
     { provide: UpstreamPool, useFactory: (logger: Logger) => new UpstreamPool(child(logger, 'upstream'), Date.now, config.upstream.pool), inject: [LOGGER] },
+    { provide: DriftPublisher, useFactory: (bus: EventBus, logger: Logger) => new DriftPublisher(bus, topics.drift, child(logger, 'drift')), inject: [EDGE_BUS, LOGGER] },
     {
       provide: DriftWatcher,
-      useFactory: (replica: CatalogReplica, upstreams: UpstreamPool, logger: Logger) => {
-        const drift = new DriftWatcher(replica, quarantineReporter(config), child(logger, 'drift'));
+      useFactory: (replica: CatalogReplica, upstreams: UpstreamPool, publisher: DriftPublisher, logger: Logger) => {
+        const drift = new DriftWatcher(replica, publisher, child(logger, 'drift'));
         upstreams.onTools((server, tools) => drift.observe(server, tools));
         return drift;
       },
-      inject: [CatalogReplica, UpstreamPool, LOGGER],
+      inject: [CatalogReplica, UpstreamPool, DriftPublisher, LOGGER],
     },
     {
       provide: ToolCallPipeline,

@@ -1,4 +1,4 @@
-import { startHttpApp, type EventBus, type Logger, type StopStep } from '@estate/platform';
+import { startConsumers, startHttpApp, type EventBus, type Logger, type StopStep } from '@estate/platform';
 import type { INestApplication, Type } from '@nestjs/common';
 import type { RegistryConfig } from './config';
 import { RegistryModule } from './registry.module';
@@ -28,6 +28,8 @@ export async function startRegistry(
     host: config.host,
     port: config.port,
   });
+  // Drift reports from the edges (drift-quarantine/): the module's bus transport, closed with the app.
+  await startConsumers(app);
   logger.info({ url }, 'registry listening');
   return { app, url, relay: app.get(OutboxRelay), useCase: (type) => app.get(type), stop: () => app.close() };
 }

@@ -6,6 +6,8 @@ import {
   type MetricsAccess, type ServiceHealth, type ServicePorts,
 } from '@estate/platform';
 import type { RegistryConfig } from './config';
+import { DriftEventsController } from './drift-quarantine/drift-events.controller';
+import { driftQuarantineProviders } from './drift-quarantine/drift-quarantine.providers';
 import { EventsController } from './http/events.controller';
 import { AsyncApiController } from './http/asyncapi.controller';
 import { ToolHistoryController } from './history/tool-history.controller';
@@ -29,7 +31,7 @@ export class RegistryModule {
   static forRoot(config: RegistryRootConfig, ports: ServicePorts): DynamicModule {
     return {
       module: RegistryModule,
-      controllers: [RegistryController, RegistryReadsController, EventsController, AsyncApiController, ToolHistoryController, HealthController],
+      controllers: [RegistryController, RegistryReadsController, EventsController, AsyncApiController, ToolHistoryController, HealthController, DriftEventsController],
       providers: [
         ...portProviders('registry', config, ports),
         databaseProvider({ schema: 'registry', migrations: REGISTRY_MIGRATIONS, entities: REGISTRY_ENTITIES }),
@@ -65,6 +67,7 @@ export class RegistryModule {
         BearerGuard,
         ScopeGuard,
         RegistryLifecycle,
+        ...driftQuarantineProviders(config),
       ],
     };
   }

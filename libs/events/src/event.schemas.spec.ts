@@ -8,6 +8,7 @@ import type {
   ToolVersionPublishedData, ToolVersionRetiredData,
 } from './registry.events';
 import type { ToolVersionDeprecationCallersData } from './audit.events';
+import type { ToolVersionDriftDetectedData } from './drift.events';
 import type {
   ToolCallCompletedData, ToolCallRefusedData, UpstreamRequestRefusedData, UpstreamRequestRelayedData,
 } from './call.events';
@@ -33,6 +34,9 @@ const KEYS: Record<EventSchemaKey, Record<string, true>> = {
   'ToolVersionRetired@1': { name: true, version: true, reason: true } satisfies Record<keyof ToolVersionRetiredData, true>,
   'ToolQuarantined@1': { name: true, version: true, reason: true } satisfies Record<keyof ToolQuarantinedData, true>,
   'ToolVersionSunsetReached@1': { name: true, version: true, sunsetAt: true } satisfies Record<keyof ToolVersionSunsetReachedData, true>,
+  'ToolVersionDriftDetected@1': {
+    name: true, version: true, server: true, upstreamTool: true, fields: true, reason: true,
+  } satisfies Record<keyof ToolVersionDriftDetectedData, true>,
   'ToolVersionDeprecationCallers@1': {
     name: true, version: true, deprecationEventId: true, windowDays: true, from: true, to: true, callers: true, total: true,
   } satisfies Record<keyof ToolVersionDeprecationCallersData, true>,
@@ -78,6 +82,9 @@ const SAMPLES: Record<EventSchemaKey, unknown> = {
   'ToolVersionRetired@1': { name: 'bank.lookup', version: '1.0.0', reason: 'sunset' } satisfies ToolVersionRetiredData,
   'ToolQuarantined@1': { name: 'bank.lookup', version: '1.0.0', reason: 'upstream schema drifted' } satisfies ToolQuarantinedData,
   'ToolVersionSunsetReached@1': { name: 'bank.lookup', version: '1.0.0', sunsetAt: '2027-01-01T00:00:00.000Z' } satisfies ToolVersionSunsetReachedData,
+  'ToolVersionDriftDetected@1': {
+    name: 'bank.lookup', version: '1.0.0', server: 'bank', upstreamTool: 'lookup', fields: ['description'], reason: 'upstream drift: lookup changed description',
+  } satisfies ToolVersionDriftDetectedData,
   'ToolVersionDeprecationCallers@1': {
     name: 'bank.lookup', version: '1.0.0', deprecationEventId: '0b3c', windowDays: 30, from: '2026-10-31T10:00:00.000Z', to: '2026-11-30T10:00:00.000Z',
     callers: [{ principal: 'alice', calls: 3, lastCallAt: '2026-11-29T09:00:00.000Z' }], total: 1,

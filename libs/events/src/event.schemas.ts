@@ -98,6 +98,16 @@ export const EVENT_DATA_SCHEMAS = {
     properties: { name: nonEmpty, version: nonEmpty, reason: nonEmpty },
     additionalProperties: false,
   },
+  'ToolVersionDriftDetected@1': {
+    type: 'object',
+    required: ['name', 'version', 'server', 'upstreamTool', 'fields', 'reason'],
+    properties: {
+      name: nonEmpty, version: nonEmpty, server: str, upstreamTool: nonEmpty,
+      fields: { type: 'array', minItems: 1, items: { enum: ['description', 'inputSchema', 'missing', 'outputSchema'] } },
+      reason: nonEmpty,
+    },
+    additionalProperties: false,
+  },
   'ToolVersionDeprecationCallers@1': {
     type: 'object',
     required: ['name', 'version', 'deprecationEventId', 'windowDays', 'from', 'to', 'callers', 'total'],

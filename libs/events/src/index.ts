@@ -39,6 +39,7 @@ export type {
   CallEventType,
 } from './call.events';
 export { CURRENT_CALL_EVENT_VERSIONS } from './call.events';
+export type { DriftField, ToolVersionDriftDetectedData, ToolVersionDriftDetected } from './drift.events';
 export { asyncApiDocument, FEED_ONLY_EVENT_TYPES } from './asyncapi.document';
 export type { AsyncApiOptions } from './asyncapi.document';
 export type { DeprecationCaller, ToolVersionDeprecationCallersData, ToolVersionDeprecationCallers } from './audit.events';

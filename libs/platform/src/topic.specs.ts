@@ -20,6 +20,8 @@ export function estateTopics(prefix: string, callsRetentionMs: number): Record<T
     },
     catalog: catalogTopicSpec(topicName(prefix, 'catalog')),
     calls: { name: topicName(prefix, 'calls'), retentionMs: callsRetentionMs },
+    // A drift report is acted on within seconds; the registry's log keeps the quarantine itself.
+    drift: { name: topicName(prefix, 'drift'), retentionMs: callsRetentionMs },
     // Dead letters are evidence of what a consumer could not apply: kept like the registry log.
     deadLetter: { name: topicName(prefix, 'deadLetter'), retentionMs: -1, retentionBytes: -1 },
   };

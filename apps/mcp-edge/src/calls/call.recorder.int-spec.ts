@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import type { CallEvent, EventEnvelope } from '@estate/events';
 import { createLogger, KafkaEventBus, type Subscription } from '@estate/platform';
 import { waitFor } from '../../../../test/support/estate.harness';
@@ -34,7 +37,8 @@ describe('call records reach a topic with the broker default size limit (real Ka
   });
 
   it('sends a burst larger than one batch may be, and drops only a record the topic refuses', async () => {
-    const recorder = new CallRecorder(bus, topic, logger);
+    const spool = { dir: mkdtempSync(path.join(tmpdir(), 'recorder-spool-')), maxBytes: 64 * 1024 * 1024, syncMs: 10 };
+    const recorder = new CallRecorder(bus, { topic, spool }, logger);
     // One principal, so one partition: 3,000 records of ~600 bytes are ~1.8 MB, over the ~1 MB a batch may hold.
     const detail = 'd'.repeat(400);
     for (let i = 0; i < 1500; i += 1) recorder.record(completed('burst', `${i} ${detail}`), 's');
@@ -44,5 +48,6 @@ describe('call records reach a topic with the broker default size limit (real Ka
     await waitFor(async () => (seen.length >= 3000 ? true : undefined), '3000 call records', 30000);
     const data = seen.map((e) => (e.data as { detail: string }).detail.split(' ')[0]);
     expect(data).toEqual(Array.from({ length: 3000 }, (_, i) => String(i)));
+    await recorder.close();
   });
 });

@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { createLogger, InMemoryEventBus } from '@estate/platform';
 import type { CatalogEntry } from '@estate/events';
 import { CatalogReplica } from '../catalog/catalog.replica';
@@ -10,11 +13,15 @@ import { ToolCallPipeline } from './tool-call.pipeline';
 describe('tool call pipeline: the edge\'s own failures', () => {
   const logger = createLogger('pipeline-spec', 'silent');
   const replica = new CatalogReplica(logger, 0);
-  const recorder = new CallRecorder(new InMemoryEventBus(), 'calls', logger);
+  const spool = { dir: mkdtempSync(path.join(tmpdir(), 'pipeline-spool-')), maxBytes: 4096, syncMs: 10 };
+  const recorder = new CallRecorder(new InMemoryEventBus(), { topic: 'calls', spool }, logger);
   const pipeline = new ToolCallPipeline(replica, new UpstreamPool(logger), recorder, new CallPolicy(DEFAULT_POLICY_LIMITS), { timeoutMs: 1000, logger });
   const session = new EdgeSession('s1', { id: 'p', scopes: [], clearance: 'internal' }, 0);
 
-  afterAll(() => replica.flush());
+  afterAll(async () => {
+    replica.flush();
+    await recorder.close();
+  });
 
   it('answers a corrupt catalog record with -32603, never as the caller\'s invalid params', async () => {
     // A record that breaks the edge's own assumptions (a version without a spec): our bug, not the caller's.
@@ -25,5 +32,14 @@ describe('tool call pipeline: the edge\'s own failures', () => {
 
   it('refuses malformed params with -32602 and a path', async () => {
     await expect(pipeline.call(session, { name: '' })).rejects.toMatchObject({ code: -32602, data: { path: '/name' } });
+  });
+
+  it('refuses every call while the call spool is full, and takes calls again once the bus has the records', async () => {
+    // Refusals recorded faster than the bus is given a turn fill the 4 KiB spool.
+    while (recorder.accepting) await pipeline.call(session, { name: '' }).catch(() => undefined);
+    await expect(pipeline.call(session, { name: 'bank.lookup', arguments: {} })).rejects.toMatchObject({ code: -32000, message: expect.stringContaining('cannot record calls') });
+    await recorder.flush();
+    expect(recorder.accepting).toBe(true);
+    await expect(pipeline.call(session, { name: '' })).rejects.toMatchObject({ code: -32602 });
   });
 });

@@ -64,7 +64,7 @@ export class ToolCallPipeline {
   private readonly policyStep: PolicyStep;
   private readonly upstreamStep: UpstreamStep;
 
-  constructor(private readonly replica: CatalogReplica, upstreams: UpstreamPool, recorder: CallRecorder, policy: CallPolicy, private readonly options: PipelineOptions) {
+  constructor(private readonly replica: CatalogReplica, upstreams: UpstreamPool, private readonly recorder: CallRecorder, policy: CallPolicy, private readonly options: PipelineOptions) {
     const clock = options.clock ?? Date.now;
     this.records = new CallRecords(recorder);
     this.policyStep = new PolicyStep(policy, this.records, clock);
@@ -105,6 +105,8 @@ export class ToolCallPipeline {
   }
 
   private async run(session: CallerContext, params: CallParams, context: CallContext, options: UpstreamCallOptions, log: LineLogger): Promise<CallToolResult> {
+    // The call spool is full (the bus has been away long): no call goes upstream unrecorded.
+    if (!this.recorder.accepting) throw new WireError(-32000, 'Service unavailable: the edge cannot record calls right now; try again later');
     const principal = rightsOf(session, context);
     const named = typeof params?.name === 'string' ? params.name : '';
     const limited = this.policyStep.admit(session, principal, named);

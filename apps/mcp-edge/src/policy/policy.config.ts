@@ -1,13 +1,9 @@
 import type { EnvReader } from '@estate/platform';
 import { DEFAULT_POLICY_LIMITS, type PolicyLimits } from './call.policy';
 
-/** The tool-call settings of the edge: policy limits and how it reaches the registry for quarantines. */
+/** The tool-call settings of the edge: policy limits. */
 export interface EdgeToolConfig {
   policy: PolicyLimits;
-  /** Where to report quarantines (drift). Unset: quarantines stay local to this edge. */
-  registryUrl?: string;
-  /** A token with scope estate:quarantine; without it the edge signs one with ESTATE_JWT_SECRET. */
-  edgeServiceToken?: string;
 }
 
 function positive(reader: EnvReader, name: string, fallback: number): number {
@@ -18,8 +14,7 @@ function positive(reader: EnvReader, name: string, fallback: number): number {
 
 /**
  * ESTATE_RATE_PER_PRINCIPAL (600/min), ESTATE_RATE_PER_TOOL (6000/min), ESTATE_MAX_ARGUMENT_BYTES
- * (256 KiB), ESTATE_MAX_RESULT_BYTES (4 MiB), ESTATE_CONFIRM_TTL_SECONDS (300), ESTATE_REGISTRY_URL,
- * ESTATE_EDGE_SERVICE_TOKEN.
+ * (256 KiB), ESTATE_MAX_RESULT_BYTES (4 MiB), ESTATE_CONFIRM_TTL_SECONDS (300).
  */
 export function readEdgeToolConfig(reader: EnvReader): EdgeToolConfig {
   const d = DEFAULT_POLICY_LIMITS;
@@ -31,7 +26,5 @@ export function readEdgeToolConfig(reader: EnvReader): EdgeToolConfig {
       maxResultBytes: positive(reader, 'ESTATE_MAX_RESULT_BYTES', d.maxResultBytes),
       confirmationTtlMs: positive(reader, 'ESTATE_CONFIRM_TTL_SECONDS', d.confirmationTtlMs / 1000) * 1000,
     },
-    registryUrl: reader.optional('ESTATE_REGISTRY_URL'),
-    edgeServiceToken: reader.optional('ESTATE_EDGE_SERVICE_TOKEN'),
   };
 }

@@ -67,7 +67,7 @@ export class RegistryController {
     return answer(this.retiring.execute(retireToolVersion(name, version, body.reason), meta));
   }
 
-  /** An edge that sees its upstream drift holds estate:quarantine and nothing more. */
+  /** Quarantine by hand: estate:quarantine is enough (edges report drift over the bus, drift-quarantine/). */
   @Post('v1/tools/:name/versions/:version/quarantine')
   @HttpCode(200)
   @RequireScope(['estate:quarantine', 'estate:publish'])
