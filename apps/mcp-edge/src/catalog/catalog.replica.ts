@@ -169,6 +169,8 @@ export class CatalogReplica {
     this.read.set(message.partition, BigInt(message.offset));
     if (message.headers.traceparent) this.pendingTrace = extractTraceContext(message.headers);
     this.pendingCause = message;
+    // Debug only: bench/notify.bench.ts times the catalog hop from this line.
+    this.logger.debug({ tool: message.key, offset: message.offset }, 'catalog record received');
     if (!message.key) return this.reject(message, 'a catalog record without a key');
     if (message.value === null) return this.apply(message.key, undefined);
     const read = readCatalogRecord(message.key, message.value);
