@@ -11,6 +11,8 @@ export interface ProbeTimes {
   committed: number;
   /** The relay's record on the registry topic (the producer's create time: the relay's send). */
   relaySent?: number;
+  /** Discovery applied the event in its transaction (debug line `registry event applied`). */
+  discoveryApplied?: number;
   /** Discovery's record on the catalog topic (its republish after applying the event). */
   republished?: number;
   /** The edge's replica read the catalog record (debug line `catalog record received`). */
@@ -24,7 +26,8 @@ export interface ProbeTimes {
 export const HOPS = [
   ['POST → commit answered', 'posted', 'committed'],
   ['commit → relay send', 'committed', 'relaySent'],
-  ['relay send → catalog republish (Kafka + discovery apply)', 'relaySent', 'republished'],
+  ['relay send → discovery applied (Kafka)', 'relaySent', 'discoveryApplied'],
+  ['discovery applied → catalog republish (commit, read, send)', 'discoveryApplied', 'republished'],
   ['catalog republish → edge receive (Kafka)', 'republished', 'edgeReceived'],
   ['edge receive → session write (coalescing)', 'edgeReceived', 'sessionsWritten'],
   ['session write → SDK client', 'sessionsWritten', 'clientReceived'],

@@ -42,11 +42,13 @@ function probeSpec(i: number) {
 async function withHopTimes(probes: ProbeTimes[], brokers: string[] | undefined, prefix: string, output: string): Promise<ProbeTimes[]> {
   const tools = probes.map((p) => p.tool);
   const records = brokers ? await topicTimes(brokers, prefix, tools) : undefined;
+  const applied = logTimes(output, 'registry event applied', tools);
   const received = logTimes(output, 'catalog record received', tools);
   const written = logTimes(output, 'tools/list_changed sent', tools);
   return probes.map((p) => ({
     ...p,
     relaySent: records?.relay.get(p.tool),
+    discoveryApplied: applied.get(p.tool),
     republished: records?.catalog.get(p.tool),
     edgeReceived: received.get(p.tool),
     sessionsWritten: written.get(p.tool),
