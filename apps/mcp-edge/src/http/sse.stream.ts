@@ -5,24 +5,55 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 const KEEP_ALIVE_MS = 15000;
 const KEEP_ALIVE_FRAME = ': keepalive\n\n';
 
+/**
+ * A frame as text, or as text around a pre-encoded body: a tools/list page shared by every session
+ * that sees it is encoded to UTF-8 once, then written as is (no string building, no re-encoding).
+ */
+export type SseFrame = string | { readonly head: string; readonly body: Buffer; readonly tail: string };
+
 /** One SSE frame in the layout the SDK server writes, so every client that reads the SDK reads ours. */
-export function sseFrame(message: JSONRPCMessage | Record<string, never>, eventId?: string): string {
+export function sseFrame(message: JSONRPCMessage | Record<string, never>, eventId?: string): SseFrame {
   const id = eventId === undefined ? '' : `id: ${eventId}\n`;
-  return `event: message\n${id}data: ${serialize(message)}\n\n`;
+  const shared = sharedResult(message);
+  if (shared === undefined) return `event: message\n${id}data: ${JSON.stringify(message)}\n\n`;
+  const head = `event: message\n${id}data: {"jsonrpc":"2.0","id":${JSON.stringify((message as { id: unknown }).id)},"result":`;
+  return { head, body: shared, tail: '}\n\n' };
 }
 
-/** Serialized frozen results: a tools/list page shared by every session that sees it is stringified once. */
-const frozenResults = new WeakMap<object, string>();
+/** Encoded frozen results: a tools/list page shared by every session that sees it is serialized once. */
+const frozenResults = new WeakMap<object, Buffer>();
 
-function serialize(message: JSONRPCMessage | Record<string, never>): string {
+function sharedResult(message: JSONRPCMessage | Record<string, never>): Buffer | undefined {
   const result = (message as { result?: unknown }).result;
-  if (typeof result !== 'object' || result === null || !Object.isFrozen(result)) return JSON.stringify(message);
-  let text = frozenResults.get(result);
-  if (text === undefined) {
-    text = JSON.stringify(result);
-    frozenResults.set(result, text);
+  if (typeof result !== 'object' || result === null || !Object.isFrozen(result)) return undefined;
+  let encoded = frozenResults.get(result);
+  if (encoded === undefined) {
+    encoded = Buffer.from(JSON.stringify(result));
+    frozenResults.set(result, encoded);
   }
-  return `{"jsonrpc":"2.0","id":${JSON.stringify((message as { id: unknown }).id)},"result":${text}}`;
+  return encoded;
+}
+
+function withPrefix(prefix: string, frame: SseFrame): SseFrame {
+  if (prefix === '') return frame;
+  return typeof frame === 'string' ? prefix + frame : { ...frame, head: prefix + frame.head };
+}
+
+function frameBytes(frame: SseFrame): number {
+  return typeof frame === 'string' ? Buffer.byteLength(frame) : Buffer.byteLength(frame.head) + frame.body.length + Buffer.byteLength(frame.tail);
+}
+
+/** Writes a frame; node gathers the pieces of one tick (and the headers, if unsent) into one writev. */
+function writeFrame(res: ServerResponse, frame: SseFrame, last: boolean): void {
+  if (typeof frame === 'string') {
+    if (last) res.end(frame);
+    else res.write(frame);
+    return;
+  }
+  res.write(frame.head);
+  res.write(frame.body);
+  if (last) res.end(frame.tail);
+  else res.write(frame.tail);
 }
 
 /**
@@ -79,38 +110,38 @@ export class SseStream {
     };
   }
 
-  /** Sends the headers with whatever is held and `text`; node writes them in one go. */
-  private openWith(text: string): void {
+  /** Sends the headers with whatever is held and `frame`; node writes them in one go. */
+  private openWith(frame: SseFrame): void {
     this.opened = true;
-    const body = this.held + text;
+    const first = withPrefix(this.held, frame);
     this.held = '';
     this.res.writeHead(200, this.headers());
-    if (body === '') this.res.flushHeaders();
-    else this.res.write(body);
+    if (first === '') this.res.flushHeaders();
+    else writeFrame(this.res, first, false);
   }
 
-  write(text: string): void {
+  write(frame: SseFrame): void {
     if (this.ended) return;
-    if (this.opened) this.res.write(text);
-    else this.openWith(text);
+    if (this.opened) writeFrame(this.res, frame, false);
+    else this.openWith(frame);
   }
 
   /** Sends the last frame and the end of the body together: one write for the usual one-answer POST. */
-  end(lastFrame?: string): void {
+  end(lastFrame?: SseFrame): void {
     if (this.ended) return;
     this.ended = true;
     this.stopKeepAlive();
     if (this.opened) {
       if (lastFrame === undefined) this.res.end();
-      else this.res.end(lastFrame);
+      else writeFrame(this.res, lastFrame, true);
       return;
     }
-    // Never opened: a body of known length, so headers and body leave as one string in one write.
+    // Never opened: a body of known length, so headers and body leave together in one write.
     this.opened = true;
-    const body = this.held + (lastFrame ?? '');
+    const body = withPrefix(this.held, lastFrame ?? '');
     this.held = '';
-    this.res.writeHead(200, { ...this.headers(), 'content-length': String(Buffer.byteLength(body)) });
-    this.res.end(body);
+    this.res.writeHead(200, { ...this.headers(), 'content-length': String(frameBytes(body)) });
+    writeFrame(this.res, body, true);
   }
 
   /** Comment frames keep idle proxies from cutting a stream that waits on a slow tool or on news. */
