@@ -66,8 +66,8 @@ const OPEN_AFTER_MS = 50;
  * One Server-Sent Events response, written straight to the node:http response. A GET stream
  * opens at once (the client waits for its headers before it reads anything). A POST stream is
  * deferred: its headers and priming event leave with the first frame, so the usual one-answer
- * POST costs a single socket write (headers, priming, answer and end of body together), which
- * was the largest share of the edge's CPU per call when headers and answer went out apart.
+ * POST costs a single socket write (headers, priming, answer and end of body together); `writev`
+ * was the largest self-time entry of the edge's call profile while headers and answer went apart.
  */
 export class SseStream {
   /** Event ids written by a replay, so a live send racing the replay does not repeat them. */
