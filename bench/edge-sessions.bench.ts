@@ -5,6 +5,8 @@ import { McpHttpSession } from './support/mcp-http.client';
 
 export interface SessionMemory {
   sessions: number;
+  /** Sessions that could not be opened (or their stream), out of those tried. */
+  failed: number;
   rssBeforeMb: number;
   rssAfterMb: number;
   perSessionKb: number;
@@ -23,12 +25,20 @@ export async function measureSessionMemory(child: BenchChild, url: string, token
   const closers: Array<() => void> = [];
   const deadline = Date.now() + maxMs;
   let next = 0;
+  let failed = 0;
+  let firstError: string | undefined;
   await Promise.all(
     Array.from({ length: OPEN_CONCURRENCY }, async () => {
       while (next < count && Date.now() < deadline) {
         next += 1;
-        const session = await McpHttpSession.open(url, token);
-        closers.push(await session.openStream(streams));
+        // A session that fails to open is counted, not fatal: the figure says how many were held.
+        try {
+          const session = await McpHttpSession.open(url, token);
+          closers.push(await session.openStream(streams));
+        } catch (error) {
+          failed += 1;
+          firstError ??= error instanceof Error ? error.message : String(error);
+        }
       }
     }),
   );
@@ -37,7 +47,8 @@ export async function measureSessionMemory(child: BenchChild, url: string, token
   const rssAfterMb = child.rssMb();
   for (const close of closers) close();
   streams.destroy();
-  return { sessions: closers.length, rssBeforeMb, rssAfterMb, perSessionKb: ((rssAfterMb - rssBeforeMb) * 1024) / Math.max(1, closers.length) };
+  if (failed > 0) process.stderr.write(`[bench] ${failed} of ${count} sessions failed to open; first: ${firstError}\n`);
+  return { sessions: closers.length, failed, rssBeforeMb, rssAfterMb, perSessionKb: ((rssAfterMb - rssBeforeMb) * 1024) / Math.max(1, closers.length) };
 }
 
 export function sessionRows(rows: Array<{ path: string; memory: SessionMemory }>): Array<Record<string, string | number>> {
@@ -45,6 +56,7 @@ export function sessionRows(rows: Array<{ path: string; memory: SessionMemory }>
   return rows.map(({ path, memory }) => ({
     path,
     'open sessions': memory.sessions,
+    'failed to open': memory.failed,
     'RSS before (MB)': round(memory.rssBeforeMb, 1),
     'RSS with sessions (MB)': round(memory.rssAfterMb, 1),
     'KB per session': round(memory.perSessionKb, 1),

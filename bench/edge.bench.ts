@@ -5,6 +5,7 @@ import { issueDevToken, type Logger } from '@estate/platform';
 import { BENCH_AGENT, benchCatalog, NOOP_ARGUMENTS, NOOP_TOOL, visibleCount } from './catalog.fixture';
 import type { BenchTable } from './contracts.bench';
 import { profileIn, summarizeProfile, type ProfileSummary } from './cpu-profile.summary';
+import { BURST_SESSIONS, measureBurst, type BurstFigures } from './edge-burst.bench';
 import { measureSessionMemory, sessionRows, type SessionMemory } from './edge-sessions.bench';
 import { CONCURRENCY, runTraffic, trafficTables, type TrafficFigures } from './edge-traffic.bench';
 import { startBenchServer, type BenchChild } from './support/child-process.launcher';
@@ -13,7 +14,10 @@ import { concurrentThroughput, round, type ThroughputStats } from './support/loa
 import { McpHttpSession } from './support/mcp-http.client';
 
 export const CATALOG_SIZE = 1_000;
-export const SESSIONS = 1_000;
+/** Issue 10: the edge's RSS with this many open sessions (each with its GET stream). */
+export const SESSIONS = 10_000;
+/** The SDK pass-through's per-session cost is the baseline; a thousand sessions show it. */
+export const PASSTHROUGH_SESSIONS = 1_000;
 
 export interface EdgeFigures {
   traffic: TrafficFigures;
@@ -21,6 +25,7 @@ export interface EdgeFigures {
   passthroughMemory: SessionMemory;
   idleRssMb: number;
   loadedRssMb: number;
+  burst: { direct: BurstFigures; edge: BurstFigures };
   profiles: { call: { summary: ProfileSummary; load: ThroughputStats }; list: { summary: ProfileSummary; load: ThroughputStats } };
   tables: BenchTable[];
 }
@@ -68,12 +73,12 @@ export async function runEdgeBench(brokers: string[], logger: Logger, progress: 
     await feedCatalog(brokers, prefix, benchCatalog(CATALOG_SIZE, upstream.url), logger);
     const token = await issueDevToken(BENCH_SECRET, BENCH_AGENT);
     const edge = await startEdgeChild(brokers, prefix, CATALOG_SIZE);
-    const { traffic, edgeMemory, passthroughMemory, idleRssMb, loadedRssMb } = await withChildren([edge.child], async () => {
+    const { traffic, edgeMemory, passthroughMemory, idleRssMb, loadedRssMb, burst } = await withChildren([edge.child], async () => {
       const idle = edge.child.rssMb();
       // Sessions first, on fresh processes, so the figure is what sessions cost and not heap left over from load.
       progress(`edge: ${SESSIONS} sessions`);
-      const ptMemory = await measureSessionMemory(passthrough.child, passthrough.url, undefined, SESSIONS);
-      const edgeMem = await measureSessionMemory(edge.child, edge.mcpUrl, token, SESSIONS);
+      const ptMemory = await measureSessionMemory(passthrough.child, passthrough.url, undefined, PASSTHROUGH_SESSIONS);
+      const edgeMem = await measureSessionMemory(edge.child, edge.mcpUrl, token, SESSIONS, 180_000);
       progress('edge: tools/list and tools/call');
       const measured = await runTraffic({
         direct: { url: upstream.url, processes: [upstream.child] },
@@ -82,21 +87,39 @@ export async function runEdgeBench(brokers: string[], logger: Logger, progress: 
       });
       const fmt = (x: { p50: number; p99: number }) => `${round(x.p50)}/${round(x.p99)}`;
       progress(`call p50/p99 ms direct ${fmt(measured.call.direct)} pass-through ${fmt(measured.call.passthrough)} edge ${fmt(measured.call.edge)}; list edge ${fmt(measured.list.edge)}`);
-      return { traffic: measured, edgeMemory: edgeMem, passthroughMemory: ptMemory, idleRssMb: idle, loadedRssMb: edge.child.rssMb() };
+      progress(`edge: ${BURST_SESSIONS} sessions calling at once`);
+      const bursts = {
+        direct: await measureBurst(upstream.url, undefined, 'noop', [upstream.child]),
+        edge: await measureBurst(edge.mcpUrl, token, NOOP_TOOL, [edge.child, upstream.child]),
+      };
+      progress(`burst p50/p99 ms direct ${fmt(bursts.direct.latency)} edge ${fmt(bursts.edge.latency)}, edge errors ${bursts.edge.errors}`);
+      return { traffic: measured, edgeMemory: edgeMem, passthroughMemory: ptMemory, idleRssMb: idle, loadedRssMb: edge.child.rssMb(), burst: bursts };
     });
     progress('edge: cpu profiles');
     const profiles = { call: await profileEdge(brokers, prefix, token, 'call'), list: await profileEdge(brokers, prefix, token, 'list') };
     const tables = [
       ...trafficTables(traffic, CATALOG_SIZE, visibleCount(CATALOG_SIZE)),
       {
-        name: `edge: RSS with ${SESSIONS} open sessions (each with its GET stream), fresh child processes`,
+        name: `edge: RSS with open sessions (each with its GET stream), fresh child processes: ${SESSIONS} at the edge, ${PASSTHROUGH_SESSIONS} at the pass-through`,
         rows: [
           ...sessionRows([{ path: 'plain SDK pass-through (baseline)', memory: passthroughMemory }, { path: 'estate edge', memory: edgeMemory }]),
-          { path: 'estate edge at start, 1,000 tools loaded, no session', 'open sessions': 0, 'RSS before (MB)': round(idleRssMb, 1), 'RSS with sessions (MB)': '-', 'KB per session': '-', 'per-session cost / baseline': '-' },
-          { path: 'estate edge after the list and call load (sessions still registered, streams closed)', 'open sessions': SESSIONS, 'RSS before (MB)': '-', 'RSS with sessions (MB)': round(loadedRssMb, 1), 'KB per session': '-', 'per-session cost / baseline': '-' },
+          { path: 'estate edge at start, 1,000 tools loaded, no session', 'open sessions': 0, 'failed to open': '-', 'RSS before (MB)': round(idleRssMb, 1), 'RSS with sessions (MB)': '-', 'KB per session': '-', 'per-session cost / baseline': '-' },
+          { path: 'estate edge after the list and call load (sessions still registered, streams closed)', 'open sessions': edgeMemory.sessions, 'failed to open': '-', 'RSS before (MB)': '-', 'RSS with sessions (MB)': round(loadedRssMb, 1), 'KB per session': '-', 'per-session cost / baseline': '-' },
         ],
       },
     ];
-    return { traffic, edgeMemory, passthroughMemory, idleRssMb, loadedRssMb, profiles, tables };
+    tables.push({
+      name: `edge: ${BURST_SESSIONS} sessions each calling the zero-work tool at the same moment (3 rounds after a warm-up round)`,
+      rows: (['direct', 'edge'] as const).map((path) => ({
+        path: path === 'direct' ? 'direct to the upstream (baseline)' : 'estate edge',
+        sessions: burst[path].sessions,
+        calls: burst[path].latency.samples,
+        'p50 (ms)': round(burst[path].latency.p50),
+        'p99 (ms)': round(burst[path].latency.p99),
+        'server CPU per call (ms)': round(burst[path].cpuMs, 2),
+        errors: burst[path].errors,
+      })),
+    });
+    return { traffic, edgeMemory, passthroughMemory, idleRssMb, loadedRssMb, burst, profiles, tables };
   });
 }

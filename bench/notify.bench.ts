@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { issueDevToken } from '@estate/platform';
 import { BENCH_AGENT } from './catalog.fixture';
+import { hopStats, logTimes, topicTimes, type ProbeTimes } from './notify-hops';
 import { BENCH_SECRET } from './support/edge.launcher';
 import { startBenchEstate } from './support/estate.launcher';
 import { latencyStats, type LatencyStats } from './support/load.runner';
@@ -18,6 +19,8 @@ export interface NotifyFigures {
   /** How long POST /v1/tools took to answer: the registry's share of `latency`. */
   publish: LatencyStats;
   missed: number;
+  /** Where the time went, hop by hop (p50/p99 over the probes): see bench/notify-hops.ts. */
+  hops: ReturnType<typeof hopStats>;
 }
 
 async function post(url: string, token: string, body: unknown): Promise<void> {
@@ -35,12 +38,30 @@ function probeSpec(i: number) {
   };
 }
 
+/** Adds the relay's and discovery's record times (Kafka only) and the edge's log times to each probe. */
+async function withHopTimes(probes: ProbeTimes[], brokers: string[] | undefined, prefix: string, output: string): Promise<ProbeTimes[]> {
+  const tools = probes.map((p) => p.tool);
+  const records = brokers ? await topicTimes(brokers, prefix, tools) : undefined;
+  const applied = logTimes(output, 'registry event applied', tools);
+  const received = logTimes(output, 'catalog record received', tools);
+  const written = logTimes(output, 'tools/list_changed sent', tools);
+  return probes.map((p) => ({
+    ...p,
+    relaySent: records?.relay.get(p.tool),
+    discoveryApplied: applied.get(p.tool),
+    republished: records?.catalog.get(p.tool),
+    edgeReceived: received.get(p.tool),
+    sessionsWritten: written.get(p.tool),
+  }));
+}
+
 /**
  * Publish (registry REST) → outbox relay → bus → discovery → catalog topic → edge replica →
  * notifications/tools/list_changed on an official SDK client's GET stream. One publish at a time.
  */
 export async function measureNotify(brokers: string[] | undefined, upstreamUrl: string): Promise<NotifyFigures> {
-  const estate = await startBenchEstate(brokers);
+  // Debug lines time the edge's hops; JSON so the bench can read their timestamps.
+  const estate = await startBenchEstate(brokers, [], { LOG_LEVEL: 'debug', LOG_FORMAT: 'json' });
   const client = new Client({ name: 'estate-bench', version: '1.0.0' });
   let arrived: (() => void) | undefined;
   client.setNotificationHandler(ToolListChangedNotificationSchema, async () => arrived?.());
@@ -52,23 +73,32 @@ export async function measureNotify(brokers: string[] | undefined, upstreamUrl: 
     await new Promise((resolve) => setTimeout(resolve, 500));
     const times: number[] = [];
     const publishTimes: number[] = [];
+    const probes: ProbeTimes[] = [];
     let missed = 0;
     const deadline = Date.now() + 45_000;
     for (let i = 0; i < SAMPLES + WARM_UP && Date.now() < deadline; i += 1) {
+      let clientReceived = 0;
       const received = new Promise<number>((resolve) => {
-        arrived = () => resolve(performance.now());
+        arrived = () => {
+          clientReceived = Date.now();
+          resolve(performance.now());
+        };
       });
+      const posted = Date.now();
       const start = performance.now();
       await post(`${estate.registry}/v1/tools`, admin, probeSpec(i));
       const answered = performance.now();
+      const committed = Date.now();
       const end = await Promise.race([received, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), WAIT_MS))]);
       if (end === undefined) missed += 1;
       else if (i >= WARM_UP) {
         times.push(end - start);
         publishTimes.push(answered - start);
+        probes.push({ tool: probeSpec(i).name, posted, committed, clientReceived });
       }
     }
-    return { bus: brokers ? 'kafka' : 'in-process', latency: latencyStats(times), publish: latencyStats(publishTimes), missed };
+    const hops = hopStats(await withHopTimes(probes, brokers, estate.prefix, estate.child.output()));
+    return { bus: brokers ? 'kafka' : 'in-process', latency: latencyStats(times), publish: latencyStats(publishTimes), missed, hops };
   } finally {
     await client.close().catch(() => undefined);
     await estate.stop();

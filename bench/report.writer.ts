@@ -18,7 +18,7 @@ export function verdict(figure: string, value: number, bound: { max?: number; mi
   const target = bound.max !== undefined ? `≤ ${fmt(bound.max)}` : `≥ ${fmt(bound.min ?? 0)}`;
   const met = bound.max !== undefined ? value <= bound.max : value >= (bound.min ?? 0);
   let miss: string | undefined;
-  if (!met && bound.max !== undefined) miss = `over by ${fmt(value - bound.max)} (${(value / bound.max).toFixed(2)}× the target)`;
+  if (!met && bound.max !== undefined) miss = `over by ${fmt(value - bound.max)}${bound.max === 0 ? '' : ` (${(value / bound.max).toFixed(2)}× the target)`}`;
   if (!met && bound.min !== undefined) miss = `short by ${fmt(bound.min - value)} (${(value / bound.min).toFixed(2)}× the target)`;
   return { figure, target, measured: fmt(value), baseline, met, miss };
 }

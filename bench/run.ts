@@ -51,6 +51,20 @@ function notifyTable(figures: NotifyFigures[]): BenchTable {
   };
 }
 
+/** Where publish → list_changed spends its time, hop by hop, on each bus. */
+function notifyHopsTable(figures: NotifyFigures[]): BenchTable {
+  return {
+    name: 'publish → list_changed, hop by hop (ms; a hop without both ends on a bus is left out)',
+    rows: figures.flatMap((f) => f.hops.filter((h) => h.stats.samples > 0).map((h) => ({
+      bus: f.bus === 'kafka' ? 'Kafka' : 'in-process',
+      hop: h.hop,
+      samples: h.stats.samples,
+      'p50 (ms)': round(h.stats.p50, 1),
+      'p99 (ms)': round(h.stats.p99, 1),
+    }))),
+  };
+}
+
 /** Issue 15's publish targets, at 16 concurrent clients on each bus. */
 function publishVerdicts(figures: PublishFigures[]): Verdict[] {
   const sequential = (bus: string) => figures.find((f) => f.bus === bus && f.clients === 1);
@@ -92,7 +106,7 @@ async function main(): Promise<void> {
       machine: machineLines(COMMAND, `${kafka.source} at ${kafka.brokers.join(',')}`, loadAtStart),
       verdicts,
       method: methodNotes(),
-      tables: [...contracts, ...edge.tables, notifyTable(notify), publishTable(publish), ...ingest.tables],
+      tables: [...contracts, ...edge.tables, notifyTable(notify), notifyHopsTable(notify), publishTable(publish), ...ingest.tables],
       profiles: [
         { title: `tools/call, 32 concurrent sessions (${Math.round(edge.profiles.call.load.perSecond)} req/s while profiled)`, summary: edge.profiles.call.summary },
         { title: `tools/list, 32 concurrent sessions, ${CATALOG_SIZE} tools (${Math.round(edge.profiles.list.load.perSecond)} req/s while profiled)`, summary: edge.profiles.list.summary },

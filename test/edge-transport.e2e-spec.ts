@@ -32,6 +32,21 @@ describe('the edge transport: SSE streams, priming and resumption', () => {
     expect(parseSse(older.text).map((e) => JSON.parse(e.data) as unknown)).toEqual([{ jsonrpc: '2.0', id: 8, result: {} }]);
   });
 
+  // One write per prompt answer: a body of known length (no chunked encoding) carries priming and answer together.
+  it('sends a prompt answer whole, priming event included, as one body of known length', async () => {
+    const session = await RawSession.open(edge.mcpUrl, ALICE, '2025-11-25');
+    for (const body of ['{"jsonrpc":"2.0","id":9,"method":"ping"}', '{"jsonrpc":"2.0","id":10,"method":"tools/list"}']) {
+      const answer = await raw(edge.mcpUrl, { headers: session.headers({ 'mcp-protocol-version': '2025-11-25' }), body });
+      expect([answer.status, answer.headers['content-type'], answer.headers['transfer-encoding']]).toEqual([200, 'text/event-stream', undefined]);
+      expect(Number(answer.headers['content-length'])).toBe(Buffer.byteLength(answer.text));
+      const events = parseSse(answer.text);
+      expect(events[0]).toEqual({ id: expect.any(String), data: '' });
+      expect(events.slice(1).map((e) => (JSON.parse(e.data) as { id: number }).id)).toEqual([JSON.parse(body).id]);
+    }
+    const listed = sseMessages((await raw(edge.mcpUrl, { headers: session.headers({ 'mcp-protocol-version': '2025-11-25' }), body: '{"jsonrpc":"2.0","id":11,"method":"tools/list"}' })).text);
+    expect(listed[0]).toMatchObject({ id: 11, result: { tools: [expect.objectContaining({ name: 'bank.lookup' })] } });
+  });
+
   it('allows one GET stream per session: a second gets 409 while the first is open, and is served once it closed', async () => {
     const session = await RawSession.open(edge.mcpUrl, ALICE);
     const headers = { ...session.headers(), accept: 'text/event-stream' };

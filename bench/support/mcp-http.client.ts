@@ -12,7 +12,7 @@ const PROTOCOL_VERSION = '2025-06-18';
  * One keep-alive agent for the whole load run. Node's own http client costs a few microseconds
  * per request, so the client never becomes the bottleneck the way the SDK client would.
  */
-export const loadAgent = new http.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 256 });
+export const loadAgent = new http.Agent({ keepAlive: true, maxSockets: 1024, maxFreeSockets: 1024 });
 
 interface RawResponse {
   status: number;

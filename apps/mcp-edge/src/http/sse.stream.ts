@@ -5,47 +5,88 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 const KEEP_ALIVE_MS = 15000;
 const KEEP_ALIVE_FRAME = ': keepalive\n\n';
 
+/**
+ * A frame as text, or as text around a pre-encoded body: a tools/list page shared by every session
+ * that sees it is encoded to UTF-8 once, then written as is (no string building, no re-encoding).
+ */
+export type SseFrame = string | { readonly head: string; readonly body: Buffer; readonly tail: string };
+
 /** One SSE frame in the layout the SDK server writes, so every client that reads the SDK reads ours. */
-export function sseFrame(message: JSONRPCMessage | Record<string, never>, eventId?: string): string {
+export function sseFrame(message: JSONRPCMessage | Record<string, never>, eventId?: string): SseFrame {
   const id = eventId === undefined ? '' : `id: ${eventId}\n`;
-  return `event: message\n${id}data: ${serialize(message)}\n\n`;
+  const shared = sharedResult(message);
+  if (shared === undefined) return `event: message\n${id}data: ${JSON.stringify(message)}\n\n`;
+  const head = `event: message\n${id}data: {"jsonrpc":"2.0","id":${JSON.stringify((message as { id: unknown }).id)},"result":`;
+  return { head, body: shared, tail: '}\n\n' };
 }
 
-/** Serialized frozen results: a tools/list page shared by every session that sees it is stringified once. */
-const frozenResults = new WeakMap<object, string>();
+/** Encoded frozen results: a tools/list page shared by every session that sees it is serialized once. */
+const frozenResults = new WeakMap<object, Buffer>();
 
-function serialize(message: JSONRPCMessage | Record<string, never>): string {
+function sharedResult(message: JSONRPCMessage | Record<string, never>): Buffer | undefined {
   const result = (message as { result?: unknown }).result;
-  if (typeof result !== 'object' || result === null || !Object.isFrozen(result)) return JSON.stringify(message);
-  let text = frozenResults.get(result);
-  if (text === undefined) {
-    text = JSON.stringify(result);
-    frozenResults.set(result, text);
+  if (typeof result !== 'object' || result === null || !Object.isFrozen(result)) return undefined;
+  let encoded = frozenResults.get(result);
+  if (encoded === undefined) {
+    encoded = Buffer.from(JSON.stringify(result));
+    frozenResults.set(result, encoded);
   }
-  return `{"jsonrpc":"2.0","id":${JSON.stringify((message as { id: unknown }).id)},"result":${text}}`;
+  return encoded;
+}
+
+function withPrefix(prefix: string, frame: SseFrame): SseFrame {
+  if (prefix === '') return frame;
+  return typeof frame === 'string' ? prefix + frame : { ...frame, head: prefix + frame.head };
+}
+
+function frameBytes(frame: SseFrame): number {
+  return typeof frame === 'string' ? Buffer.byteLength(frame) : Buffer.byteLength(frame.head) + frame.body.length + Buffer.byteLength(frame.tail);
+}
+
+/** Writes a frame; node gathers the pieces of one tick (and the headers, if unsent) into one writev. */
+function writeFrame(res: ServerResponse, frame: SseFrame, last: boolean): void {
+  if (typeof frame === 'string') {
+    if (last) res.end(frame);
+    else res.write(frame);
+    return;
+  }
+  res.write(frame.head);
+  res.write(frame.body);
+  if (last) res.end(frame.tail);
+  else res.write(frame.tail);
 }
 
 /**
- * One open Server-Sent Events response, written straight to the node:http response. The headers
- * leave at once (a client waits for them before it reads anything), together with the first
- * frame when there is one, and the stream knows when the client has gone.
+ * A POST stream still unopened this long (a slow tool, an upstream that has not answered) sends
+ * its headers and priming event, so the client can resume it and keep-alives can start.
+ */
+const OPEN_AFTER_MS = 50;
+
+/**
+ * One Server-Sent Events response, written straight to the node:http response. A GET stream
+ * opens at once (the client waits for its headers before it reads anything). A POST stream is
+ * deferred: its headers and priming event leave with the first frame, so the usual one-answer
+ * POST costs a single socket write (headers, priming, answer and end of body together); `writev`
+ * was the largest self-time entry of the edge's call profile while headers and answer went apart.
  */
 export class SseStream {
   /** Event ids written by a replay, so a live send racing the replay does not repeat them. */
   readonly replayed = new Set<string>();
   private keepAlive?: NodeJS.Timeout;
   private ended = false;
+  private opened = false;
+  /** The priming event of a deferred stream, sent ahead of its first frame. */
+  private held: string;
 
-  constructor(private readonly res: ServerResponse, sessionId: string, onGone: (stream: SseStream) => void, firstFrame?: string) {
-    res.writeHead(200, {
-      'content-type': 'text/event-stream',
-      'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-      'mcp-session-id': sessionId,
-    });
-    if (firstFrame === undefined) res.flushHeaders();
-    else res.write(firstFrame);
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly sessionId: string,
+    onGone: (stream: SseStream) => void,
+    firstFrame?: string,
+    deferred = false,
+  ) {
+    this.held = firstFrame ?? '';
+    if (!deferred) this.openWith('');
     res.once('close', () => {
       this.stopKeepAlive();
       if (!this.ended) {
@@ -59,28 +100,72 @@ export class SseStream {
     return !this.ended;
   }
 
-  write(text: string): void {
-    if (!this.ended) this.res.write(text);
+  private headers(): Record<string, string> {
+    return {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+      'mcp-session-id': this.sessionId,
+    };
+  }
+
+  /** Sends the headers with whatever is held and `frame`; node writes them in one go. */
+  private openWith(frame: SseFrame): void {
+    this.opened = true;
+    const first = withPrefix(this.held, frame);
+    this.held = '';
+    this.res.writeHead(200, this.headers());
+    if (first === '') this.res.flushHeaders();
+    else writeFrame(this.res, first, false);
+  }
+
+  write(frame: SseFrame): void {
+    if (this.ended) return;
+    if (this.opened) writeFrame(this.res, frame, false);
+    else this.openWith(frame);
   }
 
   /** Sends the last frame and the end of the body together: one write for the usual one-answer POST. */
-  end(lastFrame?: string): void {
+  end(lastFrame?: SseFrame): void {
     if (this.ended) return;
     this.ended = true;
     this.stopKeepAlive();
-    if (lastFrame === undefined) this.res.end();
-    else this.res.end(lastFrame);
+    if (this.opened) {
+      if (lastFrame === undefined) this.res.end();
+      else writeFrame(this.res, lastFrame, true);
+      return;
+    }
+    // Never opened: a body of known length, so headers and body leave together in one write.
+    this.opened = true;
+    const body = withPrefix(this.held, lastFrame ?? '');
+    this.held = '';
+    this.res.writeHead(200, { ...this.headers(), 'content-length': String(frameBytes(body)) });
+    writeFrame(this.res, body, true);
   }
 
   /** Comment frames keep idle proxies from cutting a stream that waits on a slow tool or on news. */
   startKeepAlive(): void {
     if (this.ended || this.keepAlive) return;
+    if (!this.opened) {
+      this.keepAlive = setTimeout(() => {
+        this.keepAlive = undefined;
+        if (this.ended) return;
+        if (!this.opened) this.openWith('');
+        this.startKeepAlive();
+      }, OPEN_AFTER_MS);
+      this.keepAlive.unref();
+      return;
+    }
     this.keepAlive = setInterval(() => this.write(KEEP_ALIVE_FRAME), KEEP_ALIVE_MS);
     this.keepAlive.unref();
   }
 
   private stopKeepAlive(): void {
-    if (this.keepAlive) clearInterval(this.keepAlive);
+    if (this.keepAlive) {
+      clearTimeout(this.keepAlive);
+      clearInterval(this.keepAlive);
+    }
     this.keepAlive = undefined;
   }
 }
