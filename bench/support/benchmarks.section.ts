@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 const FILE = path.join(__dirname, '..', '..', 'BENCHMARKS.md');
+const OWNED = 'Written by the bench itself; rerun the command below to replace it.';
 
 /** Machine, load and command lines for a section, in the shape bench/report.writer.ts uses. */
 export function sectionHeader(command: string, loadAtStart: number[]): string[] {
@@ -24,7 +25,7 @@ export function writeBenchSection(title: string, body: string[]): void {
   const text = existsSync(FILE) ? readFileSync(FILE, 'utf8') : '# Estate benchmarks\n';
   const lines = text.split('\n');
   const start = lines.findIndex((l) => l === heading);
-  const section = [heading, '', `Written by the bench itself; rerun the command below to replace it.`, '', ...body, ''];
+  const section = [heading, '', OWNED, '', ...body, ''];
   if (start < 0) {
     writeFileSync(FILE, `${text.replace(/\n*$/, '\n\n')}${section.join('\n')}`);
     return;
@@ -32,4 +33,18 @@ export function writeBenchSection(title: string, body: string[]): void {
   let end = lines.findIndex((l, i) => i > start && l.startsWith('## '));
   if (end < 0) end = lines.length;
   writeFileSync(FILE, [...lines.slice(0, start), ...section, ...lines.slice(end)].join('\n').replace(/\n*$/, '\n'));
+}
+
+/** The sections benches wrote (marked as theirs), for `npm run bench` to keep when it rewrites the file. */
+export function benchOwnedSections(): string {
+  if (!existsSync(FILE)) return '';
+  const lines = readFileSync(FILE, 'utf8').split('\n');
+  const kept: string[] = [];
+  for (let i = 0; i < lines.length; i += 1) {
+    if (!lines[i].startsWith('## ') || lines[i + 2] !== OWNED) continue;
+    let end = lines.findIndex((l, j) => j > i && l.startsWith('## '));
+    if (end < 0) end = lines.length;
+    kept.push(...lines.slice(i, end));
+  }
+  return kept.length > 0 ? `\n${kept.join('\n').replace(/\n*$/, '\n')}` : '';
 }
