@@ -11,6 +11,7 @@ import { startAudit } from '../apps/audit/src/audit.app';
 import { loadAuditConfig } from '../apps/audit/src/config';
 import type { BenchTable } from './contracts.bench';
 import { BENCH_SECRET, benchTopicPrefix } from './support/edge.launcher';
+import { postmasterPid, pidsMatching, startCpuSpan } from './support/cpu.meter';
 import { round } from './support/load.runner';
 
 export type BusKind = 'kafka' | 'postgres';
@@ -25,10 +26,14 @@ export interface IngestFigures {
   steadyPerSecond: number;
   verifySeconds: number;
   chainOk: boolean;
+  /** CPU seconds per record from audit's start to the last position: audit (this process), PostgreSQL (all backends), the broker (shared: includes other clients). */
+  cpuMsPerRecord: { audit: number; postgres: number; kafka: number };
 }
 
 /** The embedded PostgreSQL the ingest and catch-up figures run on; a fresh database per measurement. */
 export interface BenchDatabase {
+  /** The postmaster's pid: its backends are the PostgreSQL side of the CPU figure. */
+  postmaster: number;
   create(): Promise<string>;
   stop(): Promise<void>;
 }
@@ -37,6 +42,7 @@ export async function startBenchDatabase(logger: Logger): Promise<BenchDatabase>
   const dir = mkdtempSync(path.join(os.tmpdir(), 'estate-bench-pg-'));
   const pg = await startEmbeddedPostgres(path.join(dir, 'data'), logger);
   return {
+    postmaster: postmasterPid(path.join(dir, 'data')),
     create: async () => {
       const name = `bench_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
       const client = new Client({ connectionString: pg.url });
@@ -101,13 +107,17 @@ export async function measureIngest(kind: BusKind, records: number, brokers: str
     await bus.ensureTopics([topics.registryEvents, topics.calls]);
     await fillCalls(bus, topics.calls.name, records);
     const config = loadAuditConfig({ ESTATE_AUDIT_PORT: '0', ESTATE_JWT_SECRET: BENCH_SECRET, ESTATE_TOPIC_PREFIX: prefix, ESTATE_AUDIT_GROUP: `bench-audit-${randomUUID()}` });
+    const cpu = startCpuSpan({ audit: 'self', postgres: [db.postmaster], kafka: kind === 'kafka' ? pidsMatching('kafka.Kafka') : [] });
     const started = performance.now();
     const audit = await startAudit({ ...config, databaseUrl }, bus, logger);
     try {
       await waitForPosition(databaseUrl, topicName(prefix, 'calls'), records, Math.max(120_000, records * 2));
       const seconds = (performance.now() - started) / 1000;
+      const used = cpu.stop();
+      const perRecord = (s: number) => (s * 1000) / records;
+      const cpuMsPerRecord = { audit: perRecord(used.audit), postgres: perRecord(used.postgres), kafka: perRecord(used.kafka) };
       const { steady, verifySeconds, chainOk } = await trailFacts(databaseUrl, audit.url, records);
-      return { bus: kind, records, seconds, perSecond: records / seconds, steadyPerSecond: steady, verifySeconds, chainOk };
+      return { bus: kind, records, seconds, perSecond: records / seconds, steadyPerSecond: steady, verifySeconds, chainOk, cpuMsPerRecord };
     } finally {
       await audit.stop();
     }
@@ -137,6 +147,9 @@ export function ingestTable(figures: IngestFigures[]): BenchTable {
       'wall (s), from consumer start': round(f.seconds, 2),
       'records/s (wall)': Math.round(f.perSecond),
       'records/s (first to last commit)': Math.round(f.steadyPerSecond),
+      'CPU ms/record: audit': round(f.cpuMsPerRecord.audit, 4),
+      'PostgreSQL': round(f.cpuMsPerRecord.postgres, 4),
+      'broker (shared)': round(f.cpuMsPerRecord.kafka, 4),
       'GET /v1/audit/verify (s)': round(f.verifySeconds, 2),
       'chain verifies': f.chainOk ? 'yes' : 'NO',
     })),

@@ -14,6 +14,7 @@ import { ingestVerdicts, runIngestBenches } from './ingest.run';
 import { measureNotify, type NotifyFigures } from './notify.bench';
 import { closePublishClient, measurePublish, publishTable, type PublishFigures } from './publish.bench';
 import { renderReport, verdict, machineLines, type Verdict } from './report.writer';
+import { benchOwnedSections } from './support/benchmarks.section';
 import { REPO_ROOT, startBenchServer } from './support/child-process.launcher';
 import { acquireKafka } from './support/kafka.lease';
 import { loadAgent } from './support/mcp-http.client';
@@ -113,7 +114,7 @@ async function main(): Promise<void> {
       ],
       seconds: (Date.now() - started) / 1000,
     });
-    writeFileSync(path.join(REPO_ROOT, 'BENCHMARKS.md'), report);
+    writeFileSync(path.join(REPO_ROOT, 'BENCHMARKS.md'), report + benchOwnedSections());
     progress(`wrote BENCHMARKS.md (${verdicts.filter((v) => !v.met).length} of ${verdicts.length} targets missed)`);
   } finally {
     loadAgent.destroy();

@@ -4,6 +4,7 @@ import {
   CURRENT_REGISTRY_EVENT_VERSIONS, ENVELOPE_SCHEMA, EVENT_DATA_SCHEMAS, eventSchemaKey, upcast,
   type CatalogEntry, type EventEnvelope, type RegistryEvent, type ServerRegisteredData,
 } from '@estate/events';
+import { isPlainEnvelope } from './envelope.fast-check';
 
 /** What applying an event needs to read and write; backed by PostgreSQL live and by maps in a rebuild. */
 export interface ProjectionTarget {
@@ -39,8 +40,10 @@ export async function applyEnvelope(target: ProjectionTarget, raw: unknown): Pro
 }
 
 function checkEnvelope(raw: unknown): { envelope: EventEnvelope; event: RegistryEvent } | string {
-  const shape = validEnvelope(raw);
-  if (!shape.valid) return `not an event envelope: ${describe(shape.errors)}`;
+  if (!isPlainEnvelope(raw)) {
+    const shape = validEnvelope(raw);
+    if (!shape.valid) return `not an event envelope: ${describe(shape.errors)}`;
+  }
   const envelope = upcast(raw as EventEnvelope);
   const key = eventSchemaKey(envelope.type, envelope.version);
   const schema = (EVENT_DATA_SCHEMAS as Record<string, unknown>)[key];

@@ -155,18 +155,27 @@ export class CatalogRebuilder {
     if (remaining.size === 0) return { projection: fold.projection, events: 0 };
     let done!: () => void;
     const finished = new Promise<void>((resolve) => (done = resolve));
+    const take = async (message: BusMessage): Promise<void> => {
+      const end = remaining.get(message.partition);
+      if (end === undefined || BigInt(message.offset) >= end) return;
+      await fold.apply(parseJson(message.value), { partition: message.partition, offset: message.offset }, true);
+      if (BigInt(message.offset) + 1n >= end) remaining.delete(message.partition);
+      if (remaining.size === 0) done();
+    };
     const subscription = await this.bus.subscribe({
       topic: this.topic,
       groupId: `${this.groupId}-rebuild-${randomUUID()}`,
       fromBeginning: true,
       ownOffsets: async () => '0',
       handle: async (message: BusMessage) => {
-        const end = remaining.get(message.partition);
-        if (end === undefined || BigInt(message.offset) >= end) return;
-        await fold.apply(parseJson(message.value), { partition: message.partition, offset: message.offset }, true);
+        await take(message);
         this.progress(fold.events, total, 'log');
-        if (BigInt(message.offset) + 1n >= end) remaining.delete(message.partition);
-        if (remaining.size === 0) done();
+      },
+      // Batches where the bus has them: its fetches are then as large as LOG_PAGE-sized slices, not one message each.
+      maxBatch: LOG_PAGE,
+      handleBatch: async (batch) => {
+        for (const message of batch.messages) await take(message);
+        this.progress(fold.events, total, 'log');
       },
     });
     let timer: NodeJS.Timeout | undefined;

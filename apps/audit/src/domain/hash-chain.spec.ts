@@ -1,5 +1,5 @@
 import type { AuditEntryContent } from './audit-entry.mapper';
-import { canonicalJson, ChainVerifier, entryHash, GENESIS_HASH, } from './hash-chain';
+import { canonicalEntry, canonicalJson, ChainVerifier, entryHash, GENESIS_HASH } from './hash-chain';
 import type { AuditEntry } from './audit-entry.mapper';
 
 const content = (eventId: string, data: Record<string, unknown> = {}): AuditEntryContent => ({
@@ -51,6 +51,14 @@ describe('entryHash', () => {
     expect(entryHash(GENESIS_HASH, content('e1'))).toBe(hash);
     expect(entryHash('1'.repeat(64), content('e1'))).not.toBe(hash);
     expect(entryHash(GENESIS_HASH, content('e1', { extra: true }))).not.toBe(hash);
+  });
+
+  it('keeps the value every existing trail was hashed with (the fast canonical form equals the generic one)', () => {
+    const odd = content('e1', { z: '\u0000\ud800"', a: [1, { y: 2, b: null }] });
+    // Computed by the generic canonicalJson({ ...fields }) form before the fast path existed.
+    expect(entryHash(GENESIS_HASH, odd)).toBe('83263a9a61eebef62e55757b27070ea70dcd6dcd4717c6131917c56e5a6ccff6');
+    const bare = { ...odd, tool: null, version: null, outcome: null };
+    expect(canonicalEntry(bare, canonicalJson(bare.payload))).toBe(canonicalJson({ ...bare }));
   });
 
   it('does not change when the payload comes back from jsonb with its keys reordered', () => {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { AuditEntry, AuditEntryContent } from './audit-entry.mapper';
 
 /** The prev_hash of the first entry. */
@@ -32,20 +32,26 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** sha256 hex of prev_hash followed by the canonical JSON of the entry's content fields. */
-export function entryHash(prevHash: string, content: AuditEntryContent): string {
-  const fields = {
-    eventId: content.eventId,
-    topic: content.topic,
-    type: content.type,
-    stream: content.stream,
-    tool: content.tool,
-    version: content.version,
-    principal: content.principal,
-    outcome: content.outcome,
-    occurredAt: content.occurredAt,
-    payload: content.payload,
-  };
-  return createHash('sha256').update(prevHash).update(canonicalJson(fields)).digest('hex');
+export function entryHash(prevHash: string, content: AuditEntryContent, payloadText?: string): string {
+  return hash('sha256', prevHash + canonicalEntry(content, payloadText ?? canonicalJson(content.payload)), 'hex');
+}
+
+/**
+ * canonicalJson of the ten content fields, written out in their sorted key order instead of
+ * built as an object and sorted: every entry is hashed on ingest and on verify. Equal to the
+ * generic form (hash-chain.spec.ts holds the two together); a field left undefined takes the
+ * generic path, which drops it.
+ */
+export function canonicalEntry(c: AuditEntryContent, payloadText: string): string {
+  if (c.tool === undefined || c.version === undefined || c.outcome === undefined || c.payload === undefined) {
+    return canonicalJson({
+      eventId: c.eventId, topic: c.topic, type: c.type, stream: c.stream, tool: c.tool, version: c.version,
+      principal: c.principal, outcome: c.outcome, occurredAt: c.occurredAt, payload: c.payload,
+    });
+  }
+  const j = JSON.stringify;
+  return `{"eventId":${j(c.eventId)},"occurredAt":${j(c.occurredAt)},"outcome":${j(c.outcome)},"payload":${payloadText},"principal":${j(c.principal)},`
+    + `"stream":${j(c.stream)},"tool":${j(c.tool)},"topic":${j(c.topic)},"type":${j(c.type)},"version":${j(c.version)}}`;
 }
 
 export interface VerifyResult {

@@ -11,7 +11,8 @@ import { Column, Entity, Index, PrimaryGeneratedColumn, Unique } from 'typeorm';
 @Index('entries_principal_seq', ['principal', 'seq'])
 @Index('entries_type_seq', ['type', 'seq'])
 @Index('entries_topic_seq', ['topic', 'seq'])
-@Index('entries_occurred_at', ['occurredAt'])
+// A BRIN index (migration OccurredAtBrin1764530000000): TypeORM cannot declare the access method, so it does not sync this one.
+@Index('entries_occurred_at', { synchronize: false })
 export class AuditEntryEntity {
   /** Chain order, which is also commit order (appends lock the chain head). */
   @PrimaryGeneratedColumn({ type: 'bigint' })

@@ -114,7 +114,29 @@ export class ConsumerPositions1732900000012 implements MigrationInterface {
   }
 }
 
-export const AUDIT_MIGRATIONS = [CreateAuditTrail1732900000002, ConsumerPositions1732900000012, RecordEveryMessage1764500000100, WebhookSubscriptions1764520000000];
+/**
+ * occurred_at follows the order entries are appended in closely (calls and registry events are
+ * recorded as they happen), so a block-range index answers `from`/`to` with a few pages read and
+ * costs the append almost nothing; the B-tree it replaces was one of the five indexes each of
+ * the many rows per second updates. Same name and column: the entity's @Index still describes it.
+ */
+export class OccurredAtBrin1764530000000 implements MigrationInterface {
+  name = 'OccurredAtBrin1764530000000';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`DROP INDEX audit.entries_occurred_at`);
+    await runner.query(`CREATE INDEX entries_occurred_at ON audit.entries USING brin (occurred_at) WITH (pages_per_range = 32)`);
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`DROP INDEX audit.entries_occurred_at`);
+    await runner.query(`CREATE INDEX entries_occurred_at ON audit.entries (occurred_at)`);
+  }
+}
+
+export const AUDIT_MIGRATIONS = [
+  CreateAuditTrail1732900000002, ConsumerPositions1732900000012, RecordEveryMessage1764500000100, WebhookSubscriptions1764520000000, OccurredAtBrin1764530000000,
+];
 
 /** The tables these migrations create; the schema drift test holds the two together. */
 export const AUDIT_ENTITIES = [AuditEntryEntity, ChainHeadEntity, AuditPositionEntity, ConsumedEntity, AuditDeadLetterEntity, WebhookSubscriptionEntity, WebhookDeliveryEntity];
