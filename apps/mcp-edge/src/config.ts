@@ -18,6 +18,12 @@ export interface EdgeConfig extends CommonConfig, EdgeToolConfig {
   /** Read limits, re-listing and the text rule for what upstreams send (upstream/upstream.config.ts). */
   upstream: UpstreamConfig;
   groupPrefix: string;
+  /**
+   * Key of the MAC that seals 2026-07-28 `requestState` values (ESTATE_REQUEST_STATE_KEY). Copies
+   * behind one address need the same key to accept each other's states; unset, each process makes
+   * its own at start.
+   */
+  requestStateKey?: string;
 }
 
 const LOOPBACK = ['127.0.0.1', '::1', 'localhost'];
@@ -29,7 +35,8 @@ export function isLoopback(host: string): boolean {
 /**
  * Reads ESTATE_EDGE_HOST (127.0.0.1), ESTATE_EDGE_PORT (8000), ESTATE_EDGE_PUBLIC_URL,
  * ESTATE_ALLOWED_ORIGINS, ESTATE_ALLOWED_HOSTS, ESTATE_SESSION_IDLE_SECONDS,
- * ESTATE_MAX_SESSIONS_PER_PRINCIPAL (32), ESTATE_MAX_BODY_BYTES, ESTATE_UPSTREAM_TIMEOUT_MS, ESTATE_EDGE_GROUP, the upstream settings
+ * ESTATE_MAX_SESSIONS_PER_PRINCIPAL (32), ESTATE_MAX_BODY_BYTES, ESTATE_UPSTREAM_TIMEOUT_MS, ESTATE_EDGE_GROUP,
+ * ESTATE_REQUEST_STATE_KEY, the upstream settings
  * (upstream/upstream.config.ts), the tool-call settings
  * (policy/policy.config.ts: rate limits, size limits, registry for quarantines) and the shared settings.
  * ESTATE_AUTH=none is refused unless the edge listens on loopback only.
@@ -47,6 +54,8 @@ export function loadEdgeConfig(env: Env): EdgeConfig {
   if (!(seconds > 0)) reader.problems.push('ESTATE_SESSION_IDLE_SECONDS must be a positive number');
   if (!(maxBody > 0)) reader.problems.push('ESTATE_MAX_BODY_BYTES must be a positive number');
   if (!(timeout > 0)) reader.problems.push('ESTATE_UPSTREAM_TIMEOUT_MS must be a positive number');
+  const requestStateKey = reader.optional('ESTATE_REQUEST_STATE_KEY');
+  if (requestStateKey !== undefined && requestStateKey.length < 32) reader.problems.push('ESTATE_REQUEST_STATE_KEY must be at least 32 characters (a random secret shared by every edge copy)');
   const tools = readEdgeToolConfig(reader);
   return reader.finish({
     ...readCommon(reader),
@@ -63,5 +72,6 @@ export function loadEdgeConfig(env: Env): EdgeConfig {
     maxBodyBytes: maxBody,
     upstreamTimeoutMs: timeout,
     groupPrefix: reader.string('ESTATE_EDGE_GROUP', 'estate-edge'),
+    requestStateKey,
   });
 }

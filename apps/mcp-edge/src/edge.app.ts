@@ -8,6 +8,8 @@ import { answerClientErrors } from './http/client-error.handler';
 import { createMcpEndpoint } from './http/mcp.endpoint';
 import { serveMcpFirst } from './http/mcp.router';
 import { RequestGuard } from './http/request.guard';
+import { statelessEndpointDeps } from './http/stateless.wiring';
+import { ToolCallPipeline } from './mcp/tool-call.pipeline';
 import { refuseUnknownRoutes } from './http/unknown-route.handler';
 import { SessionManager } from './sessions/session.manager';
 
@@ -39,6 +41,7 @@ export async function startEdge(config: EdgeConfig, bus: EventBus | undefined, l
         guard: express.get(RequestGuard),
         maxBodyBytes: config.maxBodyBytes,
         logger: express.get<Logger>(LOGGER),
+        stateless: statelessEndpointDeps(config, express.get(CatalogReplica), express.get(ToolCallPipeline), express.get<Logger>(LOGGER)),
       });
       endpoint = mcp;
       express.use('/mcp', (req: IncomingMessage, res: ServerResponse) => void mcp(req, res));

@@ -2,8 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Principal } from '@estate/contracts';
 import type { PrincipalResolver, Logger } from '@estate/platform';
 import {
-  checkBatchAllowed, classifyMessage, LATEST_PROTOCOL_VERSION, inspectIncoming, isSupportedProtocolVersion, parseJson,
-  type IncomingDecision, type JsonRpcErrorResponse, type JsonRpcRequest, type MessageDecision,
+  checkBatchAllowed, classifyMessage, LATEST_PROTOCOL_VERSION, inspectIncoming, isSupportedProtocolVersion, negotiateRequestEra, parseJson,
+  STATELESS_PROTOCOL_VERSION, type EraDecision, type IncomingDecision, type JsonRpcErrorResponse, type JsonRpcRequest, type MessageDecision,
 } from '@estate/protocol';
 import type { SessionManager } from '../sessions/session.manager';
 import { EdgeSession } from '../sessions/edge-session';
@@ -12,6 +12,7 @@ import { rightsAuthInfo } from '../sessions/request-rights';
 import { readBody } from './body.reader';
 import { type RequestGuard } from './request.guard';
 import { rpcError, sendJson, SESSION_NOT_FOUND } from './json-rpc.reply';
+import { serveStateless, type StatelessEndpointDeps } from './stateless.endpoint';
 
 export interface McpEndpointDeps {
   sessions: SessionManager;
@@ -19,6 +20,8 @@ export interface McpEndpointDeps {
   guard: RequestGuard;
   maxBodyBytes: number;
   logger: Logger;
+  /** The 2026-07-28 revision (no sessions); without it every request takes the session path. */
+  stateless?: StatelessEndpointDeps;
 }
 
 /*
@@ -63,14 +66,22 @@ export function createMcpEndpoint(deps: McpEndpointDeps) {
       const auth = await deps.resolver.resolve(req.headers.authorization);
       if (!auth.ok) return deps.guard.challenge(res, auth.reason);
       const version = req.headers['mcp-protocol-version'];
+      const statelessHeader = deps.stateless !== undefined && version === STATELESS_PROTOCOL_VERSION;
+      // A POST naming an unknown revision date may be a stateless request of a revision we do not
+      // speak (its answer is -32022 with our versions): that needs the body, so it is judged after.
+      const judgedLater = deps.stateless !== undefined && req.method === 'POST' && typeof version === 'string' && REVISION_DATE.test(version);
       // Any version we speak is accepted, not only the negotiated one: the conformance suite sends
       // 2025-03-26 on some raw requests of a 2025-11-25 session.
-      if (version !== undefined && !isSupportedProtocolVersion(version)) {
-        return rpcError(res, 400, null, { code: -32600, message: `Bad Request: unsupported MCP-Protocol-Version ${String(version).slice(0, 40)}` });
-      }
+      if (version !== undefined && !statelessHeader && !judgedLater && !isSupportedProtocolVersion(version)) return unsupportedVersion(res, version);
       const sessionId = singleHeader(req.headers['mcp-session-id']);
       if (req.method === 'POST') return await post(deps, req, res, auth.principal, sessionId);
-      if (req.method === 'GET' || req.method === 'DELETE') return await getOrDelete(deps, req, res, auth.principal, sessionId);
+      if (req.method === 'GET' || req.method === 'DELETE') {
+        // The era is settled per request before anything of a session is looked at.
+        const era = deps.stateless ? negotiateRequestEra({ httpMethod: req.method, headers: req.headers }) : { era: 'session' as const };
+        if (era.era === 'refused') return refuse(res, era);
+        if (statelessHeader) return unsupportedVersion(res, String(version));
+        return await getOrDelete(deps, req, res, auth.principal, sessionId);
+      }
       res.setHeader('allow', 'GET, POST, DELETE');
       rpcError(res, 405, null, { code: -32600, message: `Method Not Allowed: ${req.method ?? ''} is not served here; use POST, GET or DELETE` });
     } catch (error) {
@@ -79,6 +90,17 @@ export function createMcpEndpoint(deps: McpEndpointDeps) {
       else res.end();
     }
   };
+}
+
+const REVISION_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+function unsupportedVersion(res: ServerResponse, version: string | string[]): void {
+  rpcError(res, 400, null, { code: -32600, message: `Bad Request: unsupported MCP-Protocol-Version ${String(version).slice(0, 40)}` });
+}
+
+function refuse(res: ServerResponse, decision: Extract<EraDecision, { era: 'refused' }>): void {
+  if (decision.allow !== undefined) res.setHeader('allow', decision.allow);
+  sendJson(res, decision.httpStatus, decision.reply);
 }
 
 function singleHeader(value: string | string[] | undefined): string | undefined {
@@ -121,6 +143,15 @@ async function post(deps: McpEndpointDeps, req: IncomingMessage, res: ServerResp
   }
   const parsed = parseJson(body.text);
   if (!parsed.ok) return rpcError(res, 400, null, parsed.error);
+  if (deps.stateless) {
+    const era = negotiateRequestEra({ httpMethod: 'POST', headers: req.headers, body: parsed.value });
+    if (era.era === 'refused') return refuse(res, era);
+    if (era.era === 'stateless') return serveStateless(deps.stateless, req, res, principal, era);
+    // A session-era message under a version header no session speaks (the stateless one on an
+    // initialize, an unknown date): refused as before.
+    const version = req.headers['mcp-protocol-version'];
+    if (version !== undefined && !isSupportedProtocolVersion(version)) return unsupportedVersion(res, version);
+  }
   if (sessionId === undefined) return initialize(deps, req, res, principal, parsed.value);
   const session = deps.sessions.find(sessionId, principal);
   if (!session) return rpcError(res, 404, null, SESSION_NOT_FOUND);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { RefusalReason, ToolNameAsSent } from '@estate/events';
 import { boundText } from '@estate/platform';
 import type { CallRecorder } from '../calls/call.recorder';
-import type { EdgeSession } from '../sessions/edge-session';
+import type { CallerContext } from './caller.context';
 
 export type CompletedOutcome = 'ok' | 'tool_error' | 'upstream_error';
 
@@ -16,7 +16,7 @@ export class CallRecords {
   constructor(private readonly recorder: CallRecorder) {}
 
   /** Any name an agent can send is recorded: escaped and bounded, with a note of how it was sent. */
-  refuse(session: EdgeSession, tool: string, version: string | undefined, reason: RefusalReason, detail: string): void {
+  refuse(session: CallerContext, tool: string, version: string | undefined, reason: RefusalReason, detail: string): void {
     const name = boundText(tool, MAX_RECORDED_NAME);
     const asSent: ToolNameAsSent | undefined = name.escaped || name.truncated
       ? { length: tool.length, escaped: name.escaped, truncated: name.truncated, sha256: createHash('sha256').update(boundText(tool, Infinity).text).digest('hex') }
@@ -25,7 +25,7 @@ export class CallRecords {
       type: 'ToolCallRefused',
       version: 1,
       data: {
-        principal: session.principal.id, tenant: session.principal.tenant, sessionId: session.id,
+        principal: session.principal.id, tenant: session.principal.tenant, ...(session.sessionId === undefined ? {} : { sessionId: session.sessionId }),
         tool: name.text, ...(asSent ? { toolAsSent: asSent } : {}), version, reason, detail: boundText(detail, MAX_DETAIL).text,
       },
     }, session.id);
@@ -33,14 +33,14 @@ export class CallRecords {
 
   /** `failure`: for an upstream_error, the reference given to the caller and the upstream's own account. */
   complete(
-    session: EdgeSession, tool: string, version: string, outcome: CompletedOutcome, durationMs: number, attempts: number, repaired: number,
+    session: CallerContext, tool: string, version: string, outcome: CompletedOutcome, durationMs: number, attempts: number, repaired: number,
     failure?: { ref: string; detail: string },
   ): void {
     this.recorder.record({
       type: 'ToolCallCompleted',
       version: 1,
       data: {
-        principal: session.principal.id, tenant: session.principal.tenant, sessionId: session.id,
+        principal: session.principal.id, tenant: session.principal.tenant, ...(session.sessionId === undefined ? {} : { sessionId: session.sessionId }),
         tool, version, outcome, durationMs: Math.max(0, durationMs), attempts, repaired, ...failure,
       },
     }, session.id);

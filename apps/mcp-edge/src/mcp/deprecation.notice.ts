@@ -2,7 +2,7 @@ import type { CallToolResult, LoggingMessageNotification, ServerNotification } f
 import { resolveForPrincipal } from '@estate/catalog';
 import { isVisible, type Principal } from '@estate/contracts';
 import type { CatalogEntry, CatalogVersion } from '@estate/events';
-import type { EdgeSession } from '../sessions/edge-session';
+import type { CallerContext } from './caller.context';
 import { levelWanted } from '../sessions/log-level';
 
 /** The `_meta` key of the notice on a deprecated version's results (the estate's namespace, which upstreams cannot write). */
@@ -70,7 +70,7 @@ export type SendNotification = (notification: ServerNotification) => Promise<voi
  * gets the notice in `_meta`, which no setting turns off.
  */
 export async function noticeDeprecation(
-  session: EdgeSession, entry: CatalogEntry, version: CatalogVersion, principal: Principal, result: CallToolResult, send?: SendNotification,
+  session: CallerContext, entry: CatalogEntry, version: CatalogVersion, principal: Principal, result: CallToolResult, send?: SendNotification,
 ): Promise<CallToolResult> {
   const notice = deprecationNotice(entry, version, principal);
   if (!notice) return result;

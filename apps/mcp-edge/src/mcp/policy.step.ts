@@ -3,7 +3,7 @@ import type { Principal } from '@estate/contracts';
 import type { CatalogVersion } from '@estate/events';
 import type { CallPolicy } from '../policy/call.policy';
 import { principalKey } from '../policy/rate-limit.policy';
-import type { EdgeSession } from '../sessions/edge-session';
+import type { CallerContext } from './caller.context';
 import { confirmationResult, declinedResult, rateLimitedResult, tooLargeResult } from './call-results';
 import type { CallRecords } from './call.records';
 import type { CallContext } from './tool-call.pipeline';
@@ -18,7 +18,7 @@ export class PolicyStep {
    * Meters a call before anything about its tool is looked up. undefined: go on. Otherwise the
    * refusal, the same for every name (it must not tell a tool that exists from one that does not).
    */
-  admit(session: EdgeSession, principal: Principal, name: string): CallToolResult | undefined {
+  admit(session: CallerContext, principal: Principal, name: string): CallToolResult | undefined {
     const verdict = this.policy.admit(principalKey(principal), this.clock());
     if (verdict.ok) return undefined;
     this.records.refuse(session, name, undefined, 'rate_limited', `principal limit; retry after ${verdict.retryAfterMs} ms`);
@@ -26,7 +26,7 @@ export class PolicyStep {
   }
 
   /** undefined: go on to the upstream. Otherwise the refusal to return. */
-  async apply(session: EdgeSession, principal: Principal, version: CatalogVersion, args: Record<string, unknown>, meta: Record<string, unknown> | undefined, context: CallContext): Promise<CallToolResult | undefined> {
+  async apply(session: CallerContext, principal: Principal, version: CatalogVersion, args: Record<string, unknown>, meta: Record<string, unknown> | undefined, context: CallContext): Promise<CallToolResult | undefined> {
     const { spec } = version;
     const facts = { principal: principalKey(principal), tool: spec.name, sideEffect: spec.sideEffect, args, confirmToken: meta?.[CONFIRM_META] };
     const verdict = this.policy.decide(facts, this.clock());
@@ -45,10 +45,11 @@ export class PolicyStep {
   }
 
   /** A client that can be asked is asked; any other gets a single-use token and how to use it. */
-  private async confirm(session: EdgeSession, version: CatalogVersion, binding: string, rejected: string | undefined, context: CallContext): Promise<CallToolResult | undefined> {
+  private async confirm(session: CallerContext, version: CatalogVersion, binding: string, rejected: string | undefined, context: CallContext): Promise<CallToolResult | undefined> {
     const name = version.spec.name;
-    if (!rejected && session.server.getClientCapabilities()?.elicitation) {
-      const action = await this.elicit(session, version, context);
+    if (!rejected && session.confirmer.canAsk()) {
+      const message = `Confirm: ${version.spec.title ?? version.spec.name} (${version.spec.name}) is destructive. ${version.spec.description}`;
+      const action = await session.confirmer.ask({ tool: name, message, binding }, context);
       if (action === 'accept') return undefined;
       if (action !== 'failed') {
         this.records.refuse(session, name, version.version, 'confirmation_required', `the user answered ${action}`);
@@ -58,18 +59,5 @@ export class PolicyStep {
     const issued = this.policy.confirmations.issue(binding, this.clock());
     this.records.refuse(session, name, version.version, 'confirmation_required', rejected ? `confirmation token ${rejected}` : 'confirmation token issued');
     return confirmationResult(name, issued.token, issued.expiresAt, rejected);
-  }
-
-  private async elicit(session: EdgeSession, version: CatalogVersion, context: CallContext): Promise<string> {
-    try {
-      const answer = await session.server.elicitInput(
-        { message: `Confirm: ${version.spec.title ?? version.spec.name} (${version.spec.name}) is destructive. ${version.spec.description}`, requestedSchema: { type: 'object', properties: {} } },
-        { relatedRequestId: context.requestId, signal: context.signal },
-      );
-      return answer.action;
-    } catch {
-      // No answer from the client (it failed or vanished): fall back to the token route.
-      return 'failed';
-    }
   }
 }

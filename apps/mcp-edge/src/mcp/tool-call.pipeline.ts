@@ -7,7 +7,7 @@ import { withCorrelation, withSpan, type LineLogger, type Logger } from '@estate
 import type { CatalogReplica } from '../catalog/catalog.replica';
 import type { CallRecorder } from '../calls/call.recorder';
 import type { CallPolicy } from '../policy/call.policy';
-import type { EdgeSession } from '../sessions/edge-session';
+import type { CallerContext } from './caller.context';
 import { rightsOf } from '../sessions/request-rights';
 import { validationLines, toolError } from './call-results';
 import { CallRecords } from './call.records';
@@ -15,6 +15,7 @@ import { noticeDeprecation, type SendNotification } from './deprecation.notice';
 import { PolicyStep } from './policy.step';
 import { UpstreamStep, type OutputDriftListener } from './upstream.step';
 import { unknownTool, WireError } from './wire-error';
+import { InputRequiredSignal } from './input-required.signal';
 import { mcpRequestLogger, requestCorrelationId, type RequestOrigin } from './request.logger';
 import type { UpstreamCallOptions, UpstreamPool } from '../upstream/upstream.pool';
 
@@ -75,8 +76,12 @@ export class ToolCallPipeline {
     this.upstreamStep.onOutputDrift(listener);
   }
 
-  /** `context` may be the SDK handler's extra, or just its abort signal. */
-  async call(session: EdgeSession, params: CallParams, context?: CallContext | AbortSignal, options: UpstreamCallOptions = {}): Promise<CallToolResult> {
+  /**
+   * `caller` is a session or a single stateless request (caller.context.ts). `context` may be the
+   * SDK handler's extra, or just its abort signal. A stateless caller's call may end in an
+   * InputRequiredSignal instead of a result.
+   */
+  async call(session: CallerContext, params: CallParams, context?: CallContext | AbortSignal, options: UpstreamCallOptions = {}): Promise<CallToolResult> {
     const ctx: CallContext = context instanceof AbortSignal ? { signal: context } : (context ?? {});
     const log = mcpRequestLogger(this.options.logger, session.id, ctx);
     const tool = typeof params?.name === 'string' ? params.name.slice(0, MAX_TOOL_NAME) : '';
@@ -88,6 +93,7 @@ export class ToolCallPipeline {
       log.debug({ tool, outcome: result.isError ? 'tool_error' : 'ok', ms: Math.round(performance.now() - started) }, 'tools/call answered');
       return result;
     } catch (error) {
+      if (error instanceof InputRequiredSignal) throw error;
       if (error instanceof WireError) {
         log.debug({ tool, code: error.code, ms: Math.round(performance.now() - started) }, 'tools/call refused');
         throw error;
@@ -98,7 +104,7 @@ export class ToolCallPipeline {
     }
   }
 
-  private async run(session: EdgeSession, params: CallParams, context: CallContext, options: UpstreamCallOptions, log: LineLogger): Promise<CallToolResult> {
+  private async run(session: CallerContext, params: CallParams, context: CallContext, options: UpstreamCallOptions, log: LineLogger): Promise<CallToolResult> {
     const principal = rightsOf(session, context);
     const named = typeof params?.name === 'string' ? params.name : '';
     const limited = this.policyStep.admit(session, principal, named);
@@ -134,7 +140,7 @@ export class ToolCallPipeline {
 
   /** Everything after resolution: what it answers carries a deprecation notice when the version is deprecated. */
   private async callVersion(
-    session: EdgeSession, principal: Principal, entry: CatalogEntry, version: CatalogVersion, params: CallParams, context: CallContext, options: UpstreamCallOptions, log: LineLogger,
+    session: CallerContext, principal: Principal, entry: CatalogEntry, version: CatalogVersion, params: CallParams, context: CallContext, options: UpstreamCallOptions, log: LineLogger,
   ): Promise<CallToolResult> {
     const step = { 'estate.tool': params.name, 'estate.version': version.version };
     const { repaired, checked } = await withSpan('edge validate arguments', step, () => {
@@ -148,7 +154,7 @@ export class ToolCallPipeline {
     return withSpan('edge upstream call', step, () => this.upstreamStep.forward(session, entry, version, args, { repaired: repaired.changes.length, signal: context.signal, options, log }));
   }
 
-  private invalidArguments(session: EdgeSession, name: string, version: CatalogVersion, errors: ValidationError[]): CallToolResult {
+  private invalidArguments(session: CallerContext, name: string, version: CatalogVersion, errors: ValidationError[]): CallToolResult {
     const lines = validationLines(errors);
     this.records.refuse(session, name, version.version, 'invalid_arguments', lines.join('; '));
     const message = `Invalid arguments for tool ${name}`;

@@ -4,7 +4,7 @@ import type { LineLogger, Logger } from '@estate/platform';
 import type { CatalogReplica } from '../catalog/catalog.replica';
 import type { CallPolicy } from '../policy/call.policy';
 import { nextRetryDelay } from '../policy/retry.policy';
-import type { EdgeSession } from '../sessions/edge-session';
+import type { CallerContext } from './caller.context';
 import { failureRef, outputSchemaProblems, stripEstateMeta } from '../upstream/upstream-answer.guard';
 import { UpstreamFailure, type UpstreamCallOptions, type UpstreamPool } from '../upstream/upstream.pool';
 import { brokenContractResult, tooLargeResult, upstreamFailureResult } from './call-results';
@@ -26,7 +26,7 @@ export type OutputDriftListener = (name: string, version: string, problems: stri
 const DETAIL_CHARS = 1000;
 
 interface Attempt {
-  session: EdgeSession;
+  session: CallerContext;
   version: CatalogVersion;
   started: number;
   attempts: number;
@@ -57,7 +57,7 @@ export class UpstreamStep {
     this.driftListeners.push(listener);
   }
 
-  async forward(session: EdgeSession, entry: CatalogEntry, version: CatalogVersion, args: Record<string, unknown>, call: ForwardOptions): Promise<CallToolResult> {
+  async forward(session: CallerContext, entry: CatalogEntry, version: CatalogVersion, args: Record<string, unknown>, call: ForwardOptions): Promise<CallToolResult> {
     const { repaired, signal } = call;
     const attempt: Attempt = { session, version, started: this.now(), attempts: 0, repaired, log: call.log ?? this.logger };
     const { spec } = version;
@@ -70,7 +70,7 @@ export class UpstreamStep {
           this.records.refuse(session, spec.name, version.version, 'quarantined', 'quarantined on upstream drift');
           throw unknownTool(spec.name);
         }
-        const result = await this.upstreams.call(entry.upstream, spec.upstream.tool, args, this.timeoutMs, signal, { ...call.options, sessionId: session.id });
+        const result = await this.upstreams.call(entry.upstream, spec.upstream.tool, args, this.timeoutMs, signal, { ...call.options, sessionId: session.sessionId });
         return this.finish(attempt, result);
       } catch (error) {
         if (!(error instanceof UpstreamFailure)) throw error;

@@ -4,6 +4,8 @@ import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '@estate/contracts';
 import type { Pins } from '@estate/catalog';
 import type { HttpSessionTransport } from '../http/streamable-http.transport';
+import type { CallerContext, ConfirmAnswer, ConfirmQuestion, Confirmer } from '../mcp/caller.context';
+import type { CallContext } from '../mcp/tool-call.pipeline';
 import type { SessionEventStore } from './memory-event.store';
 import { negotiateProtocolVersion, SessionLifecycle, type JsonRpcRequest } from '@estate/protocol';
 
@@ -12,7 +14,8 @@ import { negotiateProtocolVersion, SessionLifecycle, type JsonRpcRequest } from 
  * opened it; `principal` holds the rights of its most recent request (requests are judged by
  * their own token, see request-rights.ts), which is what decides whom a catalog change concerns.
  */
-export class EdgeSession {
+export class EdgeSession implements CallerContext {
+  readonly era = 'session' as const;
   lastSeen: number;
   protocolVersion?: string;
   pins: Pins = {};
@@ -34,6 +37,29 @@ export class EdgeSession {
 
   constructor(readonly id: string, public principal: Principal, now: number) {
     this.lastSeen = now;
+  }
+
+  get sessionId(): string {
+    return this.id;
+  }
+
+  /** A session asks its client with an elicitation request, when the client declared it can answer one. */
+  readonly confirmer: Confirmer = {
+    canAsk: () => Boolean(this.server.getClientCapabilities()?.elicitation),
+    ask: (question, context) => this.elicitConfirmation(question, context),
+  };
+
+  private async elicitConfirmation(question: ConfirmQuestion, context: CallContext): Promise<ConfirmAnswer> {
+    try {
+      const answer = await this.server.elicitInput(
+        { message: question.message, requestedSchema: { type: 'object', properties: {} } },
+        { relatedRequestId: context.requestId, signal: context.signal },
+      );
+      return answer.action;
+    } catch {
+      // No answer from the client (it failed or vanished): the token route takes over.
+      return 'failed';
+    }
   }
 
   /** Whether a request's principal may use this session: same subject, same tenant. */

@@ -1,0 +1,85 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Principal } from '@estate/contracts';
+import {
+  acknowledgedFilter, JSON_RPC_ERROR, parseSubscriptionFilter, STATELESS_ERROR, subscriptionAcknowledged,
+  type EraDecision, type JsonRpcMessage, type JsonRpcRequest,
+} from '@estate/protocol';
+import type { ListChangeListeners } from '../mcp/list-change.listeners';
+import type { StatelessDispatcher } from '../mcp/stateless.dispatcher';
+import { pinsFromMeta } from '../mcp/tool-call.pipeline';
+import { rpcError, sendJson } from './json-rpc.reply';
+
+export interface StatelessEndpointDeps {
+  dispatcher: StatelessDispatcher;
+  listeners: ListChangeListeners;
+  /** An idle listen stream gets an SSE comment this often, so proxies do not close it as dead. */
+  keepAliveMs?: number;
+}
+
+type StatelessDecision = Extract<EraDecision, { era: 'stateless' }>;
+
+/** Codes of the revision's own refusals: the client's mistake, 400 wherever they arise. */
+const BAD_REQUEST_CODES = new Set<number>(Object.values(STATELESS_ERROR).map((entry) => entry.code));
+
+/**
+ * Serves one POST of the 2026-07-28 revision, after the era negotiation accepted it: no session
+ * is looked up or made. A notification is accepted and dropped (the revision defines none a
+ * client sends over HTTP); subscriptions/listen becomes an SSE stream; everything else is one
+ * JSON answer from the dispatcher. A method of the revision the edge does not serve is 404 with
+ * -32601, as the transport asks; a handler's error for a served method (an unknown tool) is 200.
+ */
+export async function serveStateless(deps: StatelessEndpointDeps, req: IncomingMessage, res: ServerResponse, principal: Principal, decision: StatelessDecision): Promise<void> {
+  if (decision.kind === 'notification') {
+    res.writeHead(202).end();
+    return;
+  }
+  if (!acceptsBoth(req, res)) return;
+  const { request, meta } = decision;
+  if (request.method === 'subscriptions/listen') return listen(deps, req, res, principal, request);
+  if (!deps.dispatcher.serves(request.method)) {
+    return rpcError(res, 404, request.id, { code: JSON_RPC_ERROR.MethodNotFound, message: `Method not found: ${request.method} is not served by this edge` });
+  }
+  const aborted = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) aborted.abort();
+  });
+  const outcome = await deps.dispatcher.dispatch(request, { principal, meta, headers: req.headers, signal: aborted.signal });
+  if (res.destroyed) return;
+  if (outcome.ok) return sendJson(res, 200, { jsonrpc: '2.0', id: outcome.id, result: outcome.result });
+  return sendJson(res, BAD_REQUEST_CODES.has(outcome.error.code) ? 400 : 200, { jsonrpc: '2.0', id: outcome.id, error: outcome.error });
+}
+
+/** The revision's clients must take both answers (JSON and SSE); one that does not cannot be served. */
+function acceptsBoth(req: IncomingMessage, res: ServerResponse): boolean {
+  const accept = req.headers.accept ?? '';
+  if (accept.includes('application/json') && accept.includes('text/event-stream')) return true;
+  rpcError(res, 406, null, { code: JSON_RPC_ERROR.InvalidRequest, message: 'Not Acceptable: the Accept header must list application/json and text/event-stream' });
+  return false;
+}
+
+/**
+ * subscriptions/listen: the answer is an SSE stream that stays open. Its first message says which
+ * notifications the edge will send (tools list changes only); then tools/list_changed arrives
+ * whenever this principal's visible list changes. Closing the stream ends the subscription.
+ */
+function listen(deps: StatelessEndpointDeps, req: IncomingMessage, res: ServerResponse, principal: Principal, request: JsonRpcRequest): void {
+  const parsed = parseSubscriptionFilter(request.params);
+  if (!parsed.ok) return rpcError(res, 400, request.id, parsed.error);
+  const filter = acknowledgedFilter(parsed.filter, { flags: ['toolsListChanged'] });
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' });
+  res.flushHeaders();
+  const send = (message: JsonRpcMessage) => {
+    if (!res.writableEnded) res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+  };
+  send(subscriptionAcknowledged(request.id, filter));
+  const remove = deps.listeners.add({ id: request.id, principal, pins: pinsFromMeta(request.params?.['_meta']), filter, send });
+  const keepAlive = setInterval(() => {
+    if (!res.writableEnded) res.write(': keep-alive\n\n');
+  }, deps.keepAliveMs ?? 25_000);
+  keepAlive.unref();
+  res.once('close', () => {
+    clearInterval(keepAlive);
+    remove();
+  });
+  req.once('error', () => res.destroy());
+}
