@@ -6,6 +6,7 @@ import { startBankServer, type BankServerHandle } from '../examples/bank/bank.se
 import { bankSpecs } from '../examples/bank/bank.specs';
 import { ALICE, BOB } from './support/edge-stack';
 import { ADMIN, connect, http, TEST_SECRET, token, waitFor, type McpSession } from './support/estate.harness';
+import { ACCEPT_BOTH } from './support/edge-wire';
 import { createTestDatabase, kafkaBrokers, randomTopicPrefix } from './support/infra';
 import { auditTrail, partitionHolders, startCopies, type ServiceCopy } from './support/process-fleet';
 
@@ -25,7 +26,22 @@ describe('several copies of edge, discovery and audit at once', () => {
   let admin: string;
   let calls = 0;
   const sessions: McpSession[] = [];
-  const lookup = bankSpecs('bank')[0];
+  const [lookup, , release] = bankSpecs('bank');
+  const TELLER = { sub: 'teller', scope: 'bank:read bank:write bank:release', clearance: 'confidential' };
+  const V2026 = '2026-07-28';
+
+  /** One MCP 2026-07-28 request as a client without any session sends it: everything it needs rides along. */
+  async function stateless(edge: ServiceCopy, claims: typeof ALICE, id: number, method: string, params: Record<string, unknown> = {}) {
+    const meta = { 'io.modelcontextprotocol/protocolVersion': V2026, 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} }, 'io.modelcontextprotocol/clientInfo': { name: 'scale-out', version: '1' } };
+    const name: Record<string, string> = method === 'tools/call' ? { 'mcp-name': params.name as string } : {};
+    const response = await fetch(`${edge.url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${await token(claims)}`, 'content-type': 'application/json', accept: ACCEPT_BOTH, 'mcp-protocol-version': V2026, 'mcp-method': method, ...name },
+      body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: meta } }),
+    });
+    const body = (await response.json()) as { id: number; result?: Record<string, unknown>; error?: unknown };
+    return { status: response.status, session: response.headers.get('mcp-session-id'), body };
+  }
 
   async function publishLookup(version: string): Promise<void> {
     const r = await http('POST', `${registryUrl}/v1/tools`, admin, { ...lookup, version, description: `${lookup.description} (${version})` });
@@ -61,6 +77,8 @@ describe('several copies of edge, discovery and audit at once', () => {
       ESTATE_DISCOVERY_GROUP: `scale-discovery-${run}`,
       ESTATE_AUDIT_GROUP: `scale-audit-${run}`,
       ESTATE_EDGE_GROUP: `scale-edge-${run}`,
+      // Every edge copy seals and opens 2026-07-28 request states with the same key.
+      ESTATE_REQUEST_STATE_KEY: randomUUID() + randomUUID(),
     };
     const registry = await composeEstate({ env, databaseUrl: db.url, logger, services: ['registry'] });
     stops.push(registry.stop);
@@ -72,6 +90,7 @@ describe('several copies of edge, discovery and audit at once', () => {
     for (const copy of [...discoveries, ...audits, ...edges]) stops.push(() => copy.child.stop());
     expect((await http('POST', `${registryUrl}/v1/servers`, admin, { name: 'bank', url: bank.url, owner: 'payments-team' })).status).toBe(201);
     await publishLookup('1.0.0');
+    expect((await http('POST', `${registryUrl}/v1/tools`, admin, release)).status).toBe(201);
   }, 120000);
 
   afterAll(async () => {
@@ -99,6 +118,38 @@ describe('several copies of edge, discovery and audit at once', () => {
     expect(await elsewhere.json()).toMatchObject({ jsonrpc: '2.0', error: { code: expect.any(Number) } });
     // Edge B's refusal changed nothing on edge A.
     await callLookup(alice);
+  });
+
+  it('a 2026-07-28 client sends consecutive requests to alternating edges and every answer is right, a confirmation asked on one included', async () => {
+    const at = (i: number) => edges[i % 2];
+    await waitFor(async () => {
+      const lists = await Promise.all(edges.map((edge, i) => stateless(edge, TELLER, i, 'tools/list')));
+      return lists.every((l) => (l.body.result?.tools as Array<{ name: string }> | undefined)?.some((t) => t.name === 'bank.release')) ? true : undefined;
+    }, 'bank.release on both edges');
+    const served = bank.stats().total;
+    for (let i = 0; i < 6; i += 1) {
+      const answer = await stateless(at(i), TELLER, 100 + i, 'tools/call', { name: 'bank.lookup', arguments: { reference: 'PMT-771' } });
+      expect({ i, status: answer.status, session: answer.session }).toEqual({ i, status: 200, session: null });
+      expect(answer.body).toMatchObject({ id: 100 + i, result: { resultType: 'complete', structuredContent: { reference: 'PMT-771' } } });
+      expect(answer.body.result?.isError).toBeFalsy();
+      calls += 1;
+      const listed = await stateless(at(i + 1), TELLER, 200 + i, 'tools/list');
+      expect(listed.body).toMatchObject({ id: 200 + i, result: { resultType: 'complete' } });
+      expect((listed.body.result?.tools as Array<{ name: string }>).map((t) => t.name)).toEqual(['bank.lookup', 'bank.release']);
+    }
+    expect(bank.stats().total).toBe(served + 6);
+
+    // A destructive call: edge A asks for confirmation, edge B runs it on the sealed state A issued.
+    const args = { name: 'bank.release', arguments: { reference: 'PMT-900' } };
+    const releasedBefore = bank.stats().calls['release'] ?? 0;
+    const asked = await stateless(at(0), TELLER, 300, 'tools/call', args);
+    const question = asked.body.result as { resultType: string; inputRequests: Record<string, unknown>; requestState: string };
+    expect(question.resultType).toBe('input_required');
+    const [key] = Object.keys(question.inputRequests);
+    const confirmed = await stateless(at(1), TELLER, 301, 'tools/call', { ...args, requestState: question.requestState, inputResponses: { [key]: { action: 'accept', content: {} } } });
+    expect(confirmed.body).toMatchObject({ id: 301, result: { resultType: 'complete', structuredContent: { reference: 'PMT-900', status: 'released' } } });
+    calls += 1;
+    expect(bank.stats().calls['release']).toBe(releasedBefore + 1);
   });
 
   it('a publish reaches list_changed subscribers on both edges', async () => {
