@@ -60,6 +60,27 @@ describe('several copies of edge, discovery and audit at once', () => {
     calls += 1;
   }
 
+  /** A 2026-07-28 subscriptions/listen stream on one edge; `text()` is everything it sent so far. */
+  async function listen(edge: ServiceCopy, claims: typeof ALICE) {
+    const meta = { 'io.modelcontextprotocol/protocolVersion': V2026, 'io.modelcontextprotocol/clientCapabilities': {} };
+    const aborted = new AbortController();
+    const response = await fetch(`${edge.url}/mcp`, {
+      method: 'POST',
+      signal: aborted.signal,
+      headers: { authorization: `Bearer ${await token(claims)}`, 'content-type': 'application/json', accept: ACCEPT_BOTH, 'mcp-protocol-version': V2026, 'mcp-method': 'subscriptions/listen' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: `listen-${edge.pid}`, method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true }, _meta: meta } }),
+    });
+    expect(response.status).toBe(200);
+    let text = '';
+    const decoder = new TextDecoder();
+    void (async () => {
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) text += decoder.decode(chunk, { stream: true });
+    })().catch(() => undefined);
+    await waitFor(async () => (text.includes('subscriptions/acknowledged') ? true : undefined), 'the listen stream to be acknowledged');
+    stops.push(async () => aborted.abort());
+    return { text: () => text };
+  }
+
   beforeAll(async () => {
     admin = await token(ADMIN);
     const db = await createTestDatabase();
@@ -152,7 +173,7 @@ describe('several copies of edge, discovery and audit at once', () => {
     expect(bank.stats().calls['release']).toBe(releasedBefore + 1);
   });
 
-  it('a publish reaches list_changed subscribers on both edges', async () => {
+  it('a publish reaches list_changed subscribers on both edges, sessions and 2026-07-28 listen streams alike', async () => {
     const [a, b] = edges;
     const onA = await session(a, ALICE);
     const onB = await session(b, BOB);
@@ -160,8 +181,13 @@ describe('several copies of edge, discovery and audit at once', () => {
       await waitFor(async () => ((await s.client.listTools()).tools.some((t) => t.name === 'bank.lookup') ? true : undefined), 'bank.lookup on both edges');
     }
     await callLookup(onB);
+    const listeners = [await listen(a, ALICE), await listen(b, ALICE)];
     await publishLookup('1.1.0');
     await waitFor(async () => (onA.listChanged.length > 0 && onB.listChanged.length > 0 ? true : undefined), 'list_changed on edge A and on edge B', 30000);
+    // 2026-07-28 clients hear it on the listen stream of whichever copy they opened it on.
+    for (const listener of listeners) {
+      await waitFor(async () => (listener.text().includes('notifications/tools/list_changed') ? true : undefined), 'list_changed on both listen streams', 30000);
+    }
     for (const s of [onA, onB]) {
       const listed = (await s.client.listTools()).tools.find((t) => t.name === 'bank.lookup');
       expect(listed?.description).toContain('(1.1.0)');

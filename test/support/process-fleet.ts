@@ -30,10 +30,12 @@ export async function startCopies(service: FleetService, count: number, env: Rec
     return { service, url: `http://127.0.0.1:${port}`, child, pid: child.process.pid ?? 0 };
   }));
   try {
-    await Promise.all(copies.map((copy) => waitFor(async () => {
-      if (copy.child.process.exitCode !== null) throw new Error(`${service} exited: ${copy.child.output().slice(-2000)}`);
-      return (await fetch(`${copy.url}/healthz`)).ok ? true : undefined;
-    }, `${service} at ${copy.url} to answer /healthz`, 60000)));
+    await Promise.all(copies.map((copy) => {
+      // A copy that exits while starting fails the start at once, with its own words.
+      const exited = new Promise<never>((_, reject) => copy.child.process.once('exit', (code, signal) => reject(new Error(`${service} exited (${code ?? signal}) while starting:\n${copy.child.output().slice(-2000)}`))));
+      exited.catch(() => undefined); // a later, deliberate stop is no failure
+      return Promise.race([exited, waitFor(async () => ((await fetch(`${copy.url}/healthz`)).ok ? true : undefined), `${service} at ${copy.url} to answer /healthz`, 60000)]);
+    }));
   } catch (error) {
     await Promise.all(copies.map((copy) => copy.child.stop()));
     throw error;
