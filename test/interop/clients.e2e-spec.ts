@@ -57,7 +57,7 @@ async function startClients(mcpUrl: string, python: string): Promise<RunningClie
     clients.push({ label: 'sdk1', principal, run: sdk1Client(mcpUrl, bearer) });
     clients.push({ label: 'sdk2', principal, run: runScript(process.execPath, [sdk2], env) });
     clients.push({ label: 'python', principal, run: runScript(python, [path.join(__dirname, 'python-client.py')], env) });
-    // A 2.x host that knows the stateless 2026-07-28 era probes first; the edge must steer it to initialize.
+    // A 2.x host that knows the stateless 2026-07-28 era probes with server/discover first and stays on 2026-07-28.
     clients.push({ label: 'sdk2-auto', principal, run: runScript(process.execPath, [sdk2], { ...env, INTEROP_NEGOTIATION: 'auto' }) });
   }
   return clients;

@@ -49,11 +49,16 @@ export interface McpEndpointDeps {
  * session's owner, the protocol version header, and the seeds' lifecycle and id rules, which the
  * SDK does not enforce.
  */
-/** A CORS preflight from a listed origin (the guard refused any other): no credentials, no body. */
-function answerPreflight(res: ServerResponse): void {
+/**
+ * A CORS preflight from a listed origin (the guard refused any other): no credentials, no body.
+ * 2026-07-28 requests mirror tool arguments into `Mcp-Param-*` headers whose names only the tool
+ * knows, so requested headers of that family are allowed by name as well.
+ */
+function answerPreflight(req: IncomingMessage, res: ServerResponse): void {
+  const requested = String(req.headers['access-control-request-headers'] ?? '').split(',').map((h) => h.trim()).filter((h) => /^mcp-param-[!#$%&'*+\-.^_`|~0-9a-z]+$/i.test(h));
   res.writeHead(204, {
     'Access-Control-Allow-Methods': 'GET, POST, DELETE',
-    'Access-Control-Allow-Headers': 'Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID',
+    'Access-Control-Allow-Headers': ['Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID, Mcp-Method, Mcp-Name', ...requested].join(', '),
     'Access-Control-Max-Age': '600',
   }).end();
 }
@@ -62,7 +67,7 @@ export function createMcpEndpoint(deps: McpEndpointDeps) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     try {
       if (!deps.guard.check(req, res)) return;
-      if (req.method === 'OPTIONS' && req.headers.origin !== undefined && req.headers['access-control-request-method'] !== undefined) return answerPreflight(res);
+      if (req.method === 'OPTIONS' && req.headers.origin !== undefined && req.headers['access-control-request-method'] !== undefined) return answerPreflight(req, res);
       const auth = await deps.resolver.resolve(req.headers.authorization);
       if (!auth.ok) return deps.guard.challenge(res, auth.reason);
       const version = req.headers['mcp-protocol-version'];

@@ -72,7 +72,7 @@ function listen(deps: StatelessEndpointDeps, req: IncomingMessage, res: ServerRe
     if (!res.writableEnded) res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
   };
   send(subscriptionAcknowledged(request.id, filter));
-  const remove = deps.listeners.add({ id: request.id, principal, pins: pinsFromMeta(request.params?.['_meta']), filter, send });
+  const remove = deps.listeners.add({ id: request.id, principal, pins: pinsFromMeta(request.params?.['_meta']), filter, send, end: () => res.end() });
   const keepAlive = setInterval(() => {
     if (!res.writableEnded) res.write(': keep-alive\n\n');
   }, deps.keepAliveMs ?? 25_000);

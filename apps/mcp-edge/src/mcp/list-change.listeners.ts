@@ -2,7 +2,7 @@ import type { Pins } from '@estate/catalog';
 import { resolveForPrincipal } from '@estate/catalog';
 import type { Principal } from '@estate/contracts';
 import type { Logger } from '@estate/platform';
-import { subscriptionNotification, type JsonRpcId, type JsonRpcMessage, type SubscriptionFilter } from '@estate/protocol';
+import { subscriptionClosed, subscriptionNotification, type Implementation, type JsonRpcId, type JsonRpcMessage, type SubscriptionFilter } from '@estate/protocol';
 import type { CatalogChange, CatalogReplica } from '../catalog/catalog.replica';
 
 /** One open subscriptions/listen stream: whose it is, what it asked for, and where its messages go. */
@@ -12,6 +12,8 @@ export interface ListenStream {
   readonly pins: Pins;
   readonly filter: SubscriptionFilter;
   send(message: JsonRpcMessage): void;
+  /** Ends the stream on the edge's initiative, after its closing answer. */
+  end(): void;
 }
 
 /**
@@ -39,6 +41,19 @@ export class ListChangeListeners {
       this.streams.delete(stream);
       this.pending.delete(stream);
     };
+  }
+
+  /**
+   * Shutdown: every stream gets the answer to its listen request (so its client knows the end
+   * was meant, not a drop) and is closed; an open stream would also hold the HTTP server's close.
+   */
+  closeAll(serverInfo?: Implementation): void {
+    for (const stream of [...this.streams]) {
+      this.streams.delete(stream);
+      this.pending.delete(stream);
+      stream.send(subscriptionClosed(stream.id, serverInfo));
+      stream.end();
+    }
   }
 
   private onCatalogChange(changes: CatalogChange[]): void {

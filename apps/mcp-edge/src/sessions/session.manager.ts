@@ -151,8 +151,16 @@ export class SessionManager {
     for (const listener of this.closedListeners) await listener(id).catch(() => undefined);
   }
 
+  private readonly closingListeners: Array<() => void> = [];
+
+  /** Runs when the edge shuts down, before the sessions close: other long-lived streams end then too. */
+  onClosingAll(listener: () => void): void {
+    this.closingListeners.push(listener);
+  }
+
   async closeAll(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
+    for (const listener of this.closingListeners) listener();
     await Promise.allSettled([...this.sessions.keys()].map((id) => this.remove(id)));
   }
 

@@ -5,10 +5,14 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { Principal } from '@estate/contracts';
 import { NestFactory } from '@nestjs/core';
 import { createLogger, failBoot, joinEstateOrKafka, PinoNestLogger, PrincipalResolver, startTracing, stopOnSignals, type Logger } from '@estate/platform';
+import { CatalogReplica } from '../catalog/catalog.replica';
 import { EdgeCoreModule } from '../edge-core.module';
+import { statelessEndpointDeps } from '../http/stateless.wiring';
+import { ToolCallPipeline } from '../mcp/tool-call.pipeline';
 import { SessionManager } from '../sessions/session.manager';
 import { loadStdioConfig, type StdioEdgeConfig } from './stdio.config';
 import { StdioGate } from './stdio.gate';
+import { StdioStatelessHandler } from './stdio-stateless.handler';
 
 /**
  * The edge over stdio, for local clients that spawn their servers (`npm run edge:stdio`): one
@@ -39,7 +43,9 @@ async function serve(config: StdioEdgeConfig, logger: Logger): Promise<void> {
   const transport = new StdioServerTransport(new PassThrough(), process.stdout);
   const session = core.get(SessionManager).attach(principal, transport);
   logger.info({ principal: principal.id, session: session.id }, 'mcp edge serving stdio');
-  await new StdioGate(session, transport, logger).run(process.stdin);
+  const { dispatcher, listeners } = statelessEndpointDeps(config, core.get(CatalogReplica), core.get(ToolCallPipeline), core.get(SessionManager), logger);
+  const stateless = new StdioStatelessHandler({ dispatcher, listeners, principal }, (message) => transport.send(message), logger);
+  await new StdioGate(session, transport, logger, stateless).run(process.stdin);
   logger.info('stdin closed; stopping');
   await stop();
 }

@@ -1,0 +1,88 @@
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Principal } from '@estate/contracts';
+import type { Logger } from '@estate/platform';
+import {
+  acknowledgedFilter, isJsonObject, JSON_RPC_ERROR, parseSubscriptionFilter, subscriptionAcknowledged, type EraDecision, type JsonRpcId,
+  type JsonRpcMessage, type JsonRpcRequest, type RequestMeta,
+} from '@estate/protocol';
+import type { ListChangeListeners } from '../mcp/list-change.listeners';
+import type { StatelessDispatcher } from '../mcp/stateless.dispatcher';
+import { pinsFromMeta } from '../mcp/tool-call.pipeline';
+
+export interface StdioStatelessDeps {
+  dispatcher: StatelessDispatcher;
+  listeners: ListChangeListeners;
+  principal: Principal;
+}
+
+/**
+ * 2026-07-28 messages on stdio, beside the one session the process holds: each request is
+ * answered by the dispatcher on stdout; subscriptions/listen shares stdout with everything else,
+ * its messages told apart by the subscription id. On stdio the client cancels with
+ * notifications/cancelled, which aborts a request in flight or ends a subscription.
+ */
+export class StdioStatelessHandler {
+  private readonly inFlight = new Map<JsonRpcId, () => void>();
+
+  constructor(private readonly deps: StdioStatelessDeps, private readonly send: (message: JSONRPCMessage) => Promise<void>, private readonly logger: Logger) {}
+
+  handle(decision: Exclude<EraDecision, { era: 'session' }>): void {
+    if (decision.era === 'refused') return this.write(decision.reply);
+    if (decision.kind === 'notification') return this.cancel(decision.notification.method, decision.notification.params);
+    if (decision.request.method === 'subscriptions/listen') return this.listen(decision.request);
+    void this.answer(decision.request, decision.meta);
+  }
+
+  private async answer(request: JsonRpcRequest, meta: RequestMeta): Promise<void> {
+    if (!this.deps.dispatcher.serves(request.method)) {
+      return this.write({ jsonrpc: '2.0', id: request.id, error: { code: JSON_RPC_ERROR.MethodNotFound, message: `Method not found: ${request.method} is not served by this edge` } });
+    }
+    const aborted = new AbortController();
+    this.inFlight.set(request.id, () => aborted.abort());
+    try {
+      const outcome = await this.deps.dispatcher.dispatch(request, { principal: this.deps.principal, meta, headers: {}, signal: aborted.signal });
+      // A cancelled request is not answered: the client has stopped waiting for it.
+      if (aborted.signal.aborted) return;
+      this.write(outcome.ok ? { jsonrpc: '2.0', id: outcome.id, result: outcome.result } : { jsonrpc: '2.0', id: outcome.id, error: outcome.error });
+    } finally {
+      this.inFlight.delete(request.id);
+    }
+  }
+
+  private listen(request: JsonRpcRequest): void {
+    const parsed = parseSubscriptionFilter(request.params);
+    if (!parsed.ok) return this.write({ jsonrpc: '2.0', id: request.id, error: parsed.error });
+    const filter = acknowledgedFilter(parsed.filter, { flags: ['toolsListChanged'] });
+    this.write(subscriptionAcknowledged(request.id, filter));
+    const remove = this.deps.listeners.add({ id: request.id, principal: this.deps.principal, pins: pinsFromMeta(request.params?.['_meta']), filter, send: (m) => this.write(m), end: () => this.inFlight.delete(request.id) });
+    this.inFlight.set(request.id, () => {
+      remove();
+      this.inFlight.delete(request.id);
+    });
+  }
+
+  /**
+   * Whether a message without `_meta` still belongs here: a notifications/cancelled naming one of
+   * our requests or subscriptions (a notification need not carry the version).
+   */
+  claims(message: unknown): boolean {
+    if (!isJsonObject(message) || message['method'] !== 'notifications/cancelled' || Object.hasOwn(message, 'id') || !isJsonObject(message['params'])) return false;
+    const id = message['params']['requestId'];
+    return (typeof id === 'string' || typeof id === 'number') && this.inFlight.has(id);
+  }
+
+  /** A message `claims` accepted. */
+  cancelled(message: unknown): void {
+    if (isJsonObject(message)) this.cancel(String(message['method']), message['params']);
+  }
+
+  private cancel(method: string, params: unknown): void {
+    if (method !== 'notifications/cancelled' || !isJsonObject(params)) return;
+    const id = params['requestId'];
+    if (typeof id === 'string' || typeof id === 'number') this.inFlight.get(id)?.();
+  }
+
+  private write(message: JsonRpcMessage): void {
+    void this.send(message as JSONRPCMessage).catch((error: unknown) => this.logger.warn({ err: error }, 'could not answer on stdout'));
+  }
+}

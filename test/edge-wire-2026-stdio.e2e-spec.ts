@@ -1,0 +1,101 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { createLogger } from '@estate/platform';
+import { composeEstate } from '../apps/estate/src/estate.composition';
+import { startBankServer } from '../examples/bank/bank.server';
+import { bankSpecs } from '../examples/bank/bank.specs';
+import { ADMIN, http, TEST_SECRET, token, waitFor } from './support/estate.harness';
+import { createTestDatabase, kafkaBrokers, randomTopicPrefix, REPO_ROOT } from './support/infra';
+
+const ALICE = { sub: 'alice', scope: 'bank:read', clearance: 'internal' };
+const ENTRY = path.join(REPO_ROOT, 'dist/apps/mcp-edge/src/stdio/main.js');
+const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+
+type Json = Record<string, unknown>;
+
+/**
+ * MCP 2026-07-28 on the stdio edge (built entry point: run `npm run build` first): messages that
+ * carry their version in `_meta` are answered without a handshake, beside the session the process
+ * holds for older clients.
+ */
+describe('the stdio edge on MCP 2026-07-28', () => {
+  const stops: Array<() => Promise<void>> = [];
+  const lines: string[] = [];
+  let child: ChildProcessWithoutNullStreams;
+  let registryUrl = '';
+  let admin = '';
+  const lookup = bankSpecs('bank')[0];
+  const messages = () => lines.map((line) => JSON.parse(line) as Json);
+  const send = (message: Json) => child.stdin.write(`${JSON.stringify(message)}\n`);
+  const answer = (id: unknown) => waitFor(async () => messages().find((m) => m.id === id && ('result' in m || 'error' in m)), `the answer to ${String(id)}`, 20000);
+  let nextId = 0;
+  /** Lists until a tool's description contains `marker` (the catalog reaches the process through Kafka). */
+  const listUntil = (marker: string) => waitFor(async () => {
+    nextId += 1;
+    send({ jsonrpc: '2.0', id: nextId, method: 'tools/list', params: { _meta: META } });
+    const listed = (await answer(nextId)) as { result?: { tools: Array<{ description: string }> } };
+    return listed.result?.tools.some((t) => t.description.includes(marker)) ? listed.result : undefined;
+  }, `a tool described with "${marker}" at the stdio edge`, 30000);
+
+  beforeAll(async () => {
+    const db = await createTestDatabase();
+    stops.push(db.drop);
+    const bank = await startBankServer({ port: 0 });
+    stops.push(bank.close);
+    const prefix = randomTopicPrefix();
+    const brokers = kafkaBrokers().join(',');
+    const base = { ESTATE_JWT_SECRET: TEST_SECRET, ESTATE_TOPIC_PREFIX: prefix, KAFKA_BROKERS: brokers, ESTATE_REGISTRY_PORT: '0', ESTATE_DISCOVERY_PORT: '0', ESTATE_DISCOVERY_GROUP: `discovery-${Date.now()}` };
+    const estate = await composeEstate({ env: base, databaseUrl: db.url, logger: createLogger('e2e', 'error'), services: ['registry', 'discovery'] });
+    stops.push(estate.stop);
+    registryUrl = estate.registry?.url ?? '';
+    admin = await token(ADMIN);
+    expect((await http('POST', `${registryUrl}/v1/servers`, admin, { name: 'bank', url: bank.url, owner: 'payments-team' })).status).toBe(201);
+    expect((await http('POST', `${registryUrl}/v1/tools`, admin, lookup)).status).toBe(201);
+    const env = { ESTATE_JWT_SECRET: TEST_SECRET, ESTATE_TOPIC_PREFIX: prefix, KAFKA_BROKERS: brokers, ESTATE_STDIO_TOKEN: await token(ALICE) };
+    child = spawn(process.execPath, [ENTRY], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    createInterface({ input: child.stdout }).on('line', (line) => lines.push(line));
+    child.stderr.resume();
+  }, 60000);
+
+  afterAll(async () => {
+    if (child) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.stdin.end();
+      await exited;
+    }
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+  });
+
+  it('discovers, lists, calls, and hears list_changed on a listen subscription until it is cancelled', async () => {
+    send({ jsonrpc: '2.0', id: 'd', method: 'server/discover', params: { _meta: META } });
+    expect(await answer('d')).toMatchObject({ result: { supportedVersions: expect.arrayContaining(['2026-07-28']), resultType: 'complete', cacheScope: 'private' } });
+    expect(await listUntil('Read-only')).toMatchObject({ resultType: 'complete', cacheScope: 'private', ttlMs: expect.any(Number) });
+    send({ jsonrpc: '2.0', id: 'c', method: 'tools/call', params: { name: 'bank.lookup', arguments: { reference: 'PMT-9' }, _meta: META } });
+    expect(await answer('c')).toMatchObject({ result: { resultType: 'complete', structuredContent: { reference: 'PMT-9' } } });
+    send({ jsonrpc: '2.0', id: 'u', method: 'tools/call', params: { name: 'bank.nothing', arguments: {}, _meta: META } });
+    expect(await answer('u')).toMatchObject({ error: { code: -32601, message: 'Unknown tool: bank.nothing' } });
+
+    send({ jsonrpc: '2.0', id: 'listen', method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true }, _meta: META } });
+    const acknowledged = (m: Json) => m.method === 'notifications/subscriptions/acknowledged';
+    expect(await waitFor(async () => messages().find(acknowledged), 'the acknowledgement')).toMatchObject({ params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 'listen' } } });
+    expect((await http('POST', `${registryUrl}/v1/tools`, admin, { ...lookup, version: '1.1.0', description: `${lookup.description} (1.1.0)` })).status).toBe(201);
+    const changed = (m: Json) => m.method === 'notifications/tools/list_changed';
+    expect(await waitFor(async () => messages().find(changed), 'list_changed on stdio', 20000)).toEqual({
+      jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 'listen' } },
+    });
+
+    send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'listen' } });
+    const heard = messages().filter(changed).length;
+    expect((await http('POST', `${registryUrl}/v1/tools`, admin, { ...lookup, version: '1.2.0', description: `${lookup.description} (1.2.0)` })).status).toBe(201);
+    await listUntil('(1.2.0)');
+    // The change reached the process; a cancelled subscription must not have carried it.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(messages().filter(changed).length).toBe(heard);
+  });
+
+  it('still serves a session-era client on the same process', async () => {
+    send({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'old', version: '1' } } });
+    expect(await answer('init')).toMatchObject({ result: { protocolVersion: '2025-11-25' } });
+  });
+});
