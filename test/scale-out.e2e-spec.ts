@@ -258,4 +258,35 @@ describe('several copies of edge, discovery and audit at once', () => {
       expect(verified.body).toMatchObject({ chainOk: true });
     }
   }, 90000);
+
+  it('SIGKILL of the audit recording calls mid-stream: the other copy takes the calls over, each call is still recorded once', async () => {
+    const topic = topicName(env.ESTATE_TOPIC_PREFIX, 'calls');
+    const group = `${env.ESTATE_AUDIT_GROUP}.calls`;
+    const holderPid = (await waitFor(async () => {
+      const found = await partitionHolders(group, topic);
+      return found.size > 0 ? found : undefined;
+    }, 'an audit copy to hold the calls topic', 30000)).get(0);
+    const victim = audits.find((copy) => copy.pid === holderPid);
+    const survivor = audits.find((copy) => copy.pid !== holderPid) as ServiceCopy;
+    expect(victim).toBeDefined();
+
+    const caller = await session(edges[0], ALICE);
+    for (let i = 0; i < 16; i += 1) {
+      await callLookup(caller);
+      if (i === 5) {
+        await victim?.child.stop('SIGKILL');
+        expect(victim?.child.process.signalCode).toBe('SIGKILL');
+      }
+    }
+    const trail = await waitFor(async () => {
+      const entries = await auditTrail(survivor.url);
+      return entries.filter((e) => e.type === 'ToolCallCompleted').length >= calls ? entries : undefined;
+    }, `the surviving audit to record all ${calls} calls`, 90000);
+    expect((await partitionHolders(group, topic)).get(0)).toBe(survivor.pid);
+    const ids = trail.map((e) => e.eventId);
+    expect(ids.length - new Set(ids).size).toBe(0);
+    expect(trail.filter((e) => e.type === 'ToolCallCompleted')).toHaveLength(calls);
+    const verified = await http('GET', `${survivor.url}/v1/audit/verify`, admin);
+    expect(verified.body).toMatchObject({ chainOk: true });
+  }, 150000);
 });
