@@ -33,14 +33,14 @@ describe('the edge on the wire, MCP 2026-07-28 (no sessions)', () => {
   const calls = () => stack.bank.stats().total;
 
   /** One stateless request; `headers` replaces or adds to the mirrored ones (undefined removes one). */
-  async function send(claims: Claims, method: string, params: Record<string, unknown> = {}, options: { id?: unknown; headers?: Record<string, string | undefined>; capabilities?: Record<string, unknown>; noMeta?: boolean } = {}) {
+  async function send(claims: Claims, method: string, params: Record<string, unknown> = {}, options: { id?: unknown; headers?: Record<string, string | undefined>; capabilities?: Record<string, unknown>; noMeta?: boolean; url?: string } = {}) {
     const body = { jsonrpc: '2.0', id: 'id' in options ? options.id : 1, method, params: options.noMeta ? params : { ...params, _meta: { ...meta(options.capabilities), ...(params['_meta'] as object) } } };
     const headers: Record<string, string> = { authorization: `Bearer ${await token(claims)}`, 'content-type': 'application/json', accept: ACCEPT_BOTH, ...mirrored(method, params) };
     for (const [name, value] of Object.entries(options.headers ?? {})) {
       if (value === undefined) delete headers[name];
       else headers[name] = value;
     }
-    const answer = await raw(stack.mcpUrl, { headers, body: JSON.stringify(body) });
+    const answer = await raw(options.url ?? stack.mcpUrl, { headers, body: JSON.stringify(body) });
     return { status: answer.status, headers: answer.headers, text: answer.text, message: (answer.text ? JSON.parse(answer.text) : {}) as Message };
   }
 
@@ -93,6 +93,13 @@ describe('the edge on the wire, MCP 2026-07-28 (no sessions)', () => {
         const answer = await raw(stack.mcpUrl, { method, headers: { authorization: `Bearer ${bearer}`, accept: 'text/event-stream', 'mcp-protocol-version': V } });
         expect({ method, status: answer.status, allow: answer.headers.allow }).toEqual({ method, status: 405, allow: 'POST' });
       }
+    });
+
+    it('keeps refusing the 2026-07-28 version header on an initialize, as before: sessions do not speak it', async () => {
+      const init = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'old', version: '1' } };
+      const answer = await send(ALICE, 'initialize', init, { noMeta: true });
+      expect(answer.status).toBe(400);
+      expect(answer.message.error).toMatchObject({ code: -32600, message: expect.stringContaining('MCP-Protocol-Version') });
     });
 
     it('still authenticates every request: no bearer is 401, whatever the revision', async () => {
@@ -205,13 +212,38 @@ describe('the edge on the wire, MCP 2026-07-28 (no sessions)', () => {
       expect((await send(TELLER, 'tools/call', otherArgs, { capabilities: { elicitation: {} } })).message.error?.code).toBe(-32602);
       expect(released()).toBe(before);
 
-      const declined = await send(TELLER, 'tools/call', { ...args, requestState: result.requestState, inputResponses: { [key]: { action: 'decline' } } }, { capabilities: { elicitation: {} } });
+      // Every answer spends its state: the decline is given one of its own.
+      const second = (await send(TELLER, 'tools/call', args, { capabilities: { elicitation: {} } })).message.result as { requestState: string };
+      const declined = await send(TELLER, 'tools/call', { ...args, requestState: second.requestState, inputResponses: { [key]: { action: 'decline' } } }, { capabilities: { elicitation: {} } });
       expect(declined.message.result).toMatchObject({ isError: true, resultType: 'complete' });
       expect(released()).toBe(before);
 
       const confirmed = await send(TELLER, 'tools/call', { ...args, requestState: result.requestState, inputResponses: { [key]: { action: 'accept', content: {} } } }, { capabilities: { elicitation: {} } });
       expect(confirmed.message.result).toMatchObject({ resultType: 'complete', structuredContent: { reference: 'PMT-77', status: 'released' } });
       expect(released()).toBe(before + 1);
+      const replayed = await send(TELLER, 'tools/call', { ...args, requestState: result.requestState, inputResponses: { [key]: { action: 'accept', content: {} } } }, { capabilities: { elicitation: {} } });
+      expect(replayed.message.error).toMatchObject({ code: -32602, message: expect.stringContaining('requestState') });
+      expect(released()).toBe(before + 1);
+    });
+
+    it('accepts the state on another edge copy holding the same ESTATE_REQUEST_STATE_KEY, and not on one with another key', async () => {
+      const [twin, stranger] = [await stack.startEdge({ ESTATE_REQUEST_STATE_KEY: 'k'.repeat(40) }), await stack.startEdge({ ESTATE_REQUEST_STATE_KEY: 'z'.repeat(40) })];
+      try {
+        const copyArgs = { name: 'bank.release', arguments: { reference: 'PMT-79' } };
+        const asked = (await send(TELLER, 'tools/call', copyArgs, { capabilities: { elicitation: {} } })).message.result as { inputRequests: Record<string, unknown>; requestState: string };
+        const [key] = Object.keys(asked.inputRequests);
+        const retry = { ...copyArgs, requestState: asked.requestState, inputResponses: { [key]: { action: 'accept', content: {} } } };
+        const before = released();
+        const elsewhere = await send(TELLER, 'tools/call', retry, { capabilities: { elicitation: {} }, url: stranger.mcpUrl });
+        expect(elsewhere.message.error?.code).toBe(-32602);
+        expect(released()).toBe(before);
+        const onTwin = await send(TELLER, 'tools/call', retry, { capabilities: { elicitation: {} }, url: twin.mcpUrl });
+        expect(onTwin.message.result).toMatchObject({ structuredContent: { reference: 'PMT-79', status: 'released' } });
+        expect(released()).toBe(before + 1);
+      } finally {
+        await twin.stop();
+        await stranger.stop();
+      }
     });
 
     it('hands a client without the elicitation capability a confirmation token, as for sessions', async () => {
@@ -246,6 +278,16 @@ describe('the edge on the wire, MCP 2026-07-28 (no sessions)', () => {
       await waitFor(async () => (alice.closed() && bob.closed() ? true : undefined), 'streams to close');
     });
 
+    it('ends an open stream with the answer to its listen request when the edge shuts down', async () => {
+      const second = await stack.startEdge();
+      const stream = await listen(ALICE, 'bye', second.mcpUrl);
+      await stream.waitFor((e) => e.data.includes('acknowledged'));
+      await second.stop();
+      const closing = JSON.parse((await stream.waitFor((e) => e.data.includes('"result"'))).data);
+      expect(closing).toEqual({ jsonrpc: '2.0', id: 'bye', result: expect.objectContaining({ resultType: 'complete', _meta: expect.objectContaining({ 'io.modelcontextprotocol/subscriptionId': 'bye' }) }) });
+      await waitFor(async () => (stream.closed() ? true : undefined), 'the stream to end');
+    });
+
     it('refuses a listen request without a filter with -32602', async () => {
       const answer = await send(ALICE, 'subscriptions/listen', {});
       expect(answer.status).toBe(400);
@@ -254,12 +296,12 @@ describe('the edge on the wire, MCP 2026-07-28 (no sessions)', () => {
   });
 
   /** A subscriptions/listen POST whose SSE answer is read as it arrives. */
-  async function listen(claims: Claims, id: string) {
+  async function listen(claims: Claims, id: string, url = stack.mcpUrl) {
     const params = { notifications: { toolsListChanged: true, promptsListChanged: true }, _meta: meta() };
     const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params });
     const headers = { authorization: `Bearer ${await token(claims)}`, 'content-type': 'application/json', accept: ACCEPT_BOTH, ...mirrored('subscriptions/listen', params) };
     return new Promise<{ status: number; headers: IncomingHttpHeaders; events: SseEvent[]; waitFor(p: (e: SseEvent) => boolean, ms?: number): Promise<SseEvent>; close(): void; closed(): boolean }>((resolve, reject) => {
-      const req = request(stack.mcpUrl, { method: 'POST', headers }, (res) => {
+      const req = request(url, { method: 'POST', headers }, (res) => {
         const events: SseEvent[] = [];
         let buffer = '';
         let ended = false;

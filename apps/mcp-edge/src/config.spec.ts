@@ -33,4 +33,10 @@ describe('loadEdgeConfig', () => {
     expect(loadEdgeConfig({ ...SECRET, ESTATE_METRICS_TOKEN: 'scrape-token-0123456789' }).metricsToken).toBe('scrape-token-0123456789');
     expect(() => loadEdgeConfig({ ...SECRET, ESTATE_METRICS_TOKEN: 'short' })).toThrow(/ESTATE_METRICS_TOKEN must be at least 16 characters/);
   });
+
+  it('takes a requestState key of at least 32 characters, and none by default', () => {
+    expect(loadEdgeConfig(SECRET).requestStateKey).toBeUndefined();
+    expect(loadEdgeConfig({ ...SECRET, ESTATE_REQUEST_STATE_KEY: 'k'.repeat(32) }).requestStateKey).toBe('k'.repeat(32));
+    expect(() => loadEdgeConfig({ ...SECRET, ESTATE_REQUEST_STATE_KEY: 'short' })).toThrow(/ESTATE_REQUEST_STATE_KEY must be at least 32 characters/);
+  });
 });

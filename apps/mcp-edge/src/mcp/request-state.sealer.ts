@@ -9,6 +9,8 @@ import { openRequestState, sealRequestState, type OpenedState, type RequestState
  */
 export class RequestStateSealer {
   private readonly mac: (text: string) => string;
+  /** Nonces of states already acted on, until they could have expired anyway. */
+  private readonly spent = new Map<string, number>();
 
   constructor(key: string, private readonly ttlMs: number, private readonly clock: () => number = Date.now) {
     this.mac = (text) => createHmac('sha256', key).update(text).digest('base64url');
@@ -20,5 +22,18 @@ export class RequestStateSealer {
 
   open<T>(presented: string, binding: RequestStateBinding): OpenedState<T> {
     return openRequestState<T>(presented, this.mac, binding, this.clock());
+  }
+
+  /**
+   * Marks a state's nonce as used; false when it already was. A confirmed state must not run a
+   * destructive call twice when replayed. This copy's memory only: a replay to another copy is
+   * bounded by the state's lifetime (ESTATE_CONFIRM_TTL_SECONDS).
+   */
+  spendOnce(nonce: string): boolean {
+    const now = this.clock();
+    for (const [key, until] of this.spent) if (until <= now) this.spent.delete(key);
+    if (this.spent.has(nonce)) return false;
+    this.spent.set(nonce, now + this.ttlMs);
+    return true;
   }
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import type { Pins } from '@estate/catalog';
 import type { Principal } from '@estate/contracts';
@@ -64,16 +65,22 @@ class InputRequiredConfirmer implements Confirmer {
     const { inputs, sealer } = this.options;
     const binding = { principal: principalKey(this.options.principal), method: 'tools/call', binding: question.binding };
     if (inputs.requestState !== undefined) {
-      const opened = sealer.open(inputs.requestState, binding);
-      if (!opened.ok) {
-        const error = requestStateRejectedError();
-        throw new WireError(error.code, error.message);
-      }
+      const opened = sealer.open<{ nonce?: string }>(inputs.requestState, binding);
+      if (!opened.ok) throw rejected();
       const answer = elicitationAnswer(inputs, CONFIRM_INPUT_KEY);
       if (answer.kind === 'invalid') throw new WireError(answer.error.code, answer.error.message);
-      if (answer.kind === 'answered') return answer.action;
+      if (answer.kind === 'answered') {
+        // One confirmation, one call: the same accepted retry sent again is refused.
+        if (typeof opened.data.nonce !== 'string' || !sealer.spendOnce(opened.data.nonce)) throw rejected();
+        return answer.action;
+      }
     }
-    const requestState = sealer.seal(binding, { ask: CONFIRM_INPUT_KEY });
+    const requestState = sealer.seal(binding, { ask: CONFIRM_INPUT_KEY, nonce: randomUUID() });
     throw new InputRequiredSignal(inputRequiredResult('tools/call', { inputRequests: { [CONFIRM_INPUT_KEY]: confirmationRequest(question.message) }, requestState }, this.options.serverInfo));
   }
+}
+
+function rejected(): WireError {
+  const error = requestStateRejectedError();
+  return new WireError(error.code, error.message);
 }
