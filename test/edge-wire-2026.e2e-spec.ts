@@ -95,11 +95,19 @@ describe('the edge on the wire, MCP 2026-07-28 (no sessions)', () => {
       }
     });
 
-    it('keeps refusing the 2026-07-28 version header on an initialize, as before: sessions do not speak it', async () => {
+    it('answers initialize under the 2026-07-28 header as a removed method (404, -32601), and opens no session', async () => {
+      const sessionsBefore = stack.edge.sessions.size;
       const init = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'old', version: '1' } };
-      const answer = await send(ALICE, 'initialize', init, { noMeta: true });
+      const answer = await send(ALICE, 'initialize', init, { noMeta: true, id: 'i' });
+      expect(answer.status).toBe(404);
+      expect(answer.message).toMatchObject({ id: 'i', error: { code: -32601, message: expect.stringContaining('server/discover') } });
+      expect(stack.edge.sessions.size).toBe(sessionsBefore);
+    });
+
+    it('answers a version it does not speak, in header and _meta alike, with -32022 and the request id', async () => {
+      const answer = await send(ALICE, 'server/discover', { _meta: { 'io.modelcontextprotocol/protocolVersion': 'v999.0.0' } }, { headers: { 'mcp-protocol-version': 'v999.0.0' }, id: 301 });
       expect(answer.status).toBe(400);
-      expect(answer.message.error).toMatchObject({ code: -32600, message: expect.stringContaining('MCP-Protocol-Version') });
+      expect(answer.message).toMatchObject({ id: 301, error: { code: -32022, data: { requested: 'v999.0.0' } } });
     });
 
     it('still authenticates every request: no bearer is 401, whatever the revision', async () => {

@@ -3,7 +3,7 @@ import type { Principal } from '@estate/contracts';
 import type { PrincipalResolver, Logger } from '@estate/platform';
 import {
   checkBatchAllowed, classifyMessage, LATEST_PROTOCOL_VERSION, inspectIncoming, isSupportedProtocolVersion, negotiateRequestEra, parseJson,
-  STATELESS_PROTOCOL_VERSION, type EraDecision, type IncomingDecision, type JsonRpcErrorResponse, type JsonRpcRequest, type MessageDecision,
+  STATELESS_PROTOCOL_VERSION, type EraDecision, type IncomingDecision, type JsonRpcId, type JsonRpcErrorResponse, type JsonRpcRequest, type MessageDecision,
 } from '@estate/protocol';
 import type { SessionManager } from '../sessions/session.manager';
 import { EdgeSession } from '../sessions/edge-session';
@@ -72,9 +72,9 @@ export function createMcpEndpoint(deps: McpEndpointDeps) {
       if (!auth.ok) return deps.guard.challenge(res, auth.reason);
       const version = req.headers['mcp-protocol-version'];
       const statelessHeader = deps.stateless !== undefined && version === STATELESS_PROTOCOL_VERSION;
-      // A POST naming an unknown revision date may be a stateless request of a revision we do not
-      // speak (its answer is -32022 with our versions): that needs the body, so it is judged after.
-      const judgedLater = deps.stateless !== undefined && req.method === 'POST' && typeof version === 'string' && REVISION_DATE.test(version);
+      // A POST under a version we do not speak may be a stateless request of another revision (its
+      // answer is -32022 listing ours, with its id): that needs the body, so it is judged after.
+      const judgedLater = deps.stateless !== undefined && req.method === 'POST';
       // Any version we speak is accepted, not only the negotiated one: the conformance suite sends
       // 2025-03-26 on some raw requests of a 2025-11-25 session.
       if (version !== undefined && !statelessHeader && !judgedLater && !isSupportedProtocolVersion(version)) return unsupportedVersion(res, version);
@@ -97,7 +97,14 @@ export function createMcpEndpoint(deps: McpEndpointDeps) {
   };
 }
 
-const REVISION_DATE = /^\d{4}-\d{2}-\d{2}$/;
+function isInitialize(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && (value as { method?: unknown }).method === 'initialize';
+}
+
+function requestIdOf(value: unknown): JsonRpcId | null {
+  const message = classifyMessage(value);
+  return message.kind === 'request' ? message.message.id : message.kind === 'invalid' ? message.id : null;
+}
 
 function unsupportedVersion(res: ServerResponse, version: string | string[]): void {
   rpcError(res, 400, null, { code: -32600, message: `Bad Request: unsupported MCP-Protocol-Version ${String(version).slice(0, 40)}` });
@@ -152,9 +159,12 @@ async function post(deps: McpEndpointDeps, req: IncomingMessage, res: ServerResp
     const era = negotiateRequestEra({ httpMethod: 'POST', headers: req.headers, body: parsed.value });
     if (era.era === 'refused') return refuse(res, era);
     if (era.era === 'stateless') return serveStateless(deps.stateless, req, res, principal, era);
-    // A session-era message under a version header no session speaks (the stateless one on an
-    // initialize, an unknown date): refused as before.
+    // A session-era message under a version header no session speaks: refused as before, except
+    // that initialize under the stateless version is a method that revision removed (404, -32601).
     const version = req.headers['mcp-protocol-version'];
+    if (version === STATELESS_PROTOCOL_VERSION && isInitialize(parsed.value)) {
+      return rpcError(res, 404, requestIdOf(parsed.value), { code: -32601, message: `Method not found: initialize is not part of ${STATELESS_PROTOCOL_VERSION}; use server/discover` });
+    }
     if (version !== undefined && !isSupportedProtocolVersion(version)) return unsupportedVersion(res, version);
   }
   if (sessionId === undefined) return initialize(deps, req, res, principal, parsed.value);

@@ -43,10 +43,38 @@ export async function serveStateless(deps: StatelessEndpointDeps, req: IncomingM
   res.once('close', () => {
     if (!res.writableFinished) aborted.abort();
   });
-  const outcome = await deps.dispatcher.dispatch(request, { principal, meta, headers: req.headers, signal: aborted.signal });
+  // A request with a progressToken may get its answer as SSE: progress first, then the response.
+  const progress = meta.progressToken === undefined ? undefined : new ProgressStream(res, meta.progressToken);
+  const outcome = await deps.dispatcher.dispatch(request, { principal, meta, headers: req.headers, signal: aborted.signal, onprogress: progress && ((p) => progress.send(p)) });
   if (res.destroyed) return;
-  if (outcome.ok) return sendJson(res, 200, { jsonrpc: '2.0', id: outcome.id, result: outcome.result });
-  return sendJson(res, BAD_REQUEST_CODES.has(outcome.error.code) ? 400 : 200, { jsonrpc: '2.0', id: outcome.id, error: outcome.error });
+  const answer = outcome.ok ? { jsonrpc: '2.0', id: outcome.id, result: outcome.result } : { jsonrpc: '2.0', id: outcome.id, error: outcome.error };
+  if (progress?.started) return progress.finish(answer);
+  return sendJson(res, outcome.ok || !BAD_REQUEST_CODES.has(outcome.error.code) ? 200 : 400, answer);
+}
+
+/** Opens the SSE answer on the first progress notification; until then the answer can still be plain JSON. */
+class ProgressStream {
+  started = false;
+
+  constructor(private readonly res: ServerResponse, private readonly token: string | number) {}
+
+  send(progress: { progress: number; total?: number }): void {
+    if (this.res.writableEnded) return;
+    if (!this.started) {
+      this.started = true;
+      this.res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform' });
+    }
+    this.write({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: this.token, ...progress } });
+  }
+
+  finish(answer: unknown): void {
+    this.write(answer);
+    this.res.end();
+  }
+
+  private write(message: unknown): void {
+    this.res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+  }
 }
 
 /** The revision's clients must take both answers (JSON and SSE); one that does not cannot be served. */

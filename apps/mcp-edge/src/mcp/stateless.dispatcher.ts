@@ -21,6 +21,8 @@ export interface DispatchContext {
   readonly meta: RequestMeta;
   readonly headers: IncomingHttpHeaders;
   readonly signal?: AbortSignal;
+  /** Where progress of a tools/call goes when the request named a progressToken. */
+  readonly onprogress?: (progress: { progress: number; total?: number }) => void;
 }
 
 /** What a handler answers: a result body (made final and cache-marked by the dispatcher), or a ready input_required result. */
@@ -105,7 +107,11 @@ export class StatelessDispatcher {
       id: `req-${randomUUID()}`, principal: context.principal, meta: context.meta, inputs: inputs.inputs, pins, sealer: this.deps.sealer, serverInfo: this.deps.serverInfo,
     });
     const { inputResponses: _responses, requestState: _state, ...callParams } = params;
-    const result = await this.deps.pipeline.call(caller, callParams, { requestId: request.id, signal: context.signal, requestInfo: { headers: context.headers } });
+    // Only the numbers are relayed: an upstream's progress message is text a model may read, and
+    // the prompt-text rules for it live with the session proxy.
+    const onprogress = context.onprogress;
+    const options = onprogress ? { onprogress: (p: { progress: number; total?: number }) => onprogress({ progress: p.progress, ...(p.total === undefined ? {} : { total: p.total }) }) } : {};
+    const result = await this.deps.pipeline.call(caller, callParams, { requestId: request.id, signal: context.signal, requestInfo: { headers: context.headers } }, options);
     return result as unknown as Record<string, unknown>;
   }
 
