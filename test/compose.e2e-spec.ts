@@ -37,7 +37,7 @@ function composeCheck(): string {
 
 interface Loaded {
   name: string;
-  services: Record<string, { image?: string; depends_on?: Record<string, string>; volumes?: string[] }>;
+  services: Record<string, { image?: string; depends_on?: Record<string, string>; volumes?: string[]; replicas: number; ports?: string[] }>;
 }
 
 /** A copy of docker-compose.yml, changed by `edit`, in a directory of its own. */
@@ -59,7 +59,7 @@ describe('docker-compose.yml under Docker Compose v2 loader (compose-go)', () =>
     const project = JSON.parse(stdout) as Loaded;
     expect(project.name).toBe('estate');
     expect(Object.keys(project.services).sort()).toEqual(
-      ['audit', 'bank', 'bank-seed', 'console', 'discovery', 'kafka', 'kafka-topics', 'mcp-edge', 'postgres', 'registry'],
+      ['audit', 'bank', 'bank-seed', 'console', 'discovery', 'kafka', 'kafka-topics', 'lb', 'mcp-edge', 'postgres', 'registry'],
     );
     // Prometheus and Grafana belong to the `observability` profile: a plain `up` leaves them out.
     expect(project.services.prometheus).toBeUndefined();
@@ -79,6 +79,28 @@ describe('docker-compose.yml under Docker Compose v2 loader (compose-go)', () =>
     // Bind mounts resolve against the project directory, to scripts that exist.
     expect(project.services['kafka-topics'].volumes).toEqual([`${path.join(REPO_ROOT, 'infra/compose/create-topics.sh')}:/estate/create-topics.sh`]);
     expect(project.services['bank-seed'].volumes).toEqual([`${path.join(REPO_ROOT, 'infra/compose/seed-bank.sh')}:/estate/seed-bank.sh`]);
+  });
+
+  it('runs two copies of edge, discovery and audit behind the load balancer, which alone publishes their ports', async () => {
+    const { stdout } = await run(bin, [path.join(REPO_ROOT, 'docker-compose.yml')], { env: { PATH: process.env.PATH } });
+    const project = JSON.parse(stdout) as Loaded;
+    for (const name of ['mcp-edge', 'discovery', 'audit']) {
+      expect({ name, replicas: project.services[name].replicas }).toEqual({ name, replicas: 2 });
+      // Two copies cannot both bind one host port: a replicated service publishes none.
+      expect({ name, ports: project.services[name].ports }).toEqual({ name, ports: undefined });
+    }
+    expect(project.services.registry.replicas).toBe(1);
+    expect(project.services.lb.ports).toEqual(['127.0.0.1:8000:8000', '127.0.0.1:8002:8002', '127.0.0.1:8003:8003']);
+    expect(project.services.lb.depends_on).toEqual({ 'mcp-edge': 'service_healthy', discovery: 'service_healthy', audit: 'service_healthy' });
+    expect(project.services.lb.volumes).toEqual([`${path.join(REPO_ROOT, 'infra/lb/haproxy.cfg')}:/usr/local/etc/haproxy/haproxy.cfg`]);
+    // The balancer's config sends each port to the service's replicas, and sticks edge sessions by their id.
+    const config = readFileSync(path.join(REPO_ROOT, 'infra/lb/haproxy.cfg'), 'utf8');
+    for (const [port, target] of [['8000', 'mcp-edge:8000'], ['8002', 'discovery:8002'], ['8003', 'audit:8003']]) {
+      expect(config).toMatch(new RegExp(`bind :${port}\\n`));
+      expect(config).toMatch(new RegExp(`server-template \\S+ 1-\\d+ ${target}\\n`));
+    }
+    expect(config).toContain('stick store-response res.hdr(mcp-session-id)');
+    expect(config).toContain('stick match req.hdr(mcp-session-id)');
   });
 
   it.each([

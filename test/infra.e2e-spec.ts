@@ -30,6 +30,8 @@ type Service = {
   command?: string | string[];
   environment?: Record<string, unknown> | string[];
   ports?: Array<string | number | { target: number; published?: string | number; host_ip?: string }>;
+  /** Replicated services publish nothing (the load balancer does); they only expose their port. */
+  expose?: Array<string | number>;
   healthcheck?: { test?: string | string[] };
   depends_on?: string[] | Record<string, { condition?: string }>;
   restart?: string;
@@ -47,6 +49,8 @@ const ESTATE_SERVICES: Record<string, string> = {
   'mcp-edge': 'mcp-edge',
   audit: 'audit',
 };
+/** The load balancer in front of the replicated services (infra/lb/haproxy.cfg). */
+const LB = 'lb';
 /** Run once per `up` and exit: topics with their configs, then the sample bank's registration. */
 const ONE_SHOTS = ['kafka-topics', 'bank-seed'];
 /** Started only with `--profile observability`. */
@@ -69,6 +73,7 @@ function envOf(svc: Service): Record<string, string> {
 
 /** Container-side port of each `ports` entry (short or long syntax). */
 function targetPorts(svc: Service): number[] {
+  if (!svc.ports && svc.expose) return svc.expose.map(Number);
   return (svc.ports ?? []).map((p) => {
     if (typeof p === 'number') return p;
     if (typeof p === 'object') return Number(p.target);
@@ -185,7 +190,7 @@ describe('docker-compose.yml', () => {
 
   it('defines the whole stack with health-gated dependencies and restart policies', () => {
     expect(Object.keys(compose.services).sort()).toEqual(
-      ['audit', 'bank', 'console', 'discovery', 'kafka', 'mcp-edge', 'postgres', 'registry', ...ONE_SHOTS, ...OBSERVABILITY].sort(),
+      ['audit', 'bank', 'console', 'discovery', 'kafka', LB, 'mcp-edge', 'postgres', 'registry', ...ONE_SHOTS, ...OBSERVABILITY].sort(),
     );
     expect(compose.services.kafka.image).toMatch(/^apache\/kafka:4\.1\.\d+$/);
     expect(compose.services['kafka-topics'].image).toBe(compose.services.kafka.image);

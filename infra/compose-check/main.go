@@ -18,6 +18,9 @@ type service struct {
 	Image     string            `json:"image,omitempty"`
 	DependsOn map[string]string `json:"depends_on,omitempty"`
 	Volumes   []string          `json:"volumes,omitempty"`
+	// Copies compose starts (deploy.replicas or scale), and published ports as host_ip:published:target.
+	Replicas int      `json:"replicas"`
+	Ports    []string `json:"ports,omitempty"`
 }
 
 func main() {
@@ -51,7 +54,11 @@ func run(file string) error {
 		for _, v := range s.Volumes {
 			volumes = append(volumes, v.Source+":"+v.Target)
 		}
-		services[name] = service{Image: s.Image, DependsOn: deps, Volumes: volumes}
+		var ports []string
+		for _, p := range s.Ports {
+			ports = append(ports, fmt.Sprintf("%s:%s:%d", p.HostIP, p.Published, p.Target))
+		}
+		services[name] = service{Image: s.Image, DependsOn: deps, Volumes: volumes, Replicas: s.GetScale(), Ports: ports}
 	}
 	out, err := json.MarshalIndent(map[string]any{"name": project.Name, "services": services}, "", "  ")
 	if err != nil {

@@ -46,8 +46,25 @@ export async function openDatabase(options: DatabaseOptions): Promise<DataSource
   // Before initialize: that is when TypeORM checks every entity column's type against this list.
   dataSource.driver.supportedDataTypes.push(...EXTRA_COLUMN_TYPES);
   await dataSource.initialize();
-  await dataSource.runMigrations({ transaction: 'each' });
+  await underMigrationLock(options.url, options.schema, () => dataSource.runMigrations({ transaction: 'each' }));
   return dataSource;
+}
+
+/**
+ * Copies of a service started together (replicas) would run the same migrations at once and
+ * collide on the catalog; a session-level advisory lock per schema lets one run them while the
+ * others wait, then find nothing left to do.
+ */
+async function underMigrationLock<T>(url: string, schema: string, work: () => Promise<T>): Promise<T> {
+  const lock = new Client({ connectionString: url });
+  await lock.connect();
+  try {
+    // Raw SQL: an advisory lock on a session of its own, held until the migrations ran.
+    await lock.query(`SELECT pg_advisory_lock(hashtext('estate.migrations'), hashtext($1))`, [schema]);
+    return await work();
+  } finally {
+    await lock.end();
+  }
 }
 
 async function ensureSchema(url: string, schema: string): Promise<void> {

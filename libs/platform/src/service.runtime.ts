@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { CommonConfig, Env } from './env.reader';
 import type { EventBus } from './event-bus.port';
@@ -15,7 +16,9 @@ import { startTracing } from './tracing/tracing.sdk';
  * log in PostgreSQL that `npm start` keeps (joinEmbeddedEstate found its database).
  */
 export function busFrom(config: Pick<CommonConfig, 'bus' | 'kafkaBrokers' | 'databaseUrl'>, clientId: string, logger: Logger): EventBus {
-  if (config.bus === 'kafka') return new KafkaEventBus({ brokers: config.kafkaBrokers, clientId, logger });
+  // One client id per copy (host and pid): with several copies in a group, the broker's member
+  // list (kafka-consumer-groups --describe) then says which copy holds which partition.
+  if (config.bus === 'kafka') return new KafkaEventBus({ brokers: config.kafkaBrokers, clientId: `${clientId}-${hostname()}-${process.pid}`, logger });
   if (!config.databaseUrl) throw new Error('the PostgreSQL event log needs DATABASE_URL (or a running npm start to join)');
   return new PostgresEventBus({ url: config.databaseUrl, logger });
 }
