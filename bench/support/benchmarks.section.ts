@@ -35,16 +35,22 @@ export function writeBenchSection(title: string, body: string[]): void {
   writeFileSync(FILE, [...lines.slice(0, start), ...section, ...lines.slice(end)].join('\n').replace(/\n*$/, '\n'));
 }
 
-/** The sections benches wrote (marked as theirs), for `npm run bench` to keep when it rewrites the file. */
+/**
+ * The sections other commands own, for `npm run bench` to keep when it rewrites the file: those
+ * marked as written by a bench, those whose heading says another command rewrites them (or that
+ * they were added by hand), and blocks between `<!-- … begin … -->` / `<!-- … end -->` markers.
+ */
 export function benchOwnedSections(): string {
   if (!existsSync(FILE)) return '';
   const lines = readFileSync(FILE, 'utf8').split('\n');
   const kept: string[] = [];
+  const owned = (i: number) => lines[i + 2] === OWNED || /rewritten by|added by hand/.test(lines[i]) || /^<!-- .* begin/.test(lines[i - 1] ?? '');
   for (let i = 0; i < lines.length; i += 1) {
-    if (!lines[i].startsWith('## ') || lines[i + 2] !== OWNED) continue;
-    let end = lines.findIndex((l, j) => j > i && l.startsWith('## '));
+    if (!lines[i].startsWith('## ') || !owned(i)) continue;
+    let end = lines.findIndex((l, j) => j > i && (l.startsWith('## ') || /^<!-- .* begin/.test(l)));
     if (end < 0) end = lines.length;
-    kept.push(...lines.slice(i, end));
+    const begin = /^<!-- .* begin/.test(lines[i - 1] ?? '') ? i - 1 : i;
+    kept.push(...lines.slice(begin, end), '');
   }
   return kept.length > 0 ? `\n${kept.join('\n').replace(/\n*$/, '\n')}` : '';
 }
