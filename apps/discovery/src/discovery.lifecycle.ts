@@ -2,7 +2,6 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShut
 import type { DataSource } from 'typeorm';
 import { DATABASE, DeadLetterOffice, estateTopics, EVENT_BUS, LOGGER, OwnedResources, SERVICE_CONFIG, stopServiceParts, type EventBus, type Logger } from '@estate/platform';
 import { CatalogProjector } from './catalog.projector';
-import { AsOfDiscovery } from './time-travel/as-of.discovery';
 import type { DiscoveryRootConfig } from './discovery.module';
 
 /**
@@ -20,7 +19,6 @@ export class DiscoveryLifecycle implements OnApplicationBootstrap, OnApplication
     private readonly deadLetters: DeadLetterOffice,
     private readonly projector: CatalogProjector,
     private readonly owned: OwnedResources,
-    private readonly asOf: AsOfDiscovery,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -29,7 +27,6 @@ export class DiscoveryLifecycle implements OnApplicationBootstrap, OnApplication
     await this.deadLetters.prepare();
     // Republishes the catalog; the consumer itself is the app's bus transport (CONSUMER_TRANSPORT), started by startDiscovery.
     await this.projector.start();
-    this.asOf.warm();
   }
 
   onApplicationShutdown(): Promise<void> {

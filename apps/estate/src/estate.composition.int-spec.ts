@@ -19,7 +19,7 @@ describe('composeEstate (real PostgreSQL, in-process bus)', () => {
       ESTATE_JWT_SECRET: SECRET, ESTATE_REGISTRY_PORT: String(registryPort), ESTATE_DISCOVERY_PORT: String(discoveryPort), ESTATE_AUDIT_PORT: String(auditPort),
     };
     try {
-      const estate = await composeEstate({ env, databaseUrl: db.url, logger: createLogger('composition', 'error'), bus, services: ['registry', 'discovery'] });
+      const estate = await composeEstate({ env, databaseUrl: db.url, logger: createLogger('composition', process.env.LOG_LEVEL ?? 'error'), bus, services: ['registry', 'discovery'] });
       expect([estate.registry?.url, estate.discovery?.url, estate.audit, estate.edge, estate.console]).toEqual([
         `http://127.0.0.1:${registryPort}`, `http://127.0.0.1:${discoveryPort}`, undefined, undefined, undefined,
       ]);

@@ -30,17 +30,6 @@ export class AsOfDiscovery {
     if (source) this.timeline = new LogTimeline(source, logger);
   }
 
-  /**
-   * Builds the index in the background at start. Best effort: the registry may not be up yet, and
-   * the first query indexes whatever is missing anyway.
-   */
-  warm(): void {
-    this.timeline?.warm().then(
-      () => this.logger.debug({ events: this.timeline?.size.events }, 'time-travel index warmed'),
-      (error: unknown) => this.logger.info({ err: error }, 'time-travel index not warmed at start; the first at= query builds it'),
-    );
-  }
-
   async discover(caller: Principal, request: AsOfRequest): Promise<{ ok: true; value: AsOfAnswer } | { ok: false; error: DiscoveryError }> {
     const asked = request.principal;
     if (asked !== undefined && asked.id !== caller.id && !isAdmin(caller)) {

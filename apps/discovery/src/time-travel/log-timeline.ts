@@ -77,11 +77,6 @@ export class LogTimeline {
     return { events, lastEventAt, projection: await this.projectionAt(events) };
   }
 
-  /** Index what the store holds now, so the first `at=` query does not pay for it. */
-  warm(): Promise<void> {
-    return this.catchUp();
-  }
-
   /** How many events are indexed and how many checkpoints hold folds (for the bench and logs). */
   get size(): { events: number; checkpoints: number; spacing: number } {
     return { events: this.instants.length, checkpoints: this.checkpoints.length, spacing: this.spacing };
