@@ -1,3 +1,6 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createLogger } from '@estate/platform';
 import { composeEstate } from '../apps/estate/src/estate.composition';
 import { startNotesServer } from '../examples/notes/notes.http';
@@ -73,6 +76,32 @@ describe('upstream elicitation during a 2026-07-28 tools/call', () => {
     // Nothing was relayed to anyone.
     const relayed = await http('GET', `${urls.audit}/v1/audit?type=UpstreamRequestRelayed`, admin);
     expect(relayed.body.entries).toEqual([]);
+  });
+
+  it('never hands an upstream question caused by a 2026-07-28 call to a session calling the same server meanwhile', async () => {
+    // A session whose own elicitation is still open keeps its call to notes in flight.
+    const asked: string[] = [];
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => { release = resolve; });
+    const session = new Client({ name: 'input-2026-session', version: '1' }, { capabilities: { elicitation: {} } });
+    session.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params.message);
+      if (asked.length === 1) await held;
+      return { action: 'accept', content: { title: 'from the session' } };
+    });
+    await session.connect(new StreamableHTTPClientTransport(new URL(urls.mcp), { requestInit: { headers: { authorization: `Bearer ${await token(ALICE)}` } } }));
+    try {
+      const sessionCall = session.callTool({ name: 'notes.ask-user', arguments: { question: 'the session asks' } });
+      await waitFor(async () => (asked.length === 1 ? true : undefined), 'the session to be asked');
+      const agent = await call('notes.ask-user', { question: 'the agent asks' }, { elicitation: { form: {} } });
+      expect(textOf(agent.result)).toContain('2 callers had requests to it in flight');
+      expect(asked).toEqual(['the session asks']);
+      release();
+      expect(textOf(await sessionCall)).toBe('user said: from the session');
+    } finally {
+      release();
+      await session.close();
+    }
   });
 
   it('still answers a tool that asks nothing', async () => {

@@ -96,7 +96,7 @@ export class UpstreamRequestRelay {
     // Each 2026-07-28 request is a caller of its own; a session's calls are one caller.
     const sessions = new Set<unknown>(calls.map((c) => c.state ?? c));
     if (sessions.size === 0) return { reason: 'no_call_in_flight', detail: `${server} sent ${method} while no request of a client to it was in flight` };
-    if (sessions.size > 1) return { reason: 'ambiguous_caller', detail: `${server} sent ${method} while ${sessions.size} sessions had requests to it in flight` };
+    if (sessions.size > 1) return { reason: 'ambiguous_caller', detail: `${server} sent ${method} while ${sessions.size} callers had requests to it in flight` };
     const call = calls[0];
     if (!call.state) {
       return { call, reason: 'client_not_capable', detail: `a ${STATELESS_REVISION} request cannot be asked for ${method} during its call` };
