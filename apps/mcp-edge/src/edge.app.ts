@@ -9,6 +9,7 @@ import { createMcpEndpoint } from './http/mcp.endpoint';
 import { serveMcpFirst } from './http/mcp.router';
 import { RequestGuard } from './http/request.guard';
 import { statelessEndpointDeps } from './http/stateless.wiring';
+import { PrimitiveProxyExtension } from './proxy/primitive-proxy.extension';
 import { ToolCallPipeline } from './mcp/tool-call.pipeline';
 import { refuseUnknownRoutes } from './http/unknown-route.handler';
 import { SessionManager } from './sessions/session.manager';
@@ -41,7 +42,7 @@ export async function startEdge(config: EdgeConfig, bus: EventBus | undefined, l
         guard: express.get(RequestGuard),
         maxBodyBytes: config.maxBodyBytes,
         logger: express.get<Logger>(LOGGER),
-        stateless: statelessEndpointDeps(config, express.get(CatalogReplica), express.get(ToolCallPipeline), express.get(SessionManager), express.get<Logger>(LOGGER)),
+        stateless: statelessEndpointDeps(config, express.get(CatalogReplica), express.get(ToolCallPipeline), express.get(SessionManager), express.get<Logger>(LOGGER), express.get(PrimitiveProxyExtension)),
       });
       endpoint = mcp;
       express.use('/mcp', (req: IncomingMessage, res: ServerResponse) => void mcp(req, res));

@@ -6,6 +6,7 @@ import { ListChangeListeners } from '../mcp/list-change.listeners';
 import { RequestStateSealer } from '../mcp/request-state.sealer';
 import { StatelessDispatcher } from '../mcp/stateless.dispatcher';
 import type { ToolCallPipeline } from '../mcp/tool-call.pipeline';
+import type { PrimitiveProxyExtension } from '../proxy/primitive-proxy.extension';
 import { SERVER_INFO, type SessionManager } from '../sessions/session.manager';
 import type { StatelessEndpointDeps } from './stateless.endpoint';
 
@@ -16,7 +17,7 @@ export const LIST_TTL_MS = 60_000;
  * The parts that serve the 2026-07-28 revision, built from the edge's replica and pipeline. A
  * sealed requestState lives as long as a confirmation token (ESTATE_CONFIRM_TTL_SECONDS).
  */
-export function statelessEndpointDeps(config: EdgeConfig, replica: CatalogReplica, pipeline: ToolCallPipeline, sessions: SessionManager, logger: Logger): StatelessEndpointDeps {
+export function statelessEndpointDeps(config: EdgeConfig, replica: CatalogReplica, pipeline: ToolCallPipeline, sessions: SessionManager, logger: Logger, proxy?: Pick<PrimitiveProxyExtension, 'aroundStatelessCall'>): StatelessEndpointDeps {
   const key = config.requestStateKey ?? randomBytes(32).toString('base64url');
   if (config.requestStateKey === undefined) logger.info('ESTATE_REQUEST_STATE_KEY is not set: this edge seals requestState with a key of its own, which other copies will not accept');
   const sealer = new RequestStateSealer(key, config.policy.confirmationTtlMs);
@@ -24,5 +25,8 @@ export function statelessEndpointDeps(config: EdgeConfig, replica: CatalogReplic
   const listeners = new ListChangeListeners(replica, log);
   // Listen streams end with the sessions, before the HTTP server closes.
   sessions.onClosingAll(() => listeners.closeAll(SERVER_INFO));
-  return { dispatcher: new StatelessDispatcher({ replica, pipeline, sealer, serverInfo: SERVER_INFO, listTtlMs: LIST_TTL_MS, logger: log }), listeners };
+  return { dispatcher: new StatelessDispatcher({
+    replica, pipeline, sealer, serverInfo: SERVER_INFO, listTtlMs: LIST_TTL_MS, logger: log,
+    ...(proxy ? { aroundCall: (principal, tool, run) => proxy.aroundStatelessCall(principal, tool, run) } : {}),
+  }), listeners };
 }

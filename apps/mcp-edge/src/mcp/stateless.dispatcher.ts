@@ -40,6 +40,11 @@ export interface StatelessDispatcherDeps {
   /** How long a client may reuse a list or discover answer (it also hears list_changed on subscriptions/listen). */
   listTtlMs: number;
   logger: Logger;
+  /**
+   * Runs a tools/call so that an upstream's request during it is attributed to this caller (the
+   * proxy's in-flight record); without it, such a request finds no caller and is refused anyway.
+   */
+  aroundCall?: <T>(principal: Principal, tool: unknown, run: () => Promise<T>) => Promise<T>;
 }
 
 /**
@@ -111,7 +116,8 @@ export class StatelessDispatcher {
     // the prompt-text rules for it live with the session proxy.
     const onprogress = context.onprogress;
     const options = onprogress ? { onprogress: (p: { progress: number; total?: number }) => onprogress({ progress: p.progress, ...(p.total === undefined ? {} : { total: p.total }) }) } : {};
-    const result = await this.deps.pipeline.call(caller, callParams, { requestId: request.id, signal: context.signal, requestInfo: { headers: context.headers } }, options);
+    const run = () => this.deps.pipeline.call(caller, callParams, { requestId: request.id, signal: context.signal, requestInfo: { headers: context.headers } }, options);
+    const result = await (this.deps.aroundCall ? this.deps.aroundCall(context.principal, params.name, run) : run());
     return result as unknown as Record<string, unknown>;
   }
 

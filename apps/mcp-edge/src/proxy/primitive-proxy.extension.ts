@@ -4,6 +4,7 @@ import {
   ListResourceTemplatesRequestSchema, ReadResourceRequestSchema, SetLevelRequestSchema, SubscribeRequestSchema, UnsubscribeRequestSchema,
   type CallToolResult, type LoggingLevel, type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { Principal } from '@estate/contracts';
 import type { Logger } from '@estate/platform';
 import type { CallRecorder } from '../calls/call.recorder';
 import type { CatalogReplica } from '../catalog/catalog.replica';
@@ -103,8 +104,22 @@ export class PrimitiveProxyExtension implements ServerExtension {
     const run = () => this.deps.pipeline.call(state.session, params, extra, options);
     const entry = this.deps.replica.get(params.name);
     if (!entry || !usable(entry, rightsOf(state.session, extra))) return run();
-    const call = { state, server: entry.upstream.server, tool: params.name, sendRequest: extra.sendRequest, sendNotification: extra.sendNotification };
+    const call = {
+      state, principal: state.session.principal, sessionId: state.session.id, server: entry.upstream.server, tool: params.name,
+      sendRequest: extra.sendRequest, sendNotification: extra.sendNotification,
+    };
     return this.inFlight.around(call, run);
+  }
+
+  /**
+   * A 2026-07-28 tools/call runs inside this so that an upstream's sampling or elicitation request
+   * during it is attributed to that request (and refused: it has no stream to ask on) instead of to
+   * a session that happens to have a call to the same server in flight.
+   */
+  async aroundStatelessCall<T>(principal: Principal, tool: unknown, run: () => Promise<T>): Promise<T> {
+    const entry = typeof tool === 'string' ? this.deps.replica.get(tool) : undefined;
+    if (!entry || !usable(entry, principal)) return run();
+    return this.inFlight.around({ principal, server: entry.upstream.server, tool: tool as string }, run);
   }
 
   /**

@@ -2,6 +2,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import type { LoggingLevel, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Principal } from '@estate/contracts';
 import type { EdgeSession } from '../sessions/edge-session';
 import { levelWanted } from '../sessions/log-level';
 
@@ -9,13 +10,20 @@ export type HandlerExtra = RequestHandlerExtra<ServerRequest, ServerNotification
 
 export { severity } from '../sessions/log-level';
 
-/** A downstream request that is waiting on an upstream: the only thing an upstream's request may be attributed to. */
+/**
+ * A downstream request that is waiting on an upstream: the only thing an upstream's request may be
+ * attributed to. A session's call carries its state and the way back to its client; a 2026-07-28
+ * request has no session, so it carries only who sent it (an upstream request during it is
+ * attributed to it, and refused, rather than to some session that happens to call the same server).
+ */
 export interface InFlightCall {
-  state: ProxySessionState;
+  state?: ProxySessionState;
+  principal: Principal;
+  sessionId?: string;
   server: string;
   tool?: string;
-  sendRequest: HandlerExtra['sendRequest'];
-  sendNotification: HandlerExtra['sendNotification'];
+  sendRequest?: HandlerExtra['sendRequest'];
+  sendNotification?: HandlerExtra['sendNotification'];
 }
 
 /**
@@ -73,7 +81,7 @@ export class InFlightRegistry {
     const calls = this.byServer.get(call.server) ?? new Set<InFlightCall>();
     this.byServer.set(call.server, calls);
     calls.add(call);
-    call.state.reached.add(call.server);
+    call.state?.reached.add(call.server);
     try {
       return await run();
     } finally {

@@ -12,6 +12,9 @@ import { currentUpstream } from './upstream-access';
 import type { InFlightCall, InFlightRegistry, ProxySessionState } from './proxy-session.state';
 import type { UpstreamGateway } from './upstream.gateway';
 
+/** The revision whose requests have no session and no stream for the server to ask on. */
+const STATELESS_REVISION = '2026-07-28';
+
 /** What a refused upstream request gets back: the spec's "user rejected" shape, with our reason. */
 const REFUSED_CODE = -1;
 
@@ -62,7 +65,7 @@ export class UpstreamRequestRelay {
       const message = { method: 'notifications/message' as const, params };
       // During a call the message rides that call's stream; otherwise the session's standalone stream.
       const call = inFlight.find((c) => c.state === state);
-      const sent = call ? call.sendNotification(message) : state.server.notification(message);
+      const sent = call?.sendNotification ? call.sendNotification(message) : state.server.notification(message);
       void sent.catch((error: unknown) => this.logger.debug({ err: error, server }, 'could not relay a log message'));
     }
   }
@@ -75,9 +78,10 @@ export class UpstreamRequestRelay {
     if (!allowed) return this.refuse(server, method, found.call, 'not_allowed', `${server} is not registered for ${method}`);
     if (found.reason || !found.call) return this.refuse(server, method, found.call, found.reason ?? 'no_call_in_flight', found.detail ?? '');
     const { call } = found;
+    if (!call.sendRequest) return this.refuse(server, method, call, 'client_not_capable', 'the caller has no way to be asked during its call');
     const resultSchema = method === 'sampling/createMessage' ? CreateMessageResultSchema : ElicitResultSchema;
     try {
-      const result = await call.sendRequest({ method, params } as Parameters<InFlightCall['sendRequest']>[0], resultSchema);
+      const result = await call.sendRequest({ method, params } as Parameters<NonNullable<InFlightCall['sendRequest']>>[0], resultSchema);
       this.record(call, server, method, 'answered');
       return result;
     } catch (error) {
@@ -89,10 +93,14 @@ export class UpstreamRequestRelay {
 
   private attribute(server: string, method: UpstreamRequestMethod): Attribution {
     const calls = this.inFlight.of(server);
-    const sessions = new Set(calls.map((c) => c.state));
+    // Each 2026-07-28 request is a caller of its own; a session's calls are one caller.
+    const sessions = new Set<unknown>(calls.map((c) => c.state ?? c));
     if (sessions.size === 0) return { reason: 'no_call_in_flight', detail: `${server} sent ${method} while no request of a client to it was in flight` };
-    if (sessions.size > 1) return { reason: 'ambiguous_caller', detail: `${server} sent ${method} while ${sessions.size} sessions had requests to it in flight` };
+    if (sessions.size > 1) return { reason: 'ambiguous_caller', detail: `${server} sent ${method} while ${sessions.size} callers had requests to it in flight` };
     const call = calls[0];
+    if (!call.state) {
+      return { call, reason: 'client_not_capable', detail: `a ${STATELESS_REVISION} request cannot be asked for ${method} during its call` };
+    }
     const capabilities = call.state.server.getClientCapabilities();
     const capable = method === 'sampling/createMessage' ? capabilities?.sampling : capabilities?.elicitation;
     if (!capable) return { call, reason: 'client_not_capable', detail: `the client did not declare ${method === 'sampling/createMessage' ? 'sampling' : 'elicitation'}` };
@@ -100,25 +108,25 @@ export class UpstreamRequestRelay {
   }
 
   private refuse(server: string, method: UpstreamRequestMethod, call: InFlightCall | undefined, reason: UpstreamRequestRefusalReason, detail: string): never {
-    const principal = call?.state.session.principal;
+    const principal = call?.principal;
     this.recorder.record({
       type: 'UpstreamRequestRefused',
       version: 1,
       data: {
-        principal: principal?.id ?? `upstream:${server}`, tenant: principal?.tenant, sessionId: call?.state.session.id,
+        principal: principal?.id ?? `upstream:${server}`, tenant: principal?.tenant, sessionId: call?.sessionId,
         server, method, tool: call?.tool, reason, detail,
       },
-    }, call?.state.session.id);
+    }, call?.sessionId);
     this.logger.info({ server, method, reason }, 'refused an upstream request');
     throw new WireError(REFUSED_CODE, `Refused by the estate: ${detail}`);
   }
 
   private record(call: InFlightCall, server: string, method: UpstreamRequestMethod, outcome: 'answered' | 'failed'): void {
-    const { principal, id } = call.state.session;
+    const { principal, sessionId } = call;
     this.recorder.record({
       type: 'UpstreamRequestRelayed',
       version: 1,
-      data: { principal: principal.id, tenant: principal.tenant, sessionId: id, server, method, tool: call.tool, outcome },
-    }, id);
+      data: { principal: principal.id, tenant: principal.tenant, sessionId, server, method, tool: call.tool, outcome },
+    }, sessionId);
   }
 }

@@ -100,7 +100,7 @@ export class UpstreamGateway {
   /** Runs one upstream request on behalf of a downstream one, so that what the upstream sends back can find its way. */
   run<T>(state: ProxySessionState, server: string, extra: HandlerExtra, work: () => Promise<T>): Promise<T> {
     return this.inFlight.around(
-      { state, server, sendRequest: extra.sendRequest, sendNotification: extra.sendNotification },
+      { state, principal: state.session.principal, sessionId: state.session.id, server, sendRequest: extra.sendRequest, sendNotification: extra.sendNotification },
       work,
     );
   }

@@ -8,6 +8,7 @@ import { createLogger, failBoot, joinEstateOrKafka, PinoNestLogger, PrincipalRes
 import { CatalogReplica } from '../catalog/catalog.replica';
 import { EdgeCoreModule } from '../edge-core.module';
 import { statelessEndpointDeps } from '../http/stateless.wiring';
+import { PrimitiveProxyExtension } from '../proxy/primitive-proxy.extension';
 import { ToolCallPipeline } from '../mcp/tool-call.pipeline';
 import { SessionManager } from '../sessions/session.manager';
 import { loadStdioConfig, type StdioEdgeConfig } from './stdio.config';
@@ -43,7 +44,7 @@ async function serve(config: StdioEdgeConfig, logger: Logger): Promise<void> {
   const transport = new StdioServerTransport(new PassThrough(), process.stdout);
   const session = core.get(SessionManager).attach(principal, transport);
   logger.info({ principal: principal.id, session: session.id }, 'mcp edge serving stdio');
-  const { dispatcher, listeners } = statelessEndpointDeps(config, core.get(CatalogReplica), core.get(ToolCallPipeline), core.get(SessionManager), logger);
+  const { dispatcher, listeners } = statelessEndpointDeps(config, core.get(CatalogReplica), core.get(ToolCallPipeline), core.get(SessionManager), logger, core.get(PrimitiveProxyExtension));
   const stateless = new StdioStatelessHandler({ dispatcher, listeners, principal }, (message) => transport.send(message), logger);
   await new StdioGate(session, transport, logger, stateless).run(process.stdin);
   logger.info('stdin closed; stopping');
