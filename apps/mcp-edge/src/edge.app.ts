@@ -12,6 +12,7 @@ import { statelessEndpointDeps } from './http/stateless.wiring';
 import { ToolCallPipeline } from './mcp/tool-call.pipeline';
 import { refuseUnknownRoutes } from './http/unknown-route.handler';
 import { SessionManager } from './sessions/session.manager';
+import { openSpentStates } from './store/spent-states.opener';
 
 export interface RunningEdge {
   app: INestApplication;
@@ -29,8 +30,10 @@ export interface RunningEdge {
  */
 export async function startEdge(config: EdgeConfig, bus: EventBus | undefined, logger: Logger, options: { owned?: StopStep[] } = {}): Promise<RunningEdge> {
   let endpoint: ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | undefined;
+  const spent = await openSpentStates(config, logger);
+  const owned = [...(options.owned ?? []), { name: 'spent-states', stop: () => spent.close() }];
   const { app, url } = await startHttpApp({
-    module: EdgeModule.forRoot(config, { bus, logger, owned: options.owned }),
+    module: EdgeModule.forRoot(config, { bus, logger, owned }),
     logger,
     host: config.host,
     port: config.port,
@@ -41,7 +44,7 @@ export async function startEdge(config: EdgeConfig, bus: EventBus | undefined, l
         guard: express.get(RequestGuard),
         maxBodyBytes: config.maxBodyBytes,
         logger: express.get<Logger>(LOGGER),
-        stateless: statelessEndpointDeps(config, express.get(CatalogReplica), express.get(ToolCallPipeline), express.get(SessionManager), express.get<Logger>(LOGGER)),
+        stateless: statelessEndpointDeps(config, express.get(CatalogReplica), express.get(ToolCallPipeline), express.get(SessionManager), express.get<Logger>(LOGGER), spent),
       });
       endpoint = mcp;
       express.use('/mcp', (req: IncomingMessage, res: ServerResponse) => void mcp(req, res));
