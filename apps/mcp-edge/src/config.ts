@@ -65,6 +65,8 @@ export function loadEdgeConfig(env: Env): EdgeConfig {
   if (!(timeout > 0)) reader.problems.push('ESTATE_UPSTREAM_TIMEOUT_MS must be a positive number');
   const requestStateKey = reader.optional('ESTATE_REQUEST_STATE_KEY');
   if (requestStateKey !== undefined && requestStateKey.length < 32) reader.problems.push('ESTATE_REQUEST_STATE_KEY must be at least 32 characters (a random secret shared by every edge copy)');
+  const edgeDatabaseUrl = reader.optional('ESTATE_EDGE_DATABASE_URL');
+  if (edgeDatabaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(edgeDatabaseUrl)) reader.problems.push('ESTATE_EDGE_DATABASE_URL must be a postgres:// or postgresql:// URL');
   const tools = readEdgeToolConfig(reader);
   return reader.finish({
     ...readCommon(reader),
@@ -82,7 +84,7 @@ export function loadEdgeConfig(env: Env): EdgeConfig {
     upstreamTimeoutMs: timeout,
     groupPrefix: reader.string('ESTATE_EDGE_GROUP', 'estate-edge'),
     requestStateKey,
-    edgeDatabaseUrl: reader.optional('ESTATE_EDGE_DATABASE_URL'),
+    edgeDatabaseUrl,
     spool: readSpoolConfig(reader),
   });
 }
