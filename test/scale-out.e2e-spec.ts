@@ -100,6 +100,8 @@ describe('several copies of edge, discovery and audit at once', () => {
       ESTATE_EDGE_GROUP: `scale-edge-${run}`,
       // Every edge copy seals and opens 2026-07-28 request states with the same key.
       ESTATE_REQUEST_STATE_KEY: randomUUID() + randomUUID(),
+      // ...and record the states they acted on in one place, so each is acted on once.
+      ESTATE_EDGE_DATABASE_URL: db.url,
     };
     const registry = await composeEstate({ env, databaseUrl: db.url, logger, services: ['registry'] });
     stops.push(registry.stop);
@@ -170,6 +172,25 @@ describe('several copies of edge, discovery and audit at once', () => {
     const confirmed = await stateless(at(1), TELLER, 301, 'tools/call', { ...args, requestState: question.requestState, inputResponses: { [key]: { action: 'accept', content: {} } } });
     expect(confirmed.body).toMatchObject({ id: 301, result: { resultType: 'complete', structuredContent: { reference: 'PMT-900', status: 'released' } } });
     calls += 1;
+    expect(bank.stats().calls['release']).toBe(releasedBefore + 1);
+  });
+
+  it('an accepted 2026-07-28 retry replayed to the other edge is refused there as on its own edge, and the tool ran once', async () => {
+    const args = { name: 'bank.release', arguments: { reference: 'PMT-901' } };
+    const releasedBefore = bank.stats().calls['release'] ?? 0;
+    const asked = await stateless(edges[0], TELLER, 400, 'tools/call', args);
+    const question = asked.body.result as { inputRequests: Record<string, unknown>; requestState: string };
+    const [key] = Object.keys(question.inputRequests);
+    const retry = { ...args, requestState: question.requestState, inputResponses: { [key]: { action: 'accept', content: {} } } };
+    const confirmed = await stateless(edges[0], TELLER, 401, 'tools/call', retry);
+    expect(confirmed.body).toMatchObject({ id: 401, result: { resultType: 'complete', structuredContent: { reference: 'PMT-901', status: 'released' } } });
+    calls += 1;
+    // Copied off the wire and sent again, to the edge that did not run it and to the one that did.
+    const elsewhere = await stateless(edges[1], TELLER, 402, 'tools/call', retry);
+    const same = await stateless(edges[0], TELLER, 403, 'tools/call', retry);
+    expect(elsewhere.body).toMatchObject({ id: 402, error: { code: -32602, message: expect.stringContaining('requestState') } });
+    expect(same.body).toMatchObject({ id: 403, error: (elsewhere.body as { error: unknown }).error });
+    expect(elsewhere.body.result).toBeUndefined();
     expect(bank.stats().calls['release']).toBe(releasedBefore + 1);
   });
 

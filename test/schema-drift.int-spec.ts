@@ -5,7 +5,7 @@ import { createTestDatabase } from './support/infra';
 
 /**
  * The migrations create the schema; the entities describe it to TypeORM. Each service's
- * migrations run on a fresh database (all four schemas side by side, as in the embedded mode),
+ * migrations run on a fresh database (every schema side by side, as in the embedded mode),
  * then TypeORM is asked what SQL would make the database match the entities: none, or the two
  * have drifted apart. What TypeORM does not model is outside this check: triggers and their
  * functions, seeded rows, and the column order of an index (it compares an index's name and

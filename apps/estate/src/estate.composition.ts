@@ -67,7 +67,8 @@ export async function composeEstate(config: EstateCompositionConfig): Promise<Co
     return running;
   };
   const stop = () => stopInOrder(config.logger, [...steps, ...(config.bus ? [] : [{ name: 'event bus', stop: () => bus.close() }])]);
-  const addEdge = async (overrides: Env = {}) => started('mcp-edge', await startEdge(loadEdgeConfig({ ...envOf('edge'), ...overrides }), bus, child('mcp-edge')));
+  // Every edge started here records spent 2026-07-28 confirmations in the estate's database.
+  const addEdge = async (overrides: Env = {}) => started('mcp-edge', await startEdge(loadEdgeConfig({ ESTATE_EDGE_DATABASE_URL: databaseUrl, ...envOf('edge'), ...overrides }), bus, child('mcp-edge')));
   const estate: ComposedEstate = { bus, addEdge, stop };
   try {
     if (wanted.has('registry')) {

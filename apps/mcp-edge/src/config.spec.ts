@@ -34,6 +34,12 @@ describe('loadEdgeConfig', () => {
     expect(() => loadEdgeConfig({ ...SECRET, ESTATE_METRICS_TOKEN: 'short' })).toThrow(/ESTATE_METRICS_TOKEN must be at least 16 characters/);
   });
 
+  it('takes a PostgreSQL URL for spent confirmation states, none by default, and names anything else', () => {
+    expect(loadEdgeConfig(SECRET).edgeDatabaseUrl).toBeUndefined();
+    expect(loadEdgeConfig({ ...SECRET, ESTATE_EDGE_DATABASE_URL: 'postgres://u:p@db:5432/estate' }).edgeDatabaseUrl).toBe('postgres://u:p@db:5432/estate');
+    expect(() => loadEdgeConfig({ ...SECRET, ESTATE_EDGE_DATABASE_URL: 'mysql://db/estate' })).toThrow(/ESTATE_EDGE_DATABASE_URL must be a postgres/);
+  });
+
   it('takes a requestState key of at least 32 characters, and none by default', () => {
     expect(loadEdgeConfig(SECRET).requestStateKey).toBeUndefined();
     expect(loadEdgeConfig({ ...SECRET, ESTATE_REQUEST_STATE_KEY: 'k'.repeat(32) }).requestStateKey).toBe('k'.repeat(32));

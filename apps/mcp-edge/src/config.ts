@@ -26,6 +26,11 @@ export interface EdgeConfig extends CommonConfig, EdgeToolConfig {
    * its own at start.
    */
   requestStateKey?: string;
+  /**
+   * PostgreSQL for the spent confirmation states every copy shares (ESTATE_EDGE_DATABASE_URL,
+   * schema `edge`). Unset: each copy remembers only what it ran itself.
+   */
+  edgeDatabaseUrl?: string;
   /** Where call records wait for the bus (calls/spool.config.ts). */
   spool: SpoolOptions;
 }
@@ -40,7 +45,7 @@ export function isLoopback(host: string): boolean {
  * Reads ESTATE_EDGE_HOST (127.0.0.1), ESTATE_EDGE_PORT (8000), ESTATE_EDGE_PUBLIC_URL,
  * ESTATE_ALLOWED_ORIGINS, ESTATE_ALLOWED_HOSTS, ESTATE_SESSION_IDLE_SECONDS,
  * ESTATE_MAX_SESSIONS_PER_PRINCIPAL (32), ESTATE_MAX_BODY_BYTES, ESTATE_UPSTREAM_TIMEOUT_MS, ESTATE_EDGE_GROUP,
- * ESTATE_REQUEST_STATE_KEY, the upstream settings
+ * ESTATE_REQUEST_STATE_KEY, ESTATE_EDGE_DATABASE_URL, the upstream settings
  * (upstream/upstream.config.ts), the call spool (calls/spool.config.ts), the tool-call settings
  * (policy/policy.config.ts: rate limits, size limits) and the shared settings.
  * ESTATE_AUTH=none is refused unless the edge listens on loopback only.
@@ -60,6 +65,8 @@ export function loadEdgeConfig(env: Env): EdgeConfig {
   if (!(timeout > 0)) reader.problems.push('ESTATE_UPSTREAM_TIMEOUT_MS must be a positive number');
   const requestStateKey = reader.optional('ESTATE_REQUEST_STATE_KEY');
   if (requestStateKey !== undefined && requestStateKey.length < 32) reader.problems.push('ESTATE_REQUEST_STATE_KEY must be at least 32 characters (a random secret shared by every edge copy)');
+  const edgeDatabaseUrl = reader.optional('ESTATE_EDGE_DATABASE_URL');
+  if (edgeDatabaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(edgeDatabaseUrl)) reader.problems.push('ESTATE_EDGE_DATABASE_URL must be a postgres:// or postgresql:// URL');
   const tools = readEdgeToolConfig(reader);
   return reader.finish({
     ...readCommon(reader),
@@ -77,6 +84,7 @@ export function loadEdgeConfig(env: Env): EdgeConfig {
     upstreamTimeoutMs: timeout,
     groupPrefix: reader.string('ESTATE_EDGE_GROUP', 'estate-edge'),
     requestStateKey,
+    edgeDatabaseUrl,
     spool: readSpoolConfig(reader),
   });
 }

@@ -13,6 +13,7 @@ import { PrimitiveProxyExtension } from './proxy/primitive-proxy.extension';
 import { ToolCallPipeline } from './mcp/tool-call.pipeline';
 import { refuseUnknownRoutes } from './http/unknown-route.handler';
 import { SessionManager } from './sessions/session.manager';
+import { openSpentStates } from './store/spent-states.opener';
 
 export interface RunningEdge {
   app: INestApplication;
@@ -30,8 +31,10 @@ export interface RunningEdge {
  */
 export async function startEdge(config: EdgeConfig, bus: EventBus | undefined, logger: Logger, options: { owned?: StopStep[] } = {}): Promise<RunningEdge> {
   let endpoint: ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | undefined;
+  const spent = await openSpentStates(config, logger);
+  const owned = [...(options.owned ?? []), { name: 'spent-states', stop: () => spent.close() }];
   const { app, url } = await startHttpApp({
-    module: EdgeModule.forRoot(config, { bus, logger, owned: options.owned }),
+    module: EdgeModule.forRoot(config, { bus, logger, owned }),
     logger,
     host: config.host,
     port: config.port,
@@ -42,7 +45,7 @@ export async function startEdge(config: EdgeConfig, bus: EventBus | undefined, l
         guard: express.get(RequestGuard),
         maxBodyBytes: config.maxBodyBytes,
         logger: express.get<Logger>(LOGGER),
-        stateless: statelessEndpointDeps(config, express.get(CatalogReplica), express.get(ToolCallPipeline), express.get(SessionManager), express.get<Logger>(LOGGER), express.get(PrimitiveProxyExtension)),
+        stateless: statelessEndpointDeps(config, express.get(CatalogReplica), express.get(ToolCallPipeline), express.get(SessionManager), express.get<Logger>(LOGGER), express.get(PrimitiveProxyExtension), spent),
       });
       endpoint = mcp;
       express.use('/mcp', (req: IncomingMessage, res: ServerResponse) => void mcp(req, res));

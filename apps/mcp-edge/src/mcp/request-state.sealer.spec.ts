@@ -19,4 +19,14 @@ describe('requestState sealed with the configured key', () => {
     now += 60_000;
     expect(new RequestStateSealer('k'.repeat(40), 60_000, clock).open(sealed, binding)).toEqual({ ok: false, reason: 'expired' });
   });
+
+  it('without a shared store, spends a state once on this copy and forgets it after its lifetime', async () => {
+    const copy = new RequestStateSealer('k'.repeat(40), 60_000, clock);
+    await expect(copy.spendOnce('n-1')).resolves.toBe(true);
+    await expect(copy.spendOnce('n-1')).resolves.toBe(false);
+    // Another copy's memory knows nothing of it: the gap ESTATE_EDGE_DATABASE_URL closes.
+    await expect(new RequestStateSealer('k'.repeat(40), 60_000, clock).spendOnce('n-1')).resolves.toBe(true);
+    now += 60_000;
+    await expect(copy.spendOnce('n-1')).resolves.toBe(true);
+  });
 });

@@ -71,7 +71,7 @@ class InputRequiredConfirmer implements Confirmer {
       if (answer.kind === 'invalid') throw new WireError(answer.error.code, answer.error.message);
       if (answer.kind === 'answered') {
         // One confirmation, one call: the same accepted retry sent again is refused.
-        if (typeof opened.data.nonce !== 'string' || !sealer.spendOnce(opened.data.nonce)) throw rejected();
+        if (typeof opened.data.nonce !== 'string' || !(await sealer.spendOnce(opened.data.nonce))) throw rejected();
         return answer.action;
       }
     }

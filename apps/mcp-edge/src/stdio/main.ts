@@ -9,6 +9,7 @@ import { CatalogReplica } from '../catalog/catalog.replica';
 import { EdgeCoreModule } from '../edge-core.module';
 import { statelessEndpointDeps } from '../http/stateless.wiring';
 import { PrimitiveProxyExtension } from '../proxy/primitive-proxy.extension';
+import { openSpentStates } from '../store/spent-states.opener';
 import { ToolCallPipeline } from '../mcp/tool-call.pipeline';
 import { SessionManager } from '../sessions/session.manager';
 import { loadStdioConfig, type StdioEdgeConfig } from './stdio.config';
@@ -32,8 +33,9 @@ async function serve(config: StdioEdgeConfig, logger: Logger): Promise<void> {
   // After the stdout guard: even OTEL_TRACES_EXPORTER=console prints to stderr, never into the protocol.
   const tracing = startTracing(process.env, 'estate-mcp-edge-stdio');
   // The edge's core without an HTTP server; its module builds the bus and closes it (and tracing) last.
+  const spent = await openSpentStates(config, logger);
   const core = await NestFactory.createApplicationContext(
-    EdgeCoreModule.forRoot(config, { logger, owned: tracing ? [{ name: 'tracing', stop: () => tracing.shutdown() }] : [] }),
+    EdgeCoreModule.forRoot(config, { logger, owned: [{ name: 'spent-states', stop: () => spent.close() }, ...(tracing ? [{ name: 'tracing', stop: () => tracing.shutdown() }] : [])] }),
     { logger: new PinoNestLogger(logger), abortOnError: false },
   );
   await core.init();
@@ -44,7 +46,7 @@ async function serve(config: StdioEdgeConfig, logger: Logger): Promise<void> {
   const transport = new StdioServerTransport(new PassThrough(), process.stdout);
   const session = core.get(SessionManager).attach(principal, transport);
   logger.info({ principal: principal.id, session: session.id }, 'mcp edge serving stdio');
-  const { dispatcher, listeners } = statelessEndpointDeps(config, core.get(CatalogReplica), core.get(ToolCallPipeline), core.get(SessionManager), logger, core.get(PrimitiveProxyExtension));
+  const { dispatcher, listeners } = statelessEndpointDeps(config, core.get(CatalogReplica), core.get(ToolCallPipeline), core.get(SessionManager), logger, core.get(PrimitiveProxyExtension), spent);
   const stateless = new StdioStatelessHandler({ dispatcher, listeners, principal }, (message) => transport.send(message), logger);
   await new StdioGate(session, transport, logger, stateless).run(process.stdin);
   logger.info('stdin closed; stopping');
