@@ -35,7 +35,7 @@ export interface Baseline2026 {
 }
 
 export interface Verdict2026 {
-  /** A scenario of `scenarios` with a failed check, or a check of `checks` that did not pass. */
+  /** `scenario/check: why`: a scenario of `scenarios` with a failed check, or a check of `checks` that did not pass. */
   regressions: string[];
   /** Listed in the baseline but not run: a renamed or retired scenario. */
   notRun: string[];
@@ -95,12 +95,14 @@ export function readChecks(dir: string): ScenarioChecks[] {
 
 /**
  * Runs exactly the scenarios the 2026-07-28 revision requires (`--requirements`), under Node 22,
- * against `url`. The suite's exit code is ignored: the verdict comes from the baseline file.
+ * against `url`; with `scenario`, that one alone, at the same revision and as forcefully as the
+ * requirements run does. The suite's exit code is ignored: the verdict comes from the baseline.
  */
-export async function runConformance2026(url: string, node22Binary: string): Promise<{ results: ScenarioChecks[]; output: string }> {
+export async function runConformance2026(url: string, node22Binary: string, scenario?: string): Promise<{ results: ScenarioChecks[]; output: string }> {
   const outDir = mkdtempSync(path.join(os.tmpdir(), 'estate-conformance-2026-'));
   const env = { ...process.env, PATH: `${path.dirname(node22Binary)}${path.delimiter}${process.env.PATH ?? ''}`, npm_config_update_notifier: 'false' };
-  const args = ['--yes', CONFORMANCE_2026_PACKAGE, 'server', '--url', url, '--requirements', REVISION, '-o', outDir];
+  const select = scenario ? ['--scenario', scenario, '--spec-version', REVISION, '--force'] : ['--requirements', REVISION];
+  const args = ['--yes', CONFORMANCE_2026_PACKAGE, 'server', '--url', url, ...select, '-o', outDir];
   const output = await new Promise<string>((resolve, reject) => {
     const child = spawn('npx', args, { cwd: outDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let text = '';
