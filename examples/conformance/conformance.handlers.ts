@@ -1,6 +1,6 @@
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
-  CreateMessageResultSchema, ElicitResultSchema,
+  CreateMessageResultSchema, ElicitResultSchema, ListRootsResultSchema,
   type CallToolResult, type ServerNotification, type ServerRequest, type ClientRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ClientNotification } from '@modelcontextprotocol/sdk/types.js';
@@ -105,4 +105,14 @@ export const TOOL_HANDLERS: Readonly<Record<string, ToolHandler>> = {
   test_elicitation_sep1034_defaults: (_args, extra) => elicit('Please confirm or change the defaults', DEFAULTS_FORM, extra),
   test_elicitation_sep1330_enums: (_args, extra) => elicit('Please choose from the enums', ENUMS_FORM, extra),
   json_schema_2020_12_tool: async (args) => text(`Received ${JSON.stringify(args)}`),
+  test_logging_tool: logThrice,
+  test_missing_capability: (_args, extra) => sample({ prompt: 'Say yes.' }, extra),
+  test_streaming_elicitation: (_args, extra) => elicit('Who are you?', CONTACT_FORM, extra),
+  test_header_mirrored: async (args) => text(`Region: ${String(args.region)}`),
+  test_input_required_result_elicitation: (_args, extra) => elicit('What is your name?', { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] }, extra),
+  test_input_required_result_sampling: (_args, extra) => sample({ prompt: 'What is the capital of France?' }, extra),
+  test_input_required_result_list_roots: async (_args, extra) => {
+    const reply = await extra.sendRequest({ method: 'roots/list' }, ListRootsResultSchema);
+    return text(`Roots: ${reply.roots.map((root) => root.uri).join(', ')}`);
+  },
 };

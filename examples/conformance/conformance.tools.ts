@@ -20,15 +20,36 @@ const stringArgument = (name: string, description: string) => ({
   additionalProperties: false,
 });
 
-/** SEP-1613: a raw 2020-12 schema whose `$schema`, `$defs` and `additionalProperties` must survive listing. */
+/**
+ * SEP-1613 and SEP-2106: a raw 2020-12 schema whose `$schema`, `$defs` (with an `$anchor`),
+ * composition (`allOf`/`anyOf`), conditionals (`if`/`then`/`else`) and `additionalProperties`
+ * must all survive publishing and listing.
+ */
 export const SCHEMA_2020_12_INPUT = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   type: 'object',
   $defs: {
-    address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } },
+    address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } },
   },
-  properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+  properties: {
+    name: { type: 'string' },
+    address: { $ref: '#/$defs/address' },
+    contactMethod: { type: 'string', enum: ['phone', 'email'] },
+    phone: { type: 'string' },
+    email: { type: 'string' },
+  },
+  allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+  if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+  then: { required: ['phone'] },
+  else: { required: ['email'] },
   additionalProperties: false,
+};
+
+/** SEP-2243: a string argument the client mirrors into an `Mcp-Param-Region` header, which the edge checks against the body. */
+const HEADER_MIRRORED_INPUT = {
+  type: 'object',
+  properties: { region: { type: 'string', description: 'Where to run', 'x-mcp-header': 'Region' } },
+  required: ['region'],
 };
 
 export const FIXTURE_TOOLS: readonly FixtureTool[] = [
@@ -46,6 +67,14 @@ export const FIXTURE_TOOLS: readonly FixtureTool[] = [
   { name: 'test_elicitation_sep1034_defaults', description: 'Asks the user to confirm a form whose fields carry defaults.', inputSchema: NO_ARGUMENTS },
   { name: 'test_elicitation_sep1330_enums', description: 'Asks the user to pick from titled, untitled and multi-select enums.', inputSchema: NO_ARGUMENTS },
   { name: 'json_schema_2020_12_tool', description: 'Echoes a name and an address; its input schema uses 2020-12 keywords.', inputSchema: SCHEMA_2020_12_INPUT },
+  // The 2026-07-28 scenarios' diagnostic tools (suite-2026-version), beside the session ones above.
+  { name: 'test_logging_tool', description: 'Sends three log notifications while it runs (2026: only when the request sets a log level).', inputSchema: NO_ARGUMENTS },
+  { name: 'test_missing_capability', description: 'Needs sampling: asks the client for an LLM completion before answering.', inputSchema: NO_ARGUMENTS },
+  { name: 'test_streaming_elicitation', description: 'Asks the user for a name and an email address mid-call.', inputSchema: NO_ARGUMENTS },
+  { name: 'test_header_mirrored', description: 'Echoes its region, which clients also send as the Mcp-Param-Region header.', inputSchema: HEADER_MIRRORED_INPUT },
+  { name: 'test_input_required_result_elicitation', description: 'Asks the user for a name before answering.', inputSchema: NO_ARGUMENTS },
+  { name: 'test_input_required_result_sampling', description: 'Asks the client for an LLM completion before answering.', inputSchema: NO_ARGUMENTS },
+  { name: 'test_input_required_result_list_roots', description: 'Asks the client for its roots before answering.', inputSchema: NO_ARGUMENTS },
 ];
 
 /** Every fixture tool as a ToolSpec for a server registered with an empty namespace (bare names). */

