@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import type { QueryRunner } from 'typeorm';
 import type { AuditEntryContent } from '../domain/audit-entry.mapper';
 import { canonicalJson, entryHash } from '../domain/hash-chain';
@@ -79,6 +80,8 @@ export async function appendSegments(runner: Runner, segments: Array<() => Audit
     prev = current.last;
     const insert = current.fresh.length > 0 ? quietly(insertRows(runner, current.rows)) : undefined;
     if (k + 1 < segments.length) {
+      // The query runner hands the INSERT to the connection a few promise turns later; let it go out before node gets busy.
+      if (insert !== undefined) await setImmediate();
       // Node's share of segment k+1 while PostgreSQL inserts segment k.
       next = prepare(segments[k + 1]());
       nextKnown = quietly(knownIds(runner, next.contents));
