@@ -22,8 +22,8 @@ const MAX_BATCH = 5000;
 
 /**
  * Records every envelope from the registry log and the call log into the trail, a batch at a time
- * (audit-events.controller.ts receives them). Each batch is chained and appended in one statement
- * inside the transaction the bus transport opened, with the ledger and the position; a redelivered
+ * (audit-events.controller.ts receives them). Each batch is chained and appended in segments whose
+ * parsing overlaps the previous segment's INSERT, inside the transaction the bus transport opened, with the ledger and the position; a redelivered
  * batch changes nothing (event ids). Positions carry the id of the event recorded last and are
  * checked on every group join by the transport: a log that was reset, truncated or recreated is
  * said so once and read again from its start.
