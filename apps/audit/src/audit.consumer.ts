@@ -8,7 +8,7 @@ import { AuditPositions } from './store/audit-positions.repository';
 import type { AuditRepository } from './store/audit.repository';
 import { insertDeadLetter, markHandledBatch, storeDeadLetter } from './store/consumption.ledger';
 import { storableEntry } from './store/storable-entry';
-import { appendChained } from './store/trail.appender';
+import { appendSegments, SEGMENT_SIZE } from './store/trail.appender';
 
 export interface AuditTopics {
   registryEvents: string;
@@ -22,8 +22,8 @@ const MAX_BATCH = 5000;
 
 /**
  * Records every envelope from the registry log and the call log into the trail, a batch at a time
- * (audit-events.controller.ts receives them). Each batch is chained and appended in one statement
- * inside the transaction the bus transport opened, with the ledger and the position; a redelivered
+ * (audit-events.controller.ts receives them). Each batch is chained and appended in segments whose
+ * parsing overlaps the previous segment's INSERT, inside the transaction the bus transport opened, with the ledger and the position; a redelivered
  * batch changes nothing (event ids). Positions carry the id of the event recorded last and are
  * checked on every group join by the transport: a log that was reset, truncated or recreated is
  * said so once and read again from its start.
@@ -77,12 +77,22 @@ export class AuditConsumer {
     const runner = context.requireTransaction();
     const letters: DeadLetterRecord[] = [];
     const parsedMessages: Array<{ message: BusMessage; entry: AuditEntryContent }> = [];
-    for (const message of messages) {
-      const parsed = parseEnvelope(message.value);
-      if (parsed.ok) parsedMessages.push({ message, entry: storableEntry(toAuditEntry(source, message.topic, parsed.envelope)) });
-      else letters.push(this.deadLetters.record('audit-recorder', message, parsed.reason));
-    }
-    const appended = await appendChained(runner, parsedMessages.map((p) => p.entry), { notify: source === 'registry' });
+    // Parsed a segment at a time, when the appender asks: the next segment's parsing overlaps the current one's INSERT.
+    const segments = chunks(messages, SEGMENT_SIZE).map((chunk) => (): AuditEntryContent[] => {
+      const entries: AuditEntryContent[] = [];
+      for (const message of chunk) {
+        const parsed = parseEnvelope(message.value);
+        if (!parsed.ok) {
+          letters.push(this.deadLetters.record('audit-recorder', message, parsed.reason));
+          continue;
+        }
+        const entry = storableEntry(toAuditEntry(source, message.topic, parsed.envelope));
+        parsedMessages.push({ message, entry });
+        entries.push(entry);
+      }
+      return entries;
+    });
+    const appended = await appendSegments(runner, segments, { notify: source === 'registry' });
     this.logDuplicates(parsedMessages, new Set(appended.map((a) => a.eventId)));
     await this.storeLetters(runner, letters, context);
     const { topic, partition } = context.origin;
@@ -104,4 +114,10 @@ export class AuditConsumer {
       context.afterCommit(() => this.deadLetters.send(letter));
     }
   }
+}
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let at = 0; at < items.length; at += size) out.push(items.slice(at, at + size));
+  return out;
 }

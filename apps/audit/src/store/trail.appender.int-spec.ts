@@ -31,10 +31,13 @@ describe('batched chained append', () => {
   const entries = Array.from({ length: 60 }, (_, i) => callEntry(i));
   // A redelivered event inside a batch and across a batch boundary: neither may take a link.
   const delivered = [...entries.slice(0, 30), entries[4], ...entries.slice(30), entries[29], entries[59]];
-  const plans: Record<string, number[]> = {
-    'one batch': [delivered.length],
-    'one entry per batch': delivered.map(() => 1),
-    'uneven batches': [7, 13, 1, 12, 20, 10],
+  // Segments of 4: a batch is inserted in pipelined segments, and the redelivered events fall in later segments, hashed before their lookup answered.
+  const plans: Record<string, { batches: number[]; segmentSize?: number }> = {
+    'one batch': { batches: [delivered.length] },
+    'one entry per batch': { batches: delivered.map(() => 1) },
+    'uneven batches': { batches: [7, 13, 1, 12, 20, 10] },
+    'one batch in segments of 4': { batches: [delivered.length], segmentSize: 4 },
+    'uneven batches in segments of 4': { batches: [7, 13, 1, 12, 20, 10], segmentSize: 4 },
   };
   const databases: Array<{ drop(): Promise<void> }> = [];
   const sources: DataSource[] = [];
@@ -44,20 +47,29 @@ describe('batched chained append', () => {
     for (const db of databases) await db.drop();
   });
 
-  async function appendIn(plan: number[]): Promise<{ rows: Array<{ event_id: string; prev_hash: string; hash: string }>; verify: Awaited<ReturnType<AuditRepository['verify']>> }> {
+  async function trailDatabase(): Promise<DataSource> {
     const test = await createTestDatabase();
     databases.push(test);
     const db = await openDatabase({ url: test.url, schema: 'audit', migrations: AUDIT_MIGRATIONS, entities: AUDIT_ENTITIES, poolSize: 2 });
     sources.push(db);
-    let at = 0;
-    for (const size of plan) {
-      const batch = delivered.slice(at, at + size);
-      at += size;
-      await inTransaction(db, (runner) => appendChained(runner, batch, { notify: false }));
-    }
-    expect(at).toBe(delivered.length);
+    return db;
+  }
+
+  async function trailOf(db: DataSource): Promise<{ rows: Array<{ event_id: string; prev_hash: string; hash: string }>; verify: Awaited<ReturnType<AuditRepository['verify']>> }> {
     const rows: Array<{ event_id: string; prev_hash: string; hash: string }> = await db.query(`SELECT event_id, prev_hash, hash FROM audit.entries ORDER BY seq`);
     return { rows, verify: await new AuditRepository(db).verify() };
+  }
+
+  async function appendIn(plan: { batches: number[]; segmentSize?: number }): ReturnType<typeof trailOf> {
+    const db = await trailDatabase();
+    let at = 0;
+    for (const size of plan.batches) {
+      const batch = delivered.slice(at, at + size);
+      at += size;
+      await inTransaction(db, (runner) => appendChained(runner, batch, { notify: false, segmentSize: plan.segmentSize }));
+    }
+    expect(at).toBe(delivered.length);
+    return trailOf(db);
   }
 
   it('stores the same chain whatever the batch boundaries, each event once, and the verifier accepts it', async () => {
@@ -70,7 +82,20 @@ describe('batched chained append', () => {
       expect({ name, hashes: result.rows.map((r) => r.hash) }).toEqual({ name, hashes: expected });
       expect(result.verify).toEqual({ ok: true, entries: entries.length, headHash: expected[expected.length - 1] });
     }
-    expect(results[1].rows).toEqual(results[0].rows);
-    expect(results[2].rows).toEqual(results[0].rows);
+    for (const result of results.slice(1)) expect(result.rows).toEqual(results[0].rows);
+  });
+
+  it('keeps nothing of a pipelined batch whose later segment fails, and the batch appended again takes the same links', async () => {
+    const db = await trailDatabase();
+    await inTransaction(db, (runner) => appendChained(runner, entries.slice(0, 10), { notify: false, segmentSize: 4 }));
+    // The third segment cannot be stored; the first two were inserted and the third hashed from their last hash before it failed.
+    const failing = [...entries.slice(10, 18), { ...entries[18], occurredAt: 'not a time' }, ...entries.slice(19, 30)];
+    await expect(inTransaction(db, (runner) => appendChained(runner, failing, { notify: false, segmentSize: 4 }))).rejects.toThrow(/timestamp/);
+    expect((await trailOf(db)).rows.map((r) => r.event_id)).toEqual(entries.slice(0, 10).map((e) => e.eventId));
+    await inTransaction(db, (runner) => appendChained(runner, entries.slice(10), { notify: false, segmentSize: 4 }));
+    const expected = foldedChain(entries);
+    const trail = await trailOf(db);
+    expect(trail.rows.map((r) => r.hash)).toEqual(expected);
+    expect(trail.verify).toEqual({ ok: true, entries: entries.length, headHash: expected[expected.length - 1] });
   });
 });
