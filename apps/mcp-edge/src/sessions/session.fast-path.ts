@@ -1,8 +1,9 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
-  ErrorCode, McpError, RELATED_TASK_META_KEY, type JSONRPCMessage, type MessageExtraInfo, type RequestId, type ServerNotification, type ServerRequest,
+  ErrorCode, McpError, type JSONRPCMessage, type MessageExtraInfo, type RequestId, type ServerNotification, type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
+import { plainToolParams } from './request-params.check';
 
 type HandlerExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 export type DirectHandler = (request: { method: string; params?: Record<string, unknown> }, extra: HandlerExtra) => unknown;
@@ -22,30 +23,6 @@ export function recordDirectHandlers(server: Server, handlers: Map<string, Direc
     if (DIRECT_METHODS.has(method)) handlers.set(method, handler);
     return register(schema as never, handler as never);
   }) as unknown as Server['setRequestHandler'];
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** A `_meta` the SDK's request schema admits and that names no task (task requests stay with the SDK). */
-function plainMeta(meta: unknown): boolean {
-  if (meta === undefined) return true;
-  if (!isPlainObject(meta) || RELATED_TASK_META_KEY in meta) return false;
-  const token = meta.progressToken;
-  return token === undefined || typeof token === 'string' || Number.isSafeInteger(token);
-}
-
-/**
- * Params the SDK's schema for the method certainly admits, read by the handler exactly as the SDK
- * would hand them over. Anything else (a task, odd shapes) takes the SDK path, which answers as before;
- * the endpoint has refused malformed params already (request-params.check.ts).
- */
-function directParams(method: string, params: unknown): boolean {
-  if (params === undefined) return method === 'tools/list';
-  if (!isPlainObject(params) || 'task' in params || !plainMeta(params._meta)) return false;
-  if (method === 'tools/list') return params.cursor === undefined || typeof params.cursor === 'string';
-  return typeof params.name === 'string' && (params.arguments === undefined || isPlainObject(params.arguments));
 }
 
 /** The params as the SDK's schema hands them to a handler: its own keys only (`_meta` and `arguments` whole). */
@@ -96,7 +73,7 @@ export class SessionFastPath {
       return false;
     }
     const handler = this.handlers.get(message.method);
-    if (!handler || !directParams(message.method, message.params)) return false;
+    if (!handler || !plainToolParams(message.method, message.params)) return false;
     void this.run(handler, message as JSONRPCMessage & { id: RequestId; method: string; params?: Record<string, unknown> }, extra);
     return true;
   }
@@ -108,9 +85,9 @@ export class SessionFastPath {
   }
 
   private cancel(params: unknown): void {
-    if (!isPlainObject(params)) return;
-    const requestId = params.requestId as RequestId;
-    this.inFlight.get(requestId)?.abort(params.reason);
+    if (typeof params !== 'object' || params === null) return;
+    const { requestId, reason } = params as { requestId?: RequestId; reason?: unknown };
+    if (requestId !== undefined) this.inFlight.get(requestId)?.abort(reason);
   }
 
   private async run(handler: DirectHandler, request: { id: RequestId; method: string; params?: Record<string, unknown> }, extra: MessageExtraInfo): Promise<void> {
