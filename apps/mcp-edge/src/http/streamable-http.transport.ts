@@ -27,6 +27,13 @@ export interface NodeStreamableHttpOptions {
   onsessionclosed?: (sessionId: string) => void | Promise<void>;
 }
 
+/** Takes some requests off the SDK server (sessions/session.fast-path.ts); it answers them through `send`. */
+export interface DirectDispatch {
+  /** True when the message was taken; false hands it on to `onmessage`. */
+  take(message: JSONRPCMessage, extra: MessageExtraInfo): boolean;
+  close(): void;
+}
+
 /** The requests one POST carried: its stream ends once each of them has been answered. */
 interface PostRoute {
   unanswered: Set<RequestId>;
@@ -81,7 +88,9 @@ function isRequest(message: JSONRPCMessage): boolean {
  * with requests gets its own SSE stream that ends after its last answer, server messages tied to
  * a request go on that request's stream (opened with its first frame, so a prompt answer is one
  * write), the rest on the one GET stream, and every frame is kept
- * in the event store so a client can resume with Last-Event-ID. It replaces the SDK transport,
+ * in the event store so a client can resume with Last-Event-ID. A session's tools/call and
+ * tools/list go to `direct` rather than the SDK server (sessions/session.fast-path.ts); their
+ * answers come back through `send` like any other. It replaces the SDK transport,
  * whose per-request conversion to Web Request/ReadableStream objects dominated the edge's CPU.
  */
 export class NodeStreamableHttpTransport implements Transport, HttpSessionTransport {
@@ -89,6 +98,8 @@ export class NodeStreamableHttpTransport implements Transport, HttpSessionTransp
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+  /** Set once the session's server is connected: tools/call and tools/list go there, not to `onmessage`. */
+  direct?: DirectDispatch;
   private readonly live = new Map<string, SseStream>();
   private readonly routes = new Map<string, PostRoute>();
   private readonly streamOf = new Map<RequestId, string>();
@@ -128,7 +139,7 @@ export class NodeStreamableHttpTransport implements Transport, HttpSessionTransp
     const requests = messages.filter(isRequest) as Array<JSONRPCMessage & { id: RequestId }>;
     if (requests.length === 0) {
       res.writeHead(202).end();
-      for (const message of messages) this.onmessage?.(message, { requestInfo, authInfo });
+      for (const message of messages) this.deliverIncoming(message, { requestInfo, authInfo });
       return;
     }
     const streamId = `${this.sessionId.slice(0, 8)}-${++this.streamCount}`;
@@ -146,9 +157,14 @@ export class NodeStreamableHttpTransport implements Transport, HttpSessionTransp
         extra.closeSSEStream = () => this.closeStream(streamId);
         extra.closeStandaloneSSEStream = () => this.closeStream(STANDALONE_STREAM);
       }
-      this.onmessage?.(message, extra);
+      this.deliverIncoming(message, extra);
     }
     stream.startKeepAlive();
+  }
+
+  private deliverIncoming(message: JSONRPCMessage, extra: MessageExtraInfo): void {
+    if (this.direct?.take(message, extra)) return;
+    this.onmessage?.(message, extra);
   }
 
   /**
@@ -261,6 +277,7 @@ export class NodeStreamableHttpTransport implements Transport, HttpSessionTransp
     this.live.clear();
     this.routes.clear();
     this.streamOf.clear();
+    this.direct?.close();
     this.onclose?.();
   }
 }

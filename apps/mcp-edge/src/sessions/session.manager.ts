@@ -11,6 +11,7 @@ import { NodeStreamableHttpTransport } from '../http/streamable-http.transport';
 import { listToolPage } from '../mcp/tool-list';
 import { EdgeSession } from './edge-session';
 import { SessionEventStore } from './memory-event.store';
+import { recordDirectHandlers, SessionFastPath, type DirectHandler } from './session.fast-path';
 import { rightsOf } from './request-rights';
 
 export const SERVER_INFO = { name: 'estate-edge', version: '0.1.0' };
@@ -97,7 +98,10 @@ export class SessionManager {
       onsessionclosed: (id) => this.remove(id),
     });
     session.http = http;
-    return this.connect(session, http);
+    const handlers = new Map<string, DirectHandler>();
+    this.connect(session, http, handlers);
+    http.direct = new SessionFastPath(session.server, handlers, (message) => http.send(message), session.id);
+    return session;
   }
 
   /** A session over any other SDK transport (stdio). Pins come from the first initialize. */
@@ -116,8 +120,9 @@ export class SessionManager {
     return Math.max(1, Math.ceil((soonest - now) / 1000));
   }
 
-  private connect(session: EdgeSession, transport: Transport): EdgeSession {
-    session.server = this.createServer(session);
+  /** `direct` collects the handlers an HTTP session's fast path runs (stdio keeps the SDK path). */
+  private connect(session: EdgeSession, transport: Transport, direct?: Map<string, DirectHandler>): EdgeSession {
+    session.server = this.createServer(session, direct);
     session.transport = transport;
     this.sessions.set(session.id, session);
     const key = ownerKey(session.principal);
@@ -164,10 +169,11 @@ export class SessionManager {
     await Promise.allSettled([...this.sessions.keys()].map((id) => this.remove(id)));
   }
 
-  private createServer(session: EdgeSession): Server {
+  private createServer(session: EdgeSession, direct?: Map<string, DirectHandler>): Server {
     const capabilities: ServerCapabilities = { tools: { listChanged: true } };
     for (const extension of this.extensions) Object.assign(capabilities, extension.capabilities);
     const server = new Server(SERVER_INFO, { capabilities });
+    if (direct) recordDirectHandlers(server, direct);
     server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
       const pins = { ...session.pins, ...pinsFromMeta(request.params?._meta) };
       return listToolPage(this.replica.all(), rightsOf(session, extra), pins, request.params?.cursor) as ListToolsResult;

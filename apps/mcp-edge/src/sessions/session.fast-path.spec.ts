@@ -1,0 +1,64 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { WireError } from '../mcp/wire-error';
+import { recordDirectHandlers, SessionFastPath, type DirectHandler } from './session.fast-path';
+
+/** A server with tools/call and tools/list handlers, and what the fast path sent for it. */
+function setUp(call: (params: Record<string, unknown> | undefined, signal: AbortSignal) => Promise<unknown>) {
+  const server = new Server({ name: 't', version: '0' }, { capabilities: { tools: {} } });
+  const handlers = new Map<string, DirectHandler>();
+  recordDirectHandlers(server, handlers);
+  server.setRequestHandler(ListToolsRequestSchema, async (request) => ({ tools: [], nextCursor: request.params?.cursor }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => call(request.params, extra.signal) as never);
+  const sent: JSONRPCMessage[] = [];
+  const fast = new SessionFastPath(server, handlers, async (message) => void sent.push(message), 'session-1');
+  return { fast, sent };
+}
+
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('SessionFastPath', () => {
+  it('answers tools/list and tools/call with the registered handlers, passing only the keys the SDK schema keeps', async () => {
+    let seen: Record<string, unknown> | undefined;
+    const { fast, sent } = setUp(async (params) => ((seen = params), { content: [{ type: 'text', text: 'ok' }] }));
+    expect(fast.take({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { cursor: 'c' } }, {})).toBe(true);
+    expect(fast.take({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'a', arguments: { x: 1 }, extra: true } }, {})).toBe(true);
+    await settle();
+    expect(sent).toEqual([
+      { jsonrpc: '2.0', id: 1, result: { tools: [], nextCursor: 'c' } },
+      { jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'ok' }] } },
+    ]);
+    expect(seen).toEqual({ name: 'a', arguments: { x: 1 } });
+  });
+
+  it('answers a handler error as the SDK does: its code, message and data', async () => {
+    const { fast, sent } = setUp(async () => {
+      throw new WireError(-32601, 'Unknown tool: a');
+    });
+    fast.take({ jsonrpc: '2.0', id: 'r', method: 'tools/call', params: { name: 'a' } }, {});
+    await settle();
+    expect(sent).toEqual([{ jsonrpc: '2.0', id: 'r', error: { code: -32601, message: 'Unknown tool: a' } }]);
+  });
+
+  it('leaves other methods, task requests and odd params to the SDK server', () => {
+    const { fast } = setUp(async () => ({ content: [] }));
+    expect(fast.take({ jsonrpc: '2.0', id: 1, method: 'ping' }, {})).toBe(false);
+    expect(fast.take({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'a', task: {} } }, {})).toBe(false);
+    expect(fast.take({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'a', arguments: [] } }, {})).toBe(false);
+    expect(fast.take({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'a', _meta: { progressToken: 1.5 } } }, {})).toBe(false);
+    expect(fast.take({ jsonrpc: '2.0', id: 5, method: 'tools/list', params: { cursor: 7 } }, {})).toBe(false);
+  });
+
+  it('aborts an in-flight call on notifications/cancelled and does not answer it, still passing the notification on', async () => {
+    let aborted: unknown;
+    const { fast, sent } = setUp((_params, signal) => new Promise((resolve) => signal.addEventListener('abort', () => {
+      aborted = signal.reason;
+      resolve({ content: [] });
+    })));
+    fast.take({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'slow' } }, {});
+    expect(fast.take({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 9, reason: 'gave up' } }, {})).toBe(false);
+    await settle();
+    expect(aborted).toBe('gave up');
+    expect(sent).toEqual([]);
+  });
+});

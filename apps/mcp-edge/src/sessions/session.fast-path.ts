@@ -1,0 +1,131 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  ErrorCode, McpError, type JSONRPCMessage, type MessageExtraInfo, type RequestId, type ServerNotification, type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import { plainToolParams } from './request-params.check';
+
+type HandlerExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+export type DirectHandler = (request: { method: string; params?: Record<string, unknown> }, extra: HandlerExtra) => unknown;
+
+/** The methods a session answers without the SDK server's request machinery (issue 10: its zod parsing was most of the edge's CPU per call). */
+const DIRECT_METHODS = new Set(['tools/call', 'tools/list']);
+
+/**
+ * Remembers the handler last registered for each direct method (an extension may replace the
+ * session manager's, exactly as the SDK would let it), so the fast path runs the very function
+ * the SDK server would have run.
+ */
+export function recordDirectHandlers(server: Server, handlers: Map<string, DirectHandler>): void {
+  const register = server.setRequestHandler.bind(server);
+  server.setRequestHandler = ((schema: { shape: { method: { value: string } } }, handler: DirectHandler) => {
+    const method = String(schema.shape.method.value);
+    if (DIRECT_METHODS.has(method)) handlers.set(method, handler);
+    return register(schema as never, handler as never);
+  }) as unknown as Server['setRequestHandler'];
+}
+
+/** The params as the SDK's schema hands them to a handler: its own keys only (`_meta` and `arguments` whole). */
+function knownParams(method: string, params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (params === undefined) return undefined;
+  const keys = method === 'tools/list' ? LIST_KEYS : CALL_KEYS;
+  const known: Record<string, unknown> = {};
+  for (const key of keys) if (params[key] !== undefined) known[key] = params[key];
+  return known;
+}
+
+const CALL_KEYS = ['name', 'arguments', '_meta'];
+const LIST_KEYS = ['cursor', '_meta'];
+
+/** The error answer the SDK's protocol layer gives for a handler's exception, field for field. */
+function errorOf(error: unknown): { code: number; message: string; data?: unknown } {
+  const failure = (error ?? {}) as { code?: unknown; message?: string; data?: unknown };
+  return {
+    code: Number.isSafeInteger(failure.code) ? (failure.code as number) : ErrorCode.InternalError,
+    message: failure.message ?? 'Internal error',
+    ...(failure.data !== undefined ? { data: failure.data } : {}),
+  };
+}
+
+/**
+ * tools/call and tools/list of a session, run by the edge: the handler the SDK server would have
+ * run gets the same `extra` (signal, notifications and requests tied to the request, rights,
+ * request info), and its answer goes straight to the transport, which stores it for replay and
+ * writes it. The server stays attached for everything else, including what a call asks of the
+ * client (elicitation, sampling) and notifications/cancelled, which reaches the abort controllers
+ * kept here as well.
+ */
+export class SessionFastPath {
+  private readonly inFlight = new Map<RequestId, AbortController>();
+
+  constructor(
+    private readonly server: Server,
+    private readonly handlers: Map<string, DirectHandler>,
+    private readonly send: (message: JSONRPCMessage) => Promise<void>,
+    private readonly sessionId: string,
+  ) {}
+
+  /** True when the message was taken here; false hands it to the SDK server. */
+  take(message: JSONRPCMessage, extra: MessageExtraInfo): boolean {
+    if (!('method' in message)) return false;
+    if (!('id' in message)) {
+      if (message.method === 'notifications/cancelled') this.cancel(message.params);
+      return false;
+    }
+    const handler = this.handlers.get(message.method);
+    if (!handler || !plainToolParams(message.method, message.params)) return false;
+    void this.run(handler, message as JSONRPCMessage & { id: RequestId; method: string; params?: Record<string, unknown> }, extra);
+    return true;
+  }
+
+  /** The session ended: its calls stop, as the SDK server aborts its handlers on close. */
+  close(): void {
+    for (const controller of this.inFlight.values()) controller.abort();
+    this.inFlight.clear();
+  }
+
+  private cancel(params: unknown): void {
+    if (typeof params !== 'object' || params === null) return;
+    const { requestId, reason } = params as { requestId?: RequestId; reason?: unknown };
+    if (requestId !== undefined) this.inFlight.get(requestId)?.abort(reason);
+  }
+
+  private async run(handler: DirectHandler, request: { id: RequestId; method: string; params?: Record<string, unknown> }, extra: MessageExtraInfo): Promise<void> {
+    const controller = new AbortController();
+    this.inFlight.set(request.id, controller);
+    let response: JSONRPCMessage;
+    try {
+      const result = await handler({ method: request.method, params: knownParams(request.method, request.params) }, this.extraFor(request, controller.signal, extra));
+      response = { jsonrpc: '2.0', id: request.id, result: result as Record<string, unknown> };
+    } catch (error) {
+      response = { jsonrpc: '2.0', id: request.id, error: errorOf(error) };
+    } finally {
+      if (this.inFlight.get(request.id) === controller) this.inFlight.delete(request.id);
+    }
+    // A cancelled request is not answered, as the SDK does; an answer whose stream is gone is dropped, as there.
+    if (controller.signal.aborted) return;
+    await this.send(response).catch(() => undefined);
+  }
+
+  private extraFor(request: { id: RequestId; params?: Record<string, unknown> }, signal: AbortSignal, extra: MessageExtraInfo): HandlerExtra {
+    const relatedRequestId = request.id;
+    return {
+      signal,
+      sessionId: this.sessionId,
+      _meta: request.params?._meta as HandlerExtra['_meta'],
+      sendNotification: async (notification) => {
+        if (signal.aborted) return;
+        await this.server.notification(notification, { relatedRequestId });
+      },
+      sendRequest: async (outgoing, resultSchema, options) => {
+        if (signal.aborted) throw new McpError(ErrorCode.ConnectionClosed, 'Request was cancelled');
+        return this.server.request(outgoing, resultSchema, { ...options, relatedRequestId });
+      },
+      authInfo: extra.authInfo,
+      requestId: request.id,
+      requestInfo: extra.requestInfo,
+      closeSSEStream: extra.closeSSEStream,
+      closeStandaloneSSEStream: extra.closeStandaloneSSEStream,
+    };
+  }
+}
