@@ -126,10 +126,18 @@ export async function runService<C extends ServiceConfig>(entry: ServiceEntry<C>
     if (entry.needsDatabase !== false && !config.databaseUrl) throw new Error('DATABASE_URL is required');
     const tracing = startTracing(entry.env, `estate-${entry.name}`);
     const owned = tracing ? [{ name: 'tracing', stop: () => tracing.shutdown() }] : [];
+    // The HTTP server answers before the start has finished (consumers subscribe after it listens):
+    // a SIGTERM in that window must not kill the process outright. It is held and sent again
+    // once Nest's shutdown hooks are in place.
+    let held: NodeJS.Signals | undefined;
+    const hold = (signal: NodeJS.Signals) => void (held ??= signal);
+    process.on('SIGINT', hold).on('SIGTERM', hold);
     const { app } = await entry.start({ ...config, databaseUrl: config.databaseUrl ?? '' }, undefined, logger, { owned });
     // process.exit(0) once the hooks ran (1 if one threw): the pino destination flushes on exit.
     app.enableShutdownHooks(['SIGINT', 'SIGTERM'], { useProcessExit: true });
     guardShutdown(logger);
+    process.off('SIGINT', hold).off('SIGTERM', hold);
+    if (held) process.kill(process.pid, held);
   } catch (error) {
     failBoot(logger, error);
   }
