@@ -96,7 +96,24 @@ export class KafkaEventBus implements EventBus {
     }
   }
 
+  /**
+   * A topic created moments before (ensureTopics just now, by this process or another) may not be
+   * hosted by its leader yet: kafkajs reports "does not host this topic-partition" as retriable.
+   * Every consumer gets the same patience: up to 20 tries, 500 ms apart, before the start fails.
+   */
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
+    for (let left = 20; ; left -= 1) {
+      try {
+        return await this.subscribeOnce(options);
+      } catch (error) {
+        if (left === 0 || (error as { retriable?: boolean }).retriable !== true) throw error;
+        this.logger.debug({ err: error, topic: options.topic }, 'subscribing again after a retriable error');
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+  }
+
+  private async subscribeOnce(options: SubscribeOptions): Promise<Subscription> {
     const consumer = this.kafka.consumer({
       groupId: options.groupId,
       sessionTimeout: 10000,
@@ -107,8 +124,17 @@ export class KafkaEventBus implements EventBus {
       allowAutoTopicCreation: false,
     });
     this.recreateOnCrash(consumer, options.topic);
-    await consumer.connect();
-    await consumer.subscribe({ topic: options.topic, fromBeginning: options.fromBeginning });
+    try {
+      await consumer.connect();
+      await consumer.subscribe({ topic: options.topic, fromBeginning: options.fromBeginning });
+      return await this.run(consumer, options);
+    } catch (error) {
+      await consumer.disconnect().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private async run(consumer: Consumer, options: SubscribeOptions): Promise<Subscription> {
     const ownOffsets = options.ownOffsets;
     const seeking = new Set<number>();
     if (ownOffsets) this.seekOnJoin(consumer, options, ownOffsets, seeking);

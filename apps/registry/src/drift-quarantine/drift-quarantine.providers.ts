@@ -13,28 +13,13 @@ export class DriftTopicSetup implements OnApplicationBootstrap {
   }
 }
 
-/**
- * The drift topic is created by this same start, moments before the consumer subscribes, and a
- * fresh broker may not list its partition yet ("does not host this topic-partition", a retriable
- * error): the subscription is tried again for a few seconds before the start fails.
- */
-class PatientBusTransport extends BusTransport {
-  override listen(callback: (error?: unknown) => void): void {
-    const attempt = (left: number) => super.listen((error?: unknown) => {
-      if (!error || left === 0 || (error as { retriable?: boolean }).retriable !== true) return callback(error);
-      void this.close().then(() => setTimeout(() => attempt(left - 1), 500));
-    });
-    attempt(20);
-  }
-}
-
 /** The registry's one consumer: drift reports, read by one group per deployment (the quarantine is idempotent). */
 export function driftQuarantineProviders(config: RegistryConfig): Provider[] {
   return [
     DriftTopicSetup,
     {
       provide: CONSUMER_TRANSPORT,
-      useFactory: (bus: EventBus, logger: Logger) => new PatientBusTransport(bus, {
+      useFactory: (bus: EventBus, logger: Logger) => new BusTransport(bus, {
         bindings: { drift: { topic: topicName(config.topicPrefix, 'drift'), groupId: `${config.topicPrefix}estate-registry-drift`, spanName: 'registry drift report' } },
         logger: logger.child({ component: 'drift-consumer' }),
       }),
