@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import os from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from '../support/infra';
+import { runSuite } from './conformance.runner';
 
 /**
  * The pre-release suite that has the 2026-07-28 scenarios (infra/conformance/suite-2026-version).
@@ -99,18 +98,8 @@ export function readChecks(dir: string): ScenarioChecks[] {
  * requirements run does. The suite's exit code is ignored: the verdict comes from the baseline.
  */
 export async function runConformance2026(url: string, node22Binary: string, scenario?: string): Promise<{ results: ScenarioChecks[]; output: string }> {
-  const outDir = mkdtempSync(path.join(os.tmpdir(), 'estate-conformance-2026-'));
-  const env = { ...process.env, PATH: `${path.dirname(node22Binary)}${path.delimiter}${process.env.PATH ?? ''}`, npm_config_update_notifier: 'false' };
   const select = scenario ? ['--scenario', scenario, '--spec-version', REVISION, '--force'] : ['--requirements', REVISION];
-  const args = ['--yes', CONFORMANCE_2026_PACKAGE, 'server', '--url', url, ...select, '-o', outDir];
-  const output = await new Promise<string>((resolve, reject) => {
-    const child = spawn('npx', args, { cwd: outDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let text = '';
-    child.stdout.on('data', (c: Buffer) => (text += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (text += c.toString()));
-    child.on('error', reject);
-    child.on('close', () => resolve(text));
-  });
+  const { outDir, output } = await runSuite(CONFORMANCE_2026_PACKAGE, ['server', '--url', url, ...select], node22Binary);
   const results = readChecks(outDir);
   if (results.length === 0) throw new Error(`the 2026 conformance suite produced no results; its output:\n${output.slice(-3000)}`);
   return { results, output };

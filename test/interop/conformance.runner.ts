@@ -63,23 +63,28 @@ export function readResults(dir: string): ScenarioResult[] {
 }
 
 /**
- * Runs every active server scenario of the suite against `url` under Node 22 (`npx` resolves
- * the pinned package into npm's cache) and returns the per-scenario outcomes. The suite's own
- * exit code is not used: the verdict comes from `judge`, so the reasons stay in our file.
+ * Runs one pinned conformance package (`npx` resolves it into npm's cache) under Node 22 with
+ * `args`, in a fresh folder that receives its results; returns the folder and what it printed.
+ * The suite's own exit code is not used: each caller judges the results against its own file.
  */
-export async function runConformance(url: string, node22Binary: string): Promise<{ results: ScenarioResult[]; output: string }> {
+export async function runSuite(pkg: string, args: string[], node22Binary: string): Promise<{ outDir: string; output: string }> {
   const outDir = mkdtempSync(path.join(os.tmpdir(), 'estate-conformance-'));
   const env = { ...process.env, PATH: `${path.dirname(node22Binary)}${path.delimiter}${process.env.PATH ?? ''}`, npm_config_update_notifier: 'false' };
-  // CONFORMANCE_SUITE=all adds the suite's pending scenarios (for a look ahead; CI runs "active").
-  const args = ['--yes', CONFORMANCE_PACKAGE, 'server', '--url', url, '--suite', process.env.CONFORMANCE_SUITE ?? 'active', '-o', outDir];
   const output = await new Promise<string>((resolve, reject) => {
-    const child = spawn('npx', args, { cwd: outDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('npx', ['--yes', pkg, ...args, '-o', outDir], { cwd: outDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let text = '';
     child.stdout.on('data', (c: Buffer) => (text += c.toString()));
     child.stderr.on('data', (c: Buffer) => (text += c.toString()));
     child.on('error', reject);
     child.on('close', () => resolve(text));
   });
+  return { outDir, output };
+}
+
+/** Runs every active server scenario of the session-era suite against `url` and returns the per-scenario outcomes. */
+export async function runConformance(url: string, node22Binary: string): Promise<{ results: ScenarioResult[]; output: string }> {
+  // CONFORMANCE_SUITE=all adds the suite's pending scenarios (for a look ahead; CI runs "active").
+  const { outDir, output } = await runSuite(CONFORMANCE_PACKAGE, ['server', '--url', url, '--suite', process.env.CONFORMANCE_SUITE ?? 'active'], node22Binary);
   const results = readResults(outDir);
   if (results.length === 0) throw new Error(`the conformance suite produced no results; its output:\n${output.slice(-3000)}`);
   return { results, output };
