@@ -1,10 +1,7 @@
 import { evolveCatalogEntry, withUpstream } from '@estate/catalog';
-import { compileValidator, type JsonSchema } from '@estate/contracts';
 import {
-  CURRENT_REGISTRY_EVENT_VERSIONS, ENVELOPE_SCHEMA, EVENT_DATA_SCHEMAS, eventSchemaKey, upcast,
-  type CatalogEntry, type EventEnvelope, type RegistryEvent, type ServerRegisteredData,
+  checkEnvelope, CURRENT_REGISTRY_EVENT_VERSIONS, type CatalogEntry, type EventEnvelope, type RegistryEvent, type ServerRegisteredData,
 } from '@estate/events';
-import { isPlainEnvelope } from './envelope.fast-check';
 
 /** What applying an event needs to read and write; backed by PostgreSQL live and by maps in a rebuild. */
 export interface ProjectionTarget {
@@ -20,8 +17,6 @@ export interface ProjectionTarget {
 /** What applying a message did: the tools whose entry changed, or why the message was passed over. */
 export type ApplyOutcome = { touched: string[]; skipped?: undefined } | { touched: []; skipped: string };
 
-const validEnvelope = compileValidator(ENVELOPE_SCHEMA as unknown as JsonSchema);
-
 /**
  * Apply one registry event exactly once: an event at or below the stream's applied position is a
  * redelivery and changes nothing. A message that can never apply (not an envelope, an unknown
@@ -29,9 +24,10 @@ const validEnvelope = compileValidator(ENVELOPE_SCHEMA as unknown as JsonSchema)
  * instead of thrown, so one poison message cannot stall the consumer or a rebuild forever.
  */
 export async function applyEnvelope(target: ProjectionTarget, raw: unknown): Promise<ApplyOutcome> {
-  const checked = checkEnvelope(raw);
-  if (typeof checked === 'string') return { touched: [], skipped: checked };
-  const { envelope, event } = checked;
+  const checked = checkEnvelope(raw, REGISTRY_TYPES);
+  if (!checked.ok) return { touched: [], skipped: checked.problem };
+  const { envelope } = checked;
+  const event = { type: envelope.type, version: envelope.version, data: envelope.data } as RegistryEvent;
   const applied = await target.streamPosition(envelope.stream);
   if (applied !== undefined && envelope.position <= applied) return { touched: [] };
   const outcome = await applyEvent(target, event, envelope);
@@ -39,25 +35,7 @@ export async function applyEnvelope(target: ProjectionTarget, raw: unknown): Pro
   return outcome;
 }
 
-function checkEnvelope(raw: unknown): { envelope: EventEnvelope; event: RegistryEvent } | string {
-  if (!isPlainEnvelope(raw)) {
-    const shape = validEnvelope(raw);
-    if (!shape.valid) return `not an event envelope: ${describe(shape.errors)}`;
-  }
-  const envelope = upcast(raw as EventEnvelope);
-  const key = eventSchemaKey(envelope.type, envelope.version);
-  const schema = (EVENT_DATA_SCHEMAS as Record<string, unknown>)[key];
-  if (!REGISTRY_TYPES.has(envelope.type) || schema === undefined) return `not a registry event this version knows: ${key}`;
-  const data = compileValidator(schema as JsonSchema)(envelope.data);
-  if (!data.valid) return `${key} payload off its schema: ${describe(data.errors)}`;
-  return { envelope, event: { type: envelope.type, version: envelope.version, data: envelope.data } as RegistryEvent };
-}
-
 const REGISTRY_TYPES: ReadonlySet<string> = new Set(Object.keys(CURRENT_REGISTRY_EVENT_VERSIONS));
-
-function describe(errors: ReadonlyArray<{ path: string; message: string }>): string {
-  return errors.slice(0, 5).map((e) => `${e.path} ${e.message}`).join('; ');
-}
 
 async function applyEvent(target: ProjectionTarget, event: RegistryEvent, envelope: EventEnvelope): Promise<ApplyOutcome> {
   if (event.type === 'ServerRegistered') {

@@ -1,5 +1,5 @@
 import { compileValidator, type JsonSchema } from '@estate/contracts';
-import { ENVELOPE_SCHEMA } from '@estate/events';
+import { ENVELOPE_SCHEMA } from './envelope';
 import { isPlainEnvelope, isPlainUtcDateTime } from './envelope.fast-check';
 
 const full = compileValidator(ENVELOPE_SCHEMA as unknown as JsonSchema);
