@@ -1,4 +1,4 @@
-import { VisibleListCache, type Pins, type VisibleCatalog, type VisibleTool } from '@estate/catalog';
+import { resolveForPrincipal, VisibleListCache, type Pins, type VisibleCatalog, type VisibleTool } from '@estate/catalog';
 import type { Principal } from '@estate/contracts';
 import type { CatalogEntry } from '@estate/events';
 import {
@@ -15,6 +15,20 @@ export interface CatalogChange {
   name: string;
   before: CatalogEntry | undefined;
   after: CatalogEntry | undefined;
+}
+
+/**
+ * Whether a caller's tools/list changed: some changed tool resolves, for this principal and its
+ * pins, to another version than before, or appears or disappears. Sessions and 2026-07-28 listen
+ * streams are judged by this one rule.
+ */
+export function listChangedFor(changes: readonly CatalogChange[], principal: Principal, pins: Pins): boolean {
+  return changes.some(({ name, before, after }) => {
+    const pin = pins[name];
+    const was = before && resolveForPrincipal(before, principal, pin)?.version;
+    const is = after && resolveForPrincipal(after, principal, pin)?.version;
+    return was !== is;
+  });
 }
 
 /**

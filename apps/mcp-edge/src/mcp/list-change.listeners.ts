@@ -1,9 +1,8 @@
 import type { Pins } from '@estate/catalog';
-import { resolveForPrincipal } from '@estate/catalog';
 import type { Principal } from '@estate/contracts';
 import type { Logger } from '@estate/platform';
 import { subscriptionClosed, subscriptionNotification, type Implementation, type JsonRpcId, type JsonRpcMessage, type SubscriptionFilter } from '@estate/protocol';
-import type { CatalogChange, CatalogReplica } from '../catalog/catalog.replica';
+import { listChangedFor, type CatalogChange, type CatalogReplica } from '../catalog/catalog.replica';
 
 /** One open subscriptions/listen stream: whose it is, what it asked for, and where its messages go. */
 export interface ListenStream {
@@ -18,7 +17,7 @@ export interface ListenStream {
 
 /**
  * The 2026-07-28 streams that listen for tool list changes. A catalog change is judged per stream
- * exactly as per session (session.manager.ts): a stream hears tools/list_changed only when a
+ * by the rule sessions use (listChangedFor): a stream hears tools/list_changed only when a
  * changed tool resolves, for its principal and pins, to another version or to none. Several
  * changes in one tick make one notification.
  */
@@ -60,13 +59,7 @@ export class ListChangeListeners {
     let notified = 0;
     for (const stream of this.streams) {
       if (stream.filter.toolsListChanged !== true || this.pending.has(stream)) continue;
-      const affected = changes.some(({ name, before, after }) => {
-        const pin = stream.pins[name];
-        const was = before && resolveForPrincipal(before, stream.principal, pin)?.version;
-        const is = after && resolveForPrincipal(after, stream.principal, pin)?.version;
-        return was !== is;
-      });
-      if (!affected) continue;
+      if (!listChangedFor(changes, stream.principal, stream.pins)) continue;
       notified += 1;
       this.pending.add(stream);
       setImmediate(() => {

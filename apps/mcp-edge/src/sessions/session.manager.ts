@@ -2,10 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type ListToolsResult, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { resolveForPrincipal } from '@estate/catalog';
 import type { Principal } from '@estate/contracts';
 import type { Logger } from '@estate/platform';
-import type { CatalogChange, CatalogReplica } from '../catalog/catalog.replica';
+import { listChangedFor, type CatalogChange, type CatalogReplica } from '../catalog/catalog.replica';
 import { pinsFromMeta, type ToolCallPipeline } from '../mcp/tool-call.pipeline';
 import { NodeStreamableHttpTransport } from '../http/streamable-http.transport';
 import { listToolPage } from '../mcp/tool-list';
@@ -190,13 +189,7 @@ export class SessionManager {
   private onCatalogChange(changes: CatalogChange[], log: Logger): void {
     let notified = 0;
     for (const session of this.sessions.values()) {
-      const affected = changes.some(({ name, before, after }) => {
-        const pin = session.pins[name];
-        const was = before && resolveForPrincipal(before, session.principal, pin)?.version;
-        const is = after && resolveForPrincipal(after, session.principal, pin)?.version;
-        return was !== is;
-      });
-      if (affected && session.notifyListChanged()) notified += 1;
+      if (listChangedFor(changes, session.principal, session.pins) && session.notifyListChanged()) notified += 1;
     }
     for (const listener of this.fanOutListeners) listener(notified);
     log.info({ tools: changes.slice(0, 20).map((c) => c.name), changed: changes.length, notified }, `catalog changed; tools/list_changed sent to ${notified} sessions`);
