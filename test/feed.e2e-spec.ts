@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Client } from 'pg';
 import { createLogger } from '@estate/platform';
 import { bankSpecs } from '../examples/bank/bank.specs';
 import { startAudit, type RunningAudit } from '../apps/audit/src/audit.app';
@@ -73,12 +74,15 @@ describe('webhooks on real Kafka and PostgreSQL', () => {
   let startAuditAgain: () => Promise<RunningAudit>;
   let admin: string;
   let registryUrl: string;
+  let databaseUrl: string;
 
   beforeAll(async () => {
     const db = await createTestDatabase();
     stops.push(db.drop);
+    databaseUrl = db.url;
     const env = testEstateEnv({
       env: {
+        ESTATE_WEBHOOK_SECRET_KEY: 'feed-e2e-webhook-secret-key-0123456789',
         ESTATE_WEBHOOK_ALLOW: '127.0.0.0/8', ESTATE_WEBHOOK_BACKOFF_MS: '40', ESTATE_WEBHOOK_BACKOFF_MAX_MS: '200',
         ESTATE_WEBHOOK_MAX_ATTEMPTS: '5', ESTATE_WEBHOOK_POLL_MS: '100', ESTATE_WEBHOOK_TIMEOUT_MS: '3000',
       },
@@ -116,6 +120,12 @@ describe('webhooks on real Kafka and PostgreSQL', () => {
     expect(listed.body.subscriptions).toEqual([expect.objectContaining({ id })]);
     expect(JSON.stringify(listed.body)).not.toContain(secret);
     expect(JSON.stringify((await http('GET', `${audit.url}/v1/subscriptions/${id}`, admin)).body)).not.toContain(secret);
+    // At rest the secret is sealed: the row shows nothing a reader of the database could sign with.
+    const client = new Client({ connectionString: databaseUrl });
+    await client.connect();
+    const rows = (await client.query('SELECT secret FROM audit.webhook_subscriptions WHERE id = $1', [id]).finally(() => client.end())).rows as { secret: string }[];
+    expect(rows[0].secret).toMatch(/^sealed:v1:/);
+    expect(rows[0].secret).not.toContain(secret);
 
     await publish('pay.alpha', 0);
     await publish('other.gamma', 0);

@@ -29,9 +29,8 @@ function secretFile(dataDir: string): string {
   return path.resolve(dataDir, 'jwt-secret');
 }
 
-/** A development secret kept in the data directory, so tokens survive a restart. */
-async function devSecret(dataDir: string): Promise<string> {
-  const file = secretFile(dataDir);
+/** A development secret kept in the data directory, so tokens (or sealed webhook secrets) survive a restart. */
+async function devSecret(dataDir: string, file = secretFile(dataDir)): Promise<string> {
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   const secret = randomBytes(32).toString('base64url');
   await writeFile(file, `${secret}\n`, { mode: 0o600 });
@@ -55,7 +54,10 @@ export async function startEmbedded(env: Env, embedded: EmbeddedConfig, logger: 
   await mkdir(embedded.dataDir, { recursive: true });
   const authFromEnv = env.ESTATE_AUTH === 'none' || env.ESTATE_JWT_SECRET || env.ESTATE_JWKS_URL;
   const secret = authFromEnv ? undefined : await devSecret(embedded.dataDir);
-  const effective: Env = secret ? { ...env, ESTATE_JWT_SECRET: secret } : env;
+  const webhookKey = env.ESTATE_WEBHOOK_SECRET_KEY ? undefined : await devSecret(embedded.dataDir, path.resolve(embedded.dataDir, 'webhook-secret-key'));
+  const effective: Env = {
+    ...env, ...(secret ? { ESTATE_JWT_SECRET: secret } : {}), ...(webhookKey ? { ESTATE_WEBHOOK_SECRET_KEY: webhookKey } : {}),
+  };
   const common = loadRegistryConfig(effective);
   const edgeAuth = loadEdgeConfig(effective).auth;
   let database: EmbeddedDatabase | undefined;

@@ -10,6 +10,8 @@ export interface WebhookConfig {
   pollMs: number;
   /** How long a delivered row is kept (for the subscription's counts) before the leader deletes it. */
   keepDeliveredMs: number;
+  /** ESTATE_WEBHOOK_SECRET_KEY: seals signing secrets at rest; unset, they are stored in plain text. */
+  secretKey?: string;
 }
 
 /** Reads the ESTATE_WEBHOOK_* settings (see README's configuration table). */
@@ -20,6 +22,8 @@ export function readWebhookConfig(reader: EnvReader): WebhookConfig {
     if ('error' in parsed) reader.problems.push(`ESTATE_WEBHOOK_ALLOW: ${parsed.error}`);
     else allow.push(parsed);
   }
+  const secretKey = reader.optional('ESTATE_WEBHOOK_SECRET_KEY');
+  if (secretKey !== undefined && secretKey.length < 32) reader.problems.push('ESTATE_WEBHOOK_SECRET_KEY must be at least 32 characters (a random secret shared by every audit copy)');
   return {
     allow,
     retry: {
@@ -31,5 +35,6 @@ export function readWebhookConfig(reader: EnvReader): WebhookConfig {
     concurrency: reader.integer('ESTATE_WEBHOOK_CONCURRENCY', 4, 1),
     pollMs: reader.integer('ESTATE_WEBHOOK_POLL_MS', 1000, 10),
     keepDeliveredMs: reader.integer('ESTATE_WEBHOOK_KEEP_DELIVERED_HOURS', 168, 1) * 3_600_000,
+    secretKey,
   };
 }

@@ -30,6 +30,8 @@ export class WebhookDispatcher {
   private lastSeq = -1;
   private lastPrune = Number.NEGATIVE_INFINITY;
   private readonly parts: WorkerParts;
+  /** Subscriptions whose secret cannot be opened, reported once each. */
+  private readonly unreadable = new Set<string>();
 
   constructor(
     parts: Omit<WorkerParts, 'counted'>,
@@ -47,6 +49,8 @@ export class WebhookDispatcher {
   }
 
   async start(): Promise<void> {
+    const sealed = await this.parts.repo.sealStoredSecrets();
+    if (sealed > 0) this.logger.info({ sealed }, 'webhook secrets stored in plain text were sealed under ESTATE_WEBHOOK_SECRET_KEY');
     await this.poll();
     this.tick = setInterval(() => void this.poll(), this.timing.pollMs);
     this.tick.unref();
@@ -55,6 +59,12 @@ export class WebhookDispatcher {
   /** A new subscription starts at once here when this instance delivers; else the leader's next tick finds it. */
   add(subscription: Subscription): void {
     if (this.stopped || !this.leadership.leading || this.workers.has(subscription.id)) return;
+    if (subscription.secretProblem !== undefined) {
+      // Its deliveries wait, queued, until the right key is set: signing with no secret would be worse.
+      if (!this.unreadable.has(subscription.id)) this.logger.error({ subscription: subscription.id, problem: subscription.secretProblem }, 'webhook subscription not delivered: its signing secret cannot be opened');
+      this.unreadable.add(subscription.id);
+      return;
+    }
     const worker = new SubscriptionWorker(subscription, this.parts);
     this.workers.set(subscription.id, worker);
     worker.pump();

@@ -10,6 +10,7 @@ import { WebhookLeadership } from './webhook.leadership';
 import { WebhookLifecycle } from './webhook.lifecycle';
 import { registerWebhookMetrics } from './webhook.metrics';
 import { WebhookRepository } from './webhook.repository';
+import { WebhookSecretBox } from './webhook-secret.box';
 import { WebhookSender } from './webhook.sender';
 import { WebhookSubscriptions } from './webhook.subscriptions';
 
@@ -25,7 +26,14 @@ export function webhookProviders(config: AuditConfig & { databaseUrl: string }, 
   const shared = (config as { cloudEvents?: { source: string; schemaBase: string } }).cloudEvents;
   const cloudEvents = shared ?? { source: 'urn:estate:local', schemaBase: `http://${config.host}:${config.port}/v1/schemas/events` };
   return [
-    { provide: WebhookRepository, useFactory: (db: DataSource) => new WebhookRepository(db), inject: [DATABASE] },
+    {
+      provide: WebhookRepository,
+      useFactory: (db: DataSource, logger: Logger) => {
+        if (config.webhooks.secretKey === undefined) logger.warn('webhook signing secrets are stored in plain text; set ESTATE_WEBHOOK_SECRET_KEY to seal them');
+        return new WebhookRepository(db, new WebhookSecretBox(config.webhooks.secretKey));
+      },
+      inject: [DATABASE, LOGGER],
+    },
     {
       provide: WebhookDispatcher,
       useFactory: (repo: WebhookRepository, trail: AuditRepository, feed: ToolChangeFeed, logger: Logger) => {

@@ -4,8 +4,9 @@ import { openDatabase } from '@estate/platform';
 import { createTestDatabase } from '../../../../test/support/infra';
 import { AUDIT_ENTITIES, AUDIT_MIGRATIONS } from '../store/migrations';
 import { WebhookRepository } from './webhook.repository';
+import { WebhookSecretBox } from './webhook-secret.box';
 
-describe('webhook delivery rows: pruning', () => {
+describe('webhook repository: pruning delivered rows, secrets at rest', () => {
   let drop: () => Promise<void>;
   let db: DataSource;
   let repo: WebhookRepository;
@@ -50,5 +51,30 @@ describe('webhook delivery rows: pruning', () => {
     expect(await repo.counts(id)).toEqual({ pending: 2, delivered: 1, dead: 1 });
     expect(await repo.counts(other)).toEqual({ pending: 0, delivered: 2, dead: 0 });
     expect((await repo.deadLetters(id, 10)).map((d) => d.state)).toEqual(['dead']);
+  });
+
+  it('with a key, stores no usable secret, opens it again, seals rows written before the key, and names a row another key cannot open', async () => {
+    const secret = `whsec-${randomUUID()}`;
+    const stored = async (id: string): Promise<string> => ((await db.query('SELECT secret FROM audit.webhook_subscriptions WHERE id = $1', [id])) as { secret: string }[])[0].secret;
+    const keyed = new WebhookRepository(db, new WebhookSecretBox('k'.repeat(40)));
+    const sealedId = randomUUID();
+    await keyed.create({ id: sealedId, url: 'http://127.0.0.1:1/hook', filter: { tools: [], types: [] }, secret, createdBy: 'ops', createdAt: new Date().toISOString(), cursorSeq: 0 });
+    expect(await stored(sealedId)).not.toContain(secret);
+    expect((await keyed.get(sealedId))?.secret).toBe(secret);
+
+    // Written by an audit without the key, then sealed when a keyed audit starts; the secret it signs with is unchanged.
+    const plainId = randomUUID();
+    await repo.create({ id: plainId, url: 'http://127.0.0.1:1/hook', filter: { tools: [], types: [] }, secret, createdBy: 'ops', createdAt: new Date().toISOString(), cursorSeq: 0 });
+    expect(await stored(plainId)).toBe(secret);
+    expect(await keyed.sealStoredSecrets()).toBeGreaterThanOrEqual(1);
+    expect(await stored(plainId)).toMatch(/^sealed:v1:/);
+    expect((await keyed.get(plainId))?.secret).toBe(secret);
+    expect(await keyed.sealStoredSecrets()).toBe(0);
+
+    const wrongKey = new WebhookRepository(db, new WebhookSecretBox('w'.repeat(40)));
+    const seen = await wrongKey.get(sealedId);
+    expect(seen?.secret).toBe('');
+    expect(seen?.secretProblem).toMatch(/another ESTATE_WEBHOOK_SECRET_KEY/);
+    expect((await repo.get(sealedId))?.secretProblem).toMatch(/ESTATE_WEBHOOK_SECRET_KEY is not set/);
   });
 });

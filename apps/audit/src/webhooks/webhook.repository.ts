@@ -2,12 +2,15 @@ import type { DataSource } from 'typeorm';
 import type { FeedFilter } from '@estate/events';
 import { inTransaction } from '@estate/platform';
 import { WebhookDeliveryEntity, WebhookSubscriptionEntity } from './webhook.entities';
+import { SecretUnreadable, WebhookSecretBox } from './webhook-secret.box';
 
 export interface Subscription {
   id: string;
   url: string;
   filter: FeedFilter;
   secret: string;
+  /** Why the stored secret could not be opened (then `secret` is empty and nothing is delivered). */
+  secretProblem?: string;
   createdBy: string;
   createdAt: string;
   cursorSeq: number;
@@ -32,8 +35,17 @@ export interface QueuedEvent {
   tool: string;
 }
 
-const toSubscription = (row: WebhookSubscriptionEntity): Subscription => ({
-  id: row.id, url: row.url, filter: JSON.parse(row.filter) as FeedFilter, secret: row.secret,
+function openSecret(box: WebhookSecretBox, stored: string): { secret: string; secretProblem?: string } {
+  try {
+    return { secret: box.open(stored) };
+  } catch (error) {
+    if (error instanceof SecretUnreadable) return { secret: '', secretProblem: error.message };
+    throw error;
+  }
+}
+
+const toSubscription = (row: WebhookSubscriptionEntity, box: WebhookSecretBox): Subscription => ({
+  id: row.id, url: row.url, filter: JSON.parse(row.filter) as FeedFilter, ...openSecret(box, row.secret),
   createdBy: row.createdBy, createdAt: row.createdAt.toISOString(), cursorSeq: Number(row.cursorSeq),
 });
 
@@ -44,21 +56,39 @@ const toDelivery = (row: WebhookDeliveryEntity): Delivery => ({
 
 /** Subscriptions and their delivery queue in the audit schema: the whole state a restart resumes from. */
 export class WebhookRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly db: DataSource, private readonly box = new WebhookSecretBox(undefined)) {}
 
   async create(subscription: Subscription): Promise<void> {
+    const { secretProblem: _problem, ...row } = subscription;
     await this.db.manager.insert(WebhookSubscriptionEntity, {
-      ...subscription, filter: JSON.stringify(subscription.filter), createdAt: new Date(subscription.createdAt), cursorSeq: String(subscription.cursorSeq),
+      ...row, secret: this.box.seal(subscription.secret), filter: JSON.stringify(subscription.filter),
+      createdAt: new Date(subscription.createdAt), cursorSeq: String(subscription.cursorSeq),
     });
   }
 
   async all(): Promise<Subscription[]> {
-    return (await this.db.manager.find(WebhookSubscriptionEntity, { order: { createdAt: 'ASC' } })).map(toSubscription);
+    return (await this.db.manager.find(WebhookSubscriptionEntity, { order: { createdAt: 'ASC' } })).map((row) => toSubscription(row, this.box));
   }
 
   async get(id: string): Promise<Subscription | undefined> {
     const row = await this.db.manager.findOneBy(WebhookSubscriptionEntity, { id });
-    return row ? toSubscription(row) : undefined;
+    return row ? toSubscription(row, this.box) : undefined;
+  }
+
+  /**
+   * Seals the secrets stored in plain text before a key was set; returns how many. The update
+   * names the old value, so two copies starting together cannot seal one row twice.
+   */
+  async sealStoredSecrets(): Promise<number> {
+    if (!this.box.sealing) return 0;
+    let sealed = 0;
+    const rows = await this.db.manager.find(WebhookSubscriptionEntity, { select: { id: true, secret: true } });
+    for (const row of rows) {
+      if (!this.box.needsSealing(row.secret)) continue;
+      const result = await this.db.manager.update(WebhookSubscriptionEntity, { id: row.id, secret: row.secret }, { secret: this.box.seal(row.secret) });
+      sealed += result.affected ?? 0;
+    }
+    return sealed;
   }
 
   /** Removes the subscription with its queue and dead letters; false when there was none. */
