@@ -165,6 +165,18 @@ describe('upstream elicitation and sampling during a 2026-07-28 tools/call', () 
     expect(textOf(answered.body.result)).toBe('user chose decline');
   });
 
+  it("asks a second agent its own question while the first one's call is parked on the same upstream", async () => {
+    const mine = await call('notes.ask-user', { question: 'for alice, parked' }, { elicitation: {} });
+    const theirs = await call('notes.ask-user', { question: 'for bob' }, { elicitation: {} }, {}, BOB);
+    const [[bobKey, bobRequest]] = Object.entries(requestsOf(theirs));
+    expect(bobRequest.params['message']).toBe('for bob');
+    const bobDone = await call('notes.ask-user', { question: 'for bob' }, { elicitation: {} }, { inputResponses: { [bobKey]: { action: 'accept', content: { title: 'bobs' } } }, requestState: stateOf(theirs) }, BOB);
+    expect(textOf(bobDone.body.result)).toBe('user said: bobs');
+    const [[aliceKey]] = Object.entries(requestsOf(mine));
+    const aliceDone = await call('notes.ask-user', { question: 'for alice, parked' }, { elicitation: {} }, { inputResponses: { [aliceKey]: { action: 'accept', content: { title: 'alices' } } }, requestState: stateOf(mine) });
+    expect(textOf(aliceDone.body.result)).toBe('user said: alices');
+  });
+
   it('withdraws the question when the agent does not come back in time, records the call, and says the state expired', async () => {
     const args = { topic: 'patience' };
     const asked = await call('panel.interview', args, { elicitation: {}, sampling: {} });

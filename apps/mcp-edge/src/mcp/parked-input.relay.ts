@@ -23,6 +23,8 @@ export interface InputAsker {
   ask(request: UpstreamAsk): Promise<Record<string, unknown>>;
   /** Answers the agent's request with `error` now; the upstream call runs on to its end (and is recorded). */
   abandon(error: unknown): void;
+  /** True while the call waits for its agent's retry: its upstream is blocked on the questions already asked. */
+  parked(): boolean;
 }
 
 /** The call a tools/call targets, as far as a sealed state is bound to it. */
@@ -60,7 +62,10 @@ export class ParkedInputRelay {
     private readonly serverInfo: { name: string; version: string },
   ) {
     const seconds = ttlMs / 1000;
-    this.parked = new ParkedCalls(ttlMs, ({ exchange }) => exchange.withdraw(new WireError(WITHDRAWN_CODE, `the agent did not answer within ${seconds} s`)));
+    this.parked = new ParkedCalls(ttlMs, ({ exchange }) => {
+      exchange.parked = false;
+      exchange.withdraw(new WireError(WITHDRAWN_CODE, `the agent did not answer within ${seconds} s`));
+    });
   }
 
   /** Calls parked on this copy now. */
@@ -75,6 +80,7 @@ export class ParkedInputRelay {
       missing: (request) => checkInputCapabilities(capabilities, { [request.method]: request } as InputRequests),
       ask: (request) => exchange.ask(request),
       abandon: (error) => exchange.abandon(error),
+      parked: () => exchange.parked,
     };
     exchange.start(() => run(asker));
     return this.respond(target, exchange);
@@ -103,6 +109,7 @@ export class ParkedInputRelay {
     const answers = checkAnswers(call.exchange.waiting(), inputs.inputResponses ?? {});
     // Checked before taking: a malformed answer changes nothing and the same state can be sent again.
     this.parked.take(park, principal);
+    call.exchange.parked = false;
     for (const [key, answer] of answers) call.exchange.answer(key, answer);
     return this.respond(target, call.exchange);
   }
@@ -117,6 +124,7 @@ export class ParkedInputRelay {
     if (turn.kind === 'done') return turn.result;
     if (turn.kind === 'failed') throw turn.error;
     const park = this.parked.park({ principal: principalKey(target.principal), exchange });
+    exchange.parked = true;
     const requestState = this.sealer.seal(this.binding(target), { park, copy: this.copy }, this.parked.ttlMs);
     const inputRequests = Object.fromEntries(turn.asks) as InputRequests;
     throw new InputRequiredSignal(inputRequiredResult('tools/call', { inputRequests, requestState }, this.serverInfo));

@@ -29,6 +29,8 @@ const nextTick = () => new Promise<void>((resolve) => setImmediate(resolve));
  * call's promise lives here, so it outlives the request that started it.
  */
 export class UpstreamInputExchange<T> {
+  /** True while the agent holds the questions and the call waits for its retry (set by whoever parks it). */
+  parked = false;
   private readonly pending = new Map<string, PendingAsk>();
   private outcome?: Outcome<T>;
   private wake?: () => void;

@@ -119,7 +119,11 @@ export class UpstreamRequestRelay {
   }
 
   private attribute(server: string, method: UpstreamRequestMethod): Attribution {
-    const calls = this.inFlight.of(server);
+    const inFlight = this.inFlight.of(server);
+    // A parked call's upstream is blocked on the questions its agent holds, so a new question
+    // comes from one of the others; only when every call is parked may it be a parked one's.
+    const running = inFlight.filter((c) => !c.asker?.parked());
+    const calls = running.length > 0 ? running : inFlight;
     // Each 2026-07-28 request is a caller of its own; a session's calls are one caller.
     const sessions = new Set<unknown>(calls.map((c) => c.state ?? c));
     if (sessions.size === 0) return { reason: 'no_call_in_flight', detail: `${server} sent ${method} while no request of a client to it was in flight` };
