@@ -36,10 +36,12 @@ describe('the exchange between a running upstream call and the agent', () => {
 
   it('withdraws waiting questions: the upstream hears the error and the call ends its own way', async () => {
     const exchange = new UpstreamInputExchange<string>();
-    exchange.start(async () => exchange.ask(question).then(() => 'answered', (error: Error) => `gave up: ${error.message}`));
+    const attempt = () => exchange.ask(question).then(() => 'answered', (error: Error) => `gave up: ${error.message}`);
+    // The second attempt (a retried upstream call) asks again after the withdrawal and is refused at once.
+    exchange.start(async () => `${await attempt()}, then ${await attempt()}`);
     await exchange.turn();
     exchange.withdraw(new Error('too late'));
-    await expect(exchange.turn()).resolves.toEqual({ kind: 'done', result: 'gave up: too late' });
+    await expect(exchange.turn()).resolves.toEqual({ kind: 'done', result: 'gave up: too late, then gave up: too late' });
   });
 
   it("abandons the agent's side with an error while the call runs on", async () => {

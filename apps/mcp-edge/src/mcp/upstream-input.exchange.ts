@@ -33,6 +33,8 @@ export class UpstreamInputExchange<T> {
   parked = false;
   private readonly pending = new Map<string, PendingAsk>();
   private outcome?: Outcome<T>;
+  /** Set once no agent will answer any more (withdrawn, abandoned): later questions fail at once. */
+  private closed?: Error;
   private wake?: () => void;
   private asked = 0;
 
@@ -47,6 +49,8 @@ export class UpstreamInputExchange<T> {
   /** Queues an upstream question; settles when the agent answers it or it is withdrawn. */
   ask(request: UpstreamAsk): Promise<Record<string, unknown>> {
     return new Promise((resolve, reject) => {
+      // An upstream that asks again after the agent is gone (a retried attempt, say) must not wait for nobody.
+      if (this.closed) return reject(this.closed);
       this.asked += 1;
       const key = `${request.method === 'sampling/createMessage' ? 'sampling' : 'elicitation'}-${this.asked}`;
       this.pending.set(key, { ...request, resolve, reject });
@@ -56,6 +60,7 @@ export class UpstreamInputExchange<T> {
 
   /** Ends the agent's side now with `error` (the call itself runs on to its end). */
   abandon(error: unknown): void {
+    this.closed ??= error instanceof Error ? error : new Error('the agent was already answered');
     if (!this.outcome) this.settle({ ok: false, error });
   }
 
@@ -93,6 +98,7 @@ export class UpstreamInputExchange<T> {
 
   /** Withdraws every waiting question (the agent did not come back in time): the upstream hears `error`. */
   withdraw(error: Error): void {
+    this.closed ??= error;
     const asks = [...this.pending.values()];
     this.pending.clear();
     for (const ask of asks) ask.reject(error);
