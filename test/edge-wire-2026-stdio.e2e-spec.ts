@@ -5,6 +5,8 @@ import { createLogger } from '@estate/platform';
 import { composeEstate } from '../apps/estate/src/estate.composition';
 import { startBankServer } from '../examples/bank/bank.server';
 import { bankSpecs } from '../examples/bank/bank.specs';
+import { startNotesServer } from '../examples/notes/notes.http';
+import { notesSpecs } from '../examples/notes/notes.specs';
 import { ADMIN, http, TEST_SECRET, token, waitFor } from './support/estate.harness';
 import { createTestDatabase, kafkaBrokers, randomTopicPrefix, REPO_ROOT } from './support/infra';
 
@@ -52,6 +54,12 @@ describe('the stdio edge on MCP 2026-07-28', () => {
     admin = await token(ADMIN);
     expect((await http('POST', `${registryUrl}/v1/servers`, admin, { name: 'bank', url: bank.url, owner: 'payments-team' })).status).toBe(201);
     expect((await http('POST', `${registryUrl}/v1/tools`, admin, lookup)).status).toBe(201);
+    // An upstream that asks the user something mid-call, for the input_required relay.
+    const notes = await startNotesServer({ name: 'notes' });
+    stops.push(notes.close);
+    expect((await http('POST', `${registryUrl}/v1/servers`, admin, { name: 'notes', url: notes.url, owner: 'notes-team', allowElicitation: true })).status).toBe(201);
+    const askUser = notesSpecs('notes', 'notes', 'bank:read').find((spec) => spec.name === 'notes.ask-user');
+    expect((await http('POST', `${registryUrl}/v1/tools`, admin, askUser)).status).toBe(201);
     const env = { ESTATE_JWT_SECRET: TEST_SECRET, ESTATE_TOPIC_PREFIX: prefix, KAFKA_BROKERS: brokers, ESTATE_STDIO_TOKEN: await token(ALICE) };
     child = spawn(process.execPath, [ENTRY], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
     createInterface({ input: child.stdout }).on('line', (line) => lines.push(line));
@@ -92,6 +100,22 @@ describe('the stdio edge on MCP 2026-07-28', () => {
     // The change reached the process; a cancelled subscription must not have carried it.
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(messages().filter(changed).length).toBe(heard);
+  });
+
+  it("hands an upstream's mid-call elicitation to the agent as input_required and resumes the call on the retry", async () => {
+    const meta = { ...META, 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } };
+    const params = { name: 'notes.ask-user', arguments: { question: 'a title over stdio' }, _meta: meta };
+    const asked = await waitFor(async () => {
+      nextId += 1;
+      send({ jsonrpc: '2.0', id: nextId, method: 'tools/call', params });
+      const reply = (await answer(nextId)) as { result?: Json };
+      return reply.result?.['resultType'] === 'input_required' ? reply.result : undefined;
+    }, 'an input_required answer once notes.ask-user reached the process', 30000);
+    const requests = asked['inputRequests'] as Record<string, { method: string; params: Json }>;
+    const [[key, request]] = Object.entries(requests);
+    expect(request).toMatchObject({ method: 'elicitation/create', params: { message: 'a title over stdio' } });
+    send({ jsonrpc: '2.0', id: 'resumed', method: 'tools/call', params: { ...params, inputResponses: { [key]: { action: 'accept', content: { title: 'Stdio' } } }, requestState: asked['requestState'] } });
+    expect(await answer('resumed')).toMatchObject({ result: { resultType: 'complete', content: [{ type: 'text', text: 'user said: Stdio' }] } });
   });
 
   it('still serves a session-era client on the same process', async () => {

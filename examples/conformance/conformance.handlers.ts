@@ -48,6 +48,10 @@ async function elicit(message: string, requestedSchema: Record<string, unknown>,
   return text(`User response: action=${reply.action}, content=${JSON.stringify(reply.content ?? {})}`);
 }
 
+const OK_FORM = { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] };
+const NAME_FORM = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };
+const COLOR_FORM = { type: 'object', properties: { color: { type: 'string' } }, required: ['color'] };
+
 const CONTACT_FORM = {
   type: 'object',
   properties: { username: { type: 'string', description: 'Your user name' }, email: { type: 'string', description: 'Your email address' } },
@@ -110,6 +114,15 @@ export const TOOL_HANDLERS: Readonly<Record<string, ToolHandler>> = {
   test_streaming_elicitation: (_args, extra) => elicit('Who are you?', CONTACT_FORM, extra),
   test_header_mirrored: async (args) => text(`Region: ${String(args.region)}`),
   test_input_required_result_elicitation: (_args, extra) => elicit('What is your name?', { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] }, extra),
+  // The edge relays these tools' mid-call requests to a 2026-07-28 client as input_required results.
+  test_input_required_result_request_state: (_args, extra) => elicit('May I go on?', OK_FORM, extra),
+  test_input_required_result_tampered_state: (_args, extra) => elicit('May I go on?', OK_FORM, extra),
+  test_input_required_result_capabilities: (_args, extra) => sample({ prompt: 'Say yes.' }, extra),
+  test_input_required_result_multi_round: async (_args, extra) => {
+    const name = await extra.sendRequest({ method: 'elicitation/create', params: { mode: 'form', message: 'What is your name?', requestedSchema: NAME_FORM } } as ServerRequest, ElicitResultSchema);
+    const color = await extra.sendRequest({ method: 'elicitation/create', params: { mode: 'form', message: 'Which colour?', requestedSchema: COLOR_FORM } } as ServerRequest, ElicitResultSchema);
+    return text(`name=${JSON.stringify(name.content?.['name'])}, colour=${JSON.stringify(color.content?.['color'])}`);
+  },
   test_input_required_result_sampling: (_args, extra) => sample({ prompt: 'What is the capital of France?' }, extra),
   test_input_required_result_list_roots: async (_args, extra) => {
     const reply = await extra.sendRequest({ method: 'roots/list' }, ListRootsResultSchema);

@@ -75,6 +75,10 @@ export const FIXTURE_TOOLS: readonly FixtureTool[] = [
   { name: 'test_input_required_result_elicitation', description: 'Asks the user for a name before answering.', inputSchema: NO_ARGUMENTS },
   { name: 'test_input_required_result_sampling', description: 'Asks the client for an LLM completion before answering.', inputSchema: NO_ARGUMENTS },
   { name: 'test_input_required_result_list_roots', description: 'Asks the client for its roots before answering.', inputSchema: NO_ARGUMENTS },
+  { name: 'test_input_required_result_request_state', description: 'Asks the user whether to go on before answering.', inputSchema: NO_ARGUMENTS },
+  { name: 'test_input_required_result_tampered_state', description: 'Asks the user whether to go on before answering.', inputSchema: NO_ARGUMENTS },
+  { name: 'test_input_required_result_capabilities', description: 'Asks the client for an LLM completion (sampling only) before answering.', inputSchema: NO_ARGUMENTS },
+  { name: 'test_input_required_result_multi_round', description: 'Asks the user for a name, then for a colour, before answering.', inputSchema: NO_ARGUMENTS },
 ];
 
 /** Every fixture tool as a ToolSpec for a server registered with an empty namespace (bare names). */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { createNotesMcpServer } from './notes.server';
 
@@ -29,8 +30,12 @@ function readJson(req: http.IncomingMessage): Promise<unknown> {
   });
 }
 
-/** Serves the notes server over Streamable HTTP on 127.0.0.1 (one McpServer per session). */
-export async function startNotesServer(options: { name?: string; port?: number } = {}): Promise<NotesServerHandle> {
+/**
+ * Serves the notes server over Streamable HTTP on 127.0.0.1 (one McpServer per session); `create`
+ * serves another server the same way.
+ */
+export async function startNotesServer(options: { name?: string; port?: number; create?: (name?: string) => McpServer } = {}): Promise<NotesServerHandle> {
+  const create = options.create ?? createNotesMcpServer;
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     const id = req.headers['mcp-session-id'];
@@ -47,7 +52,7 @@ export async function startNotesServer(options: { name?: string; port?: number }
       onsessioninitialized: (sid) => void sessions.set(sid, transport),
       onsessionclosed: (sid) => void sessions.delete(sid),
     });
-    await createNotesMcpServer(options.name).connect(transport);
+    await create(options.name).connect(transport);
     return transport.handleRequest(req, res, body);
   };
   const server = http.createServer((req, res) => void handle(req, res).catch(() => reply(res, 500, 'Internal error')));

@@ -27,6 +27,11 @@ export interface EdgeConfig extends CommonConfig, EdgeToolConfig {
    */
   requestStateKey?: string;
   /**
+   * How long a 2026-07-28 call whose upstream asked the agent something stays parked waiting for
+   * the retry with the answers (ESTATE_INPUT_PARK_TTL_SECONDS, 60); then the question is withdrawn.
+   */
+  inputParkTtlMs: number;
+  /**
    * PostgreSQL for the spent confirmation states every copy shares (ESTATE_EDGE_DATABASE_URL,
    * schema `edge`). Unset: each copy remembers only what it ran itself.
    */
@@ -45,7 +50,7 @@ export function isLoopback(host: string): boolean {
  * Reads ESTATE_EDGE_HOST (127.0.0.1), ESTATE_EDGE_PORT (8000), ESTATE_EDGE_PUBLIC_URL,
  * ESTATE_ALLOWED_ORIGINS, ESTATE_ALLOWED_HOSTS, ESTATE_SESSION_IDLE_SECONDS,
  * ESTATE_MAX_SESSIONS_PER_PRINCIPAL (32), ESTATE_MAX_BODY_BYTES, ESTATE_UPSTREAM_TIMEOUT_MS, ESTATE_EDGE_GROUP,
- * ESTATE_REQUEST_STATE_KEY, ESTATE_EDGE_DATABASE_URL, the upstream settings
+ * ESTATE_REQUEST_STATE_KEY, ESTATE_INPUT_PARK_TTL_SECONDS (60), ESTATE_EDGE_DATABASE_URL, the upstream settings
  * (upstream/upstream.config.ts), the call spool (calls/spool.config.ts), the tool-call settings
  * (policy/policy.config.ts: rate limits, size limits) and the shared settings.
  * ESTATE_AUTH=none is refused unless the edge listens on loopback only.
@@ -84,6 +89,7 @@ export function loadEdgeConfig(env: Env): EdgeConfig {
     upstreamTimeoutMs: timeout,
     groupPrefix: reader.string('ESTATE_EDGE_GROUP', 'estate-edge'),
     requestStateKey,
+    inputParkTtlMs: reader.integer('ESTATE_INPUT_PARK_TTL_SECONDS', 60, 1) * 1000,
     edgeDatabaseUrl,
     spool: readSpoolConfig(reader),
   });

@@ -26,8 +26,11 @@ export function statelessEndpointDeps(config: EdgeConfig, replica: CatalogReplic
   const listeners = new ListChangeListeners(replica, log);
   // Listen streams end with the sessions, before the HTTP server closes.
   sessions.onClosingAll(() => listeners.closeAll(SERVER_INFO));
-  return { dispatcher: new StatelessDispatcher({
-    replica, pipeline, sealer, serverInfo: SERVER_INFO, listTtlMs: LIST_TTL_MS, logger: log,
-    ...(proxy ? { aroundCall: (principal, tool, run) => proxy.aroundStatelessCall(principal, tool, run) } : {}),
-  }), listeners };
+  const dispatcher = new StatelessDispatcher({
+    replica, pipeline, sealer, serverInfo: SERVER_INFO, listTtlMs: LIST_TTL_MS, inputParkTtlMs: config.inputParkTtlMs, logger: log,
+    ...(proxy ? { aroundCall: (principal, tool, run, asker) => proxy.aroundStatelessCall(principal, tool, run, asker) } : {}),
+  });
+  // Calls parked for an agent's answers end too: their upstream questions are withdrawn.
+  sessions.onClosingAll(() => dispatcher.close());
+  return { dispatcher, listeners };
 }

@@ -25,8 +25,9 @@ export class RequestStateSealer {
     this.mac = (text) => createHmac('sha256', key).update(text).digest('base64url');
   }
 
-  seal<T>(binding: RequestStateBinding, data: T): string {
-    return sealRequestState({ ...binding, expiresAt: this.clock() + this.ttlMs, data }, this.mac);
+  /** `ttlMs` overrides the sealer's lifetime (a parked call's state lives only as long as the call waits). */
+  seal<T>(binding: RequestStateBinding, data: T, ttlMs = this.ttlMs): string {
+    return sealRequestState({ ...binding, expiresAt: this.clock() + ttlMs, data }, this.mac);
   }
 
   open<T>(presented: string, binding: RequestStateBinding): OpenedState<T> {

@@ -9,6 +9,7 @@ import { resolveForPrincipal } from '@estate/catalog';
 import type { Logger } from '@estate/platform';
 import type { CatalogReplica } from '../catalog/catalog.replica';
 import { InputRequiredSignal } from './input-required.signal';
+import { ParkedInputRelay, type InputAsker } from './parked-input.relay';
 import type { RequestStateSealer } from './request-state.sealer';
 import { StatelessCaller } from './stateless.caller';
 import { listToolPage } from './tool-list';
@@ -39,12 +40,15 @@ export interface StatelessDispatcherDeps {
   serverInfo: { name: string; version: string };
   /** How long a client may reuse a list or discover answer (it also hears list_changed on subscriptions/listen). */
   listTtlMs: number;
+  /** How long a call whose upstream asked the agent something waits for the retry with the answers. */
+  inputParkTtlMs: number;
   logger: Logger;
   /**
    * Runs a tools/call so that an upstream's request during it is attributed to this caller (the
-   * proxy's in-flight record); without it, such a request finds no caller and is refused anyway.
+   * proxy's in-flight record) and put to the agent through `asker`; without it, such a request
+   * finds no caller and is refused.
    */
-  aroundCall?: <T>(principal: Principal, tool: unknown, run: () => Promise<T>) => Promise<T>;
+  aroundCall?: <T>(principal: Principal, tool: unknown, run: () => Promise<T>, asker?: InputAsker) => Promise<T>;
 }
 
 /**
@@ -56,8 +60,10 @@ export interface StatelessDispatcherDeps {
  */
 export class StatelessDispatcher {
   private readonly methods = new Map<string, Handler>();
+  private readonly inputs: ParkedInputRelay;
 
   constructor(private readonly deps: StatelessDispatcherDeps) {
+    this.inputs = new ParkedInputRelay(deps.sealer, deps.inputParkTtlMs, deps.serverInfo);
     this.methods.set('server/discover', async () => this.discover());
     this.methods.set('tools/list', async (request, context) => this.listTools(request, context));
     this.methods.set('tools/call', async (request, context) => this.callTool(request, context));
@@ -102,12 +108,19 @@ export class StatelessDispatcher {
     return { ...page };
   }
 
+  /**
+   * A retry whose state names a parked call resumes it; anything else runs the pipeline, and an
+   * upstream's question during it turns the answer into input_required (parked-input.relay.ts).
+   */
   private async callTool(request: JsonRpcRequest, context: DispatchContext): Promise<Record<string, unknown>> {
     const params = (request.params ?? {}) as unknown as CallParams & Record<string, unknown>;
     const inputs = parseRetryInputs(params);
     if (!inputs.ok) throw new WireError(inputs.error.code, inputs.error.message);
     const pins = pinsFromMeta(params._meta);
     this.checkParamHeaders(params, context, pins);
+    const target = { principal: context.principal, tool: params.name, args: params.arguments ?? {} };
+    const resumed = await this.inputs.resume(target, inputs.inputs);
+    if (resumed) return resumed as unknown as Record<string, unknown>;
     const caller = new StatelessCaller({
       id: `req-${randomUUID()}`, principal: context.principal, meta: context.meta, inputs: inputs.inputs, pins, sealer: this.deps.sealer, serverInfo: this.deps.serverInfo,
     });
@@ -117,8 +130,14 @@ export class StatelessDispatcher {
     const onprogress = context.onprogress;
     const options = onprogress ? { onprogress: (p: { progress: number; total?: number }) => onprogress({ progress: p.progress, ...(p.total === undefined ? {} : { total: p.total }) }) } : {};
     const run = () => this.deps.pipeline.call(caller, callParams, { requestId: request.id, signal: context.signal, requestInfo: { headers: context.headers } }, options);
-    const result = await (this.deps.aroundCall ? this.deps.aroundCall(context.principal, params.name, run) : run());
+    const around = this.deps.aroundCall;
+    const result = await this.inputs.start(target, context.meta.clientCapabilities, (asker) => (around ? around(context.principal, params.name, run, asker) : run()));
     return result as unknown as Record<string, unknown>;
+  }
+
+  /** Withdraws the questions of every parked call (the edge is stopping). */
+  close(): void {
+    this.inputs.closeAll();
   }
 
   /**

@@ -8,6 +8,7 @@ import type { Principal } from '@estate/contracts';
 import type { Logger } from '@estate/platform';
 import type { CallRecorder } from '../calls/call.recorder';
 import type { CatalogReplica } from '../catalog/catalog.replica';
+import type { InputAsker } from '../mcp/parked-input.relay';
 import type { CallParams, ToolCallPipeline } from '../mcp/tool-call.pipeline';
 import { WireError } from '../mcp/wire-error';
 import type { EdgeSession } from '../sessions/edge-session';
@@ -113,13 +114,13 @@ export class PrimitiveProxyExtension implements ServerExtension {
 
   /**
    * A 2026-07-28 tools/call runs inside this so that an upstream's sampling or elicitation request
-   * during it is attributed to that request (and refused: it has no stream to ask on) instead of to
-   * a session that happens to have a call to the same server in flight.
+   * during it is attributed to that request, and put to its agent through `asker`, instead of to a
+   * session that happens to have a call to the same server in flight.
    */
-  async aroundStatelessCall<T>(principal: Principal, tool: unknown, run: () => Promise<T>): Promise<T> {
+  async aroundStatelessCall<T>(principal: Principal, tool: unknown, run: () => Promise<T>, asker?: InputAsker): Promise<T> {
     const entry = typeof tool === 'string' ? this.deps.replica.get(tool) : undefined;
     if (!entry || !usable(entry, principal)) return run();
-    return this.inFlight.around({ principal, server: entry.upstream.server, tool: tool as string }, run);
+    return this.inFlight.around({ principal, server: entry.upstream.server, tool: tool as string, ...(asker ? { asker } : {}) }, run);
   }
 
   /**

@@ -3,6 +3,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import type { LoggingLevel, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '@estate/contracts';
+import type { InputAsker } from '../mcp/parked-input.relay';
 import type { EdgeSession } from '../sessions/edge-session';
 import { levelWanted } from '../sessions/log-level';
 
@@ -13,8 +14,8 @@ export { severity } from '../sessions/log-level';
 /**
  * A downstream request that is waiting on an upstream: the only thing an upstream's request may be
  * attributed to. A session's call carries its state and the way back to its client; a 2026-07-28
- * request has no session, so it carries only who sent it (an upstream request during it is
- * attributed to it, and refused, rather than to some session that happens to call the same server).
+ * request has no session and no stream, so it carries who sent it and an asker that turns the
+ * upstream's request into an input_required answer to it (without one, the request is refused).
  */
 export interface InFlightCall {
   state?: ProxySessionState;
@@ -24,6 +25,7 @@ export interface InFlightCall {
   tool?: string;
   sendRequest?: HandlerExtra['sendRequest'];
   sendNotification?: HandlerExtra['sendNotification'];
+  asker?: InputAsker;
 }
 
 /**

@@ -5,8 +5,10 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogUpstream, UpstreamRequestMethod, UpstreamRequestRefusalReason } from '@estate/events';
 import type { Logger } from '@estate/platform';
+import { relayedElicitation } from '@estate/protocol';
 import type { CallRecorder } from '../calls/call.recorder';
 import type { CatalogReplica } from '../catalog/catalog.replica';
+import type { InputAsker } from '../mcp/parked-input.relay';
 import { WireError } from '../mcp/wire-error';
 import { currentUpstream } from './upstream-access';
 import type { InFlightCall, InFlightRegistry, ProxySessionState } from './proxy-session.state';
@@ -27,10 +29,11 @@ interface Attribution {
 /**
  * What upstream servers send back through the edge. Log messages go to the sessions that reached
  * that upstream, filtered by each session's level. Sampling and elicitation requests are relayed
- * only when the server's registration allows them, and only to the one session whose request to
- * that server is in flight, when its client declared the capability; several sessions in flight
- * on the shared upstream connection cannot be told apart, so the request is refused. Every relay
- * and every refusal is published to estate.calls.
+ * only when the server's registration allows them, and only to the one caller whose request to
+ * that server is in flight, when its client declared the capability: a session is asked on its
+ * stream, a 2026-07-28 request through its input_required answer (mcp/parked-input.relay.ts).
+ * Several callers in flight on the shared upstream connection cannot be told apart, so the request
+ * is refused. Every relay and every refusal is published to estate.calls.
  */
 export class UpstreamRequestRelay {
   constructor(
@@ -78,6 +81,7 @@ export class UpstreamRequestRelay {
     if (!allowed) return this.refuse(server, method, found.call, 'not_allowed', `${server} is not registered for ${method}`);
     if (found.reason || !found.call) return this.refuse(server, method, found.call, found.reason ?? 'no_call_in_flight', found.detail ?? '');
     const { call } = found;
+    if (call.asker) return this.askAgent(server, method, params, call, call.asker);
     if (!call.sendRequest) return this.refuse(server, method, call, 'client_not_capable', 'the caller has no way to be asked during its call');
     const resultSchema = method === 'sampling/createMessage' ? CreateMessageResultSchema : ElicitResultSchema;
     try {
@@ -91,14 +95,42 @@ export class UpstreamRequestRelay {
     }
   }
 
+  /**
+   * Puts the question to a 2026-07-28 agent. One that did not declare what it needs has its
+   * request answered -32021 at once, as the revision says, and the upstream is refused.
+   */
+  private async askAgent(server: string, method: UpstreamRequestMethod, params: Record<string, unknown>, call: InFlightCall, asker: InputAsker): Promise<unknown> {
+    const checked = method === 'elicitation/create' ? relayedElicitation(params) : { ok: true as const, request: { method, params } };
+    if (!checked.ok) return this.refuse(server, method, call, 'not_allowed', `${server}'s ${method} cannot be passed on: ${checked.reason}`);
+    const request = { method, params: { ...checked.request.params } };
+    const missing = asker.missing(request);
+    if (missing) {
+      asker.abandon(new WireError(missing.code, missing.message, missing.data));
+      return this.refuse(server, method, call, 'client_not_capable', `the ${STATELESS_REVISION} request did not declare ${method === 'sampling/createMessage' ? 'sampling' : 'elicitation'}`);
+    }
+    try {
+      const result = await asker.ask(request);
+      this.record(call, server, method, 'answered');
+      return result;
+    } catch (error) {
+      this.record(call, server, method, 'failed');
+      throw error instanceof WireError ? error : new WireError(-32603, 'the agent did not answer');
+    }
+  }
+
   private attribute(server: string, method: UpstreamRequestMethod): Attribution {
-    const calls = this.inFlight.of(server);
+    const inFlight = this.inFlight.of(server);
+    // A parked call's upstream is blocked on the questions its agent holds, so a new question
+    // comes from one of the others; only when every call is parked may it be a parked one's.
+    const running = inFlight.filter((c) => !c.asker?.parked());
+    const calls = running.length > 0 ? running : inFlight;
     // Each 2026-07-28 request is a caller of its own; a session's calls are one caller.
     const sessions = new Set<unknown>(calls.map((c) => c.state ?? c));
     if (sessions.size === 0) return { reason: 'no_call_in_flight', detail: `${server} sent ${method} while no request of a client to it was in flight` };
     if (sessions.size > 1) return { reason: 'ambiguous_caller', detail: `${server} sent ${method} while ${sessions.size} callers had requests to it in flight` };
     const call = calls[0];
     if (!call.state) {
+      if (call.asker) return { call };
       return { call, reason: 'client_not_capable', detail: `a ${STATELESS_REVISION} request cannot be asked for ${method} during its call` };
     }
     const capabilities = call.state.server.getClientCapabilities();
