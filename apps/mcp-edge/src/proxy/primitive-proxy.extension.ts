@@ -16,6 +16,7 @@ import type { ServerExtension } from '../sessions/session.manager';
 import type { UpstreamTextAction } from '../upstream/upstream.config';
 import type { UpstreamCallOptions, UpstreamPool } from '../upstream/upstream.pool';
 import { PromptProxy } from './prompt.proxy';
+import { sessionCaller } from './proxy.caller';
 import { InFlightRegistry, ProxySessionState, severity, type HandlerExtra } from './proxy-session.state';
 import { ResourceProxy } from './resource.proxy';
 import { ResourceSubscriptions } from './resource.subscriptions';
@@ -75,14 +76,14 @@ export class PrimitiveProxyExtension implements ServerExtension {
       this.subscriptions.forget(state, this.deps.timeoutMs);
       closed?.();
     };
-    server.setRequestHandler(ListResourcesRequestSchema, async (r) => (refuseCursor(r.params), this.resources.list(state)));
-    server.setRequestHandler(ListResourceTemplatesRequestSchema, async (r) => (refuseCursor(r.params), this.resources.templates(state)));
-    server.setRequestHandler(ReadResourceRequestSchema, async (r, extra) => this.resources.read(state, r.params.uri, extra));
+    server.setRequestHandler(ListResourcesRequestSchema, async (r) => (refuseCursor(r.params), this.resources.list(sessionCaller(state))));
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, async (r) => (refuseCursor(r.params), this.resources.templates(sessionCaller(state))));
+    server.setRequestHandler(ReadResourceRequestSchema, async (r, extra) => this.resources.read(sessionCaller(state, extra), r.params.uri));
     server.setRequestHandler(SubscribeRequestSchema, async (r) => this.resources.subscribe(state, r.params.uri));
     server.setRequestHandler(UnsubscribeRequestSchema, async (r) => this.resources.unsubscribe(state, r.params.uri));
-    server.setRequestHandler(ListPromptsRequestSchema, async (r) => (refuseCursor(r.params), this.prompts.list(state)));
-    server.setRequestHandler(GetPromptRequestSchema, async (r, extra) => this.prompts.get(state, r.params, extra));
-    server.setRequestHandler(CompleteRequestSchema, async (r, extra) => this.prompts.complete(state, r.params, extra));
+    server.setRequestHandler(ListPromptsRequestSchema, async (r) => (refuseCursor(r.params), this.prompts.list(sessionCaller(state))));
+    server.setRequestHandler(GetPromptRequestSchema, async (r, extra) => this.prompts.get(sessionCaller(state, extra), r.params));
+    server.setRequestHandler(CompleteRequestSchema, async (r, extra) => this.prompts.complete(sessionCaller(state, extra), r.params));
     server.setRequestHandler(SetLevelRequestSchema, async (r) => this.setLevel(state, r.params.level));
     // Replaces the session manager's tools/call handler with the same pipeline call, plus the
     // progress mapping and the in-flight record that upstream requests are attributed to.
@@ -130,7 +131,7 @@ export class PrimitiveProxyExtension implements ServerExtension {
     state.logLevel = level;
     const levels = [...this.states.values()].flatMap((s) => (s.logLevel === undefined ? [] : [s.logLevel]));
     const verbose = levels.reduce((a, b) => (severity(b) < severity(a) ? b : a), level);
-    for (const { target, client } of await this.gateway.withCapability(state, 'logging')) {
+    for (const { target, client } of await this.gateway.withCapability(sessionCaller(state), 'logging')) {
       await client.setLoggingLevel(verbose, { timeout: this.deps.timeoutMs }).catch((error: unknown) =>
         this.deps.logger.warn({ server: target.server, err: error }, 'could not set the upstream log level'));
     }
