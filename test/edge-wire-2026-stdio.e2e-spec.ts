@@ -5,10 +5,12 @@ import { createLogger } from '@estate/platform';
 import { composeEstate } from '../apps/estate/src/estate.composition';
 import { startBankServer } from '../examples/bank/bank.server';
 import { bankSpecs } from '../examples/bank/bank.specs';
+import { startNotesServer } from '../examples/notes/notes.http';
+import { notesSpecs } from '../examples/notes/notes.specs';
 import { ADMIN, http, TEST_SECRET, token, waitFor } from './support/estate.harness';
 import { createTestDatabase, kafkaBrokers, randomTopicPrefix, REPO_ROOT } from './support/infra';
 
-const ALICE = { sub: 'alice', scope: 'bank:read', clearance: 'internal' };
+const ALICE = { sub: 'alice', scope: 'bank:read notes:read', clearance: 'internal' };
 const ENTRY = path.join(REPO_ROOT, 'dist/apps/mcp-edge/src/stdio/main.js');
 const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
 
@@ -52,6 +54,10 @@ describe('the stdio edge on MCP 2026-07-28', () => {
     admin = await token(ADMIN);
     expect((await http('POST', `${registryUrl}/v1/servers`, admin, { name: 'bank', url: bank.url, owner: 'payments-team' })).status).toBe(201);
     expect((await http('POST', `${registryUrl}/v1/tools`, admin, lookup)).status).toBe(201);
+    const notes = await startNotesServer({ name: 'notes' });
+    stops.unshift(notes.close);
+    expect((await http('POST', `${registryUrl}/v1/servers`, admin, { name: 'notes', url: notes.url, owner: 'notes-team' })).status).toBe(201);
+    for (const spec of notesSpecs('notes')) expect((await http('POST', `${registryUrl}/v1/tools`, admin, spec)).status).toBe(201);
     const env = { ESTATE_JWT_SECRET: TEST_SECRET, ESTATE_TOPIC_PREFIX: prefix, KAFKA_BROKERS: brokers, ESTATE_STDIO_TOKEN: await token(ALICE) };
     child = spawn(process.execPath, [ENTRY], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
     createInterface({ input: child.stdout }).on('line', (line) => lines.push(line));
@@ -92,6 +98,31 @@ describe('the stdio edge on MCP 2026-07-28', () => {
     // The change reached the process; a cancelled subscription must not have carried it.
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(messages().filter(changed).length).toBe(heard);
+  });
+
+  it('serves prompts, resources and completions, and resources/updated on a listen subscription', async () => {
+    send({ jsonrpc: '2.0', id: 'pd', method: 'server/discover', params: { _meta: META } });
+    expect(await answer('pd')).toMatchObject({ result: { capabilities: { resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, completions: {} } } });
+    await listUntil('Marks a note');
+    send({ jsonrpc: '2.0', id: 'pl', method: 'prompts/list', params: { _meta: META } });
+    expect(await answer('pl')).toMatchObject({ result: { prompts: [{ name: 'notes.summarize' }], cacheScope: 'private', ttlMs: expect.any(Number) } });
+    send({ jsonrpc: '2.0', id: 'pu', method: 'prompts/get', params: { name: 'bank.summarize', _meta: META } });
+    expect(await answer('pu')).toMatchObject({ error: { code: -32602, message: 'Unknown prompt: bank.summarize' } });
+    send({ jsonrpc: '2.0', id: 'rr', method: 'resources/read', params: { uri: 'notes://notes/welcome', _meta: META } });
+    expect(await answer('rr')).toMatchObject({ result: { contents: [{ text: 'Welcome to the notes server.' }], cacheScope: 'private', ttlMs: 0 } });
+    send({ jsonrpc: '2.0', id: 'cc', method: 'completion/complete', params: { ref: { type: 'ref/prompt', name: 'notes.summarize' }, argument: { name: 'topic', value: 'hol' }, _meta: META } });
+    expect(await answer('cc')).toMatchObject({ result: { completion: { values: ['holidays'] } } });
+
+    send({ jsonrpc: '2.0', id: 'watch', method: 'subscriptions/listen', params: { notifications: { resourceSubscriptions: ['notes://notes/memo'] }, _meta: META } });
+    const acknowledged = (m: Json) => m.method === 'notifications/subscriptions/acknowledged' && (m.params as Json)['notifications'] !== undefined && JSON.stringify(m).includes('"watch"');
+    expect(await waitFor(async () => messages().find(acknowledged), 'the acknowledgement')).toMatchObject({ params: { notifications: { resourceSubscriptions: ['notes://notes/memo'] } } });
+    send({ jsonrpc: '2.0', id: 't', method: 'tools/call', params: { name: 'notes.touch', arguments: { id: 'memo' }, _meta: META } });
+    expect(await answer('t')).toMatchObject({ result: { content: [{ text: 'touched memo' }] } });
+    const updated = (m: Json) => m.method === 'notifications/resources/updated';
+    expect(await waitFor(async () => messages().find(updated), 'resources/updated on stdio')).toEqual({
+      jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'notes://notes/memo', _meta: { 'io.modelcontextprotocol/subscriptionId': 'watch' } },
+    });
+    send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'watch' } });
   });
 
   it('still serves a session-era client on the same process', async () => {

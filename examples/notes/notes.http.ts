@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { createNotesMcpServer } from './notes.server';
@@ -29,8 +30,11 @@ function readJson(req: http.IncomingMessage): Promise<unknown> {
   });
 }
 
-/** Serves the notes server over Streamable HTTP on 127.0.0.1 (one McpServer per session). */
-export async function startNotesServer(options: { name?: string; port?: number } = {}): Promise<NotesServerHandle> {
+/**
+ * Serves the notes server over Streamable HTTP on 127.0.0.1 (one McpServer per session).
+ * `onServer` hands out each session's server, so a test can make it announce list changes.
+ */
+export async function startNotesServer(options: { name?: string; port?: number; onServer?: (server: McpServer) => void } = {}): Promise<NotesServerHandle> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     const id = req.headers['mcp-session-id'];
@@ -47,7 +51,9 @@ export async function startNotesServer(options: { name?: string; port?: number }
       onsessioninitialized: (sid) => void sessions.set(sid, transport),
       onsessionclosed: (sid) => void sessions.delete(sid),
     });
-    await createNotesMcpServer(options.name).connect(transport);
+    const mcp = createNotesMcpServer(options.name);
+    options.onServer?.(mcp);
+    await mcp.connect(transport);
     return transport.handleRequest(req, res, body);
   };
   const server = http.createServer((req, res) => void handle(req, res).catch(() => reply(res, 500, 'Internal error')));

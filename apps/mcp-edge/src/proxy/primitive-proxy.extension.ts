@@ -15,11 +15,14 @@ import { rightsOf } from '../sessions/request-rights';
 import type { ServerExtension } from '../sessions/session.manager';
 import type { UpstreamTextAction } from '../upstream/upstream.config';
 import type { UpstreamCallOptions, UpstreamPool } from '../upstream/upstream.pool';
+import type { PrimitiveMethods } from '../mcp/primitive-methods.port';
+import { PrimitiveListenStreams } from './primitive-listen.streams';
 import { PromptProxy } from './prompt.proxy';
 import { sessionCaller } from './proxy.caller';
 import { InFlightRegistry, ProxySessionState, severity, type HandlerExtra } from './proxy-session.state';
 import { ResourceProxy } from './resource.proxy';
 import { ResourceSubscriptions } from './resource.subscriptions';
+import { statelessPrimitiveMethods } from './stateless-primitive.handlers';
 import { usable } from './upstream-access';
 import { UpstreamGateway } from './upstream.gateway';
 import { UpstreamRequestRelay } from './upstream-request.relay';
@@ -54,16 +57,21 @@ export class PrimitiveProxyExtension implements ServerExtension {
   private readonly resources: ResourceProxy;
   private readonly prompts: PromptProxy;
   private readonly subscriptions: ResourceSubscriptions;
+  /** The same proxies for 2026-07-28 requests (the dispatcher's methods) and their listen streams. */
+  readonly stateless: { readonly methods: PrimitiveMethods; readonly listen: PrimitiveListenStreams };
 
   constructor(private readonly deps: PrimitiveProxyDeps) {
     this.gateway = new UpstreamGateway(deps.replica, deps.upstreams, this.inFlight, deps.logger, deps.timeoutMs, deps.textAction);
     this.subscriptions = new ResourceSubscriptions(deps.logger);
     this.resources = new ResourceProxy(this.gateway, this.subscriptions, deps.logger);
     this.prompts = new PromptProxy(this.gateway, deps.logger);
+    const listen = new PrimitiveListenStreams(deps.replica, this.gateway, this.resources, this.subscriptions, deps.logger);
+    this.stateless = { methods: statelessPrimitiveMethods(this.resources, this.prompts), listen };
     const relay = new UpstreamRequestRelay(deps.replica, this.inFlight, () => this.states.values(), deps.recorder, deps.logger, this.gateway);
     deps.upstreams.onClient((client, upstream) => {
       relay.setup(client, upstream);
       this.subscriptions.setup(client, upstream);
+      listen.setup(client, upstream);
     });
   }
 
