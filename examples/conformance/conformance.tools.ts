@@ -75,6 +75,7 @@ export const FIXTURE_TOOLS: readonly FixtureTool[] = [
   { name: 'test_input_required_result_elicitation', description: 'Asks the user for a name before answering.', inputSchema: NO_ARGUMENTS },
   { name: 'test_input_required_result_sampling', description: 'Asks the client for an LLM completion before answering.', inputSchema: NO_ARGUMENTS },
   { name: 'test_input_required_result_list_roots', description: 'Asks the client for its roots before answering.', inputSchema: NO_ARGUMENTS },
+  { name: 'test_trigger_prompt_change', description: 'Announces that the prompt list changed.', inputSchema: NO_ARGUMENTS },
 ];
 
 /** Every fixture tool as a ToolSpec for a server registered with an empty namespace (bare names). */

@@ -1,9 +1,9 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { CatalogUpstream } from '@estate/events';
+import type { CatalogEntry, CatalogUpstream } from '@estate/events';
 import type { Logger } from '@estate/platform';
 import { acknowledgedFilter, invalidParamsAt, subscriptionNotification, type JsonRpcErrorObject, type SubscriptionFilter } from '@estate/protocol';
-import type { CatalogReplica } from '../catalog/catalog.replica';
+import type { CatalogChange, CatalogReplica } from '../catalog/catalog.replica';
 import type { ListenStream } from '../mcp/list-change.listeners';
 import { requestCaller } from './proxy.caller';
 import type { ResourceProxy } from './resource.proxy';
@@ -20,7 +20,8 @@ const PROMPTS_CHANGED = 'notifications/prompts/list_changed';
 /** One listen stream as seen here: which servers its principal reached when last looked, and which server owns each watched URI. */
 interface Watch extends ResourceWatcher {
   readonly stream: ListenStream;
-  reached: string;
+  /** The servers its principal reached when last looked (kept only for a stream that asked for list changes). */
+  readonly reached: Set<string>;
   readonly owners: Map<string, string>;
   started: boolean;
 }
@@ -48,7 +49,7 @@ export class PrimitiveListenStreams {
     private readonly subscriptions: ResourceSubscriptions,
     private readonly logger: Logger,
   ) {
-    replica.onChange(() => this.reachChanged());
+    replica.onChange((changes) => this.reachChanged(changes));
   }
 
   /** Installs the list-change relay on a new upstream client (UpstreamPool.onClient). */
@@ -77,7 +78,7 @@ export class PrimitiveListenStreams {
   async open(stream: ListenStream): Promise<{ start(): void; stop(): void }> {
     if (!wantsPrimitives(stream.filter)) return { start: () => undefined, stop: () => undefined };
     const watch: Watch = {
-      stream, reached: this.reachedBy(stream), owners: new Map(), started: false,
+      stream, reached: new Set(this.reachedBy(stream, this.replica.all())), owners: new Map(), started: false,
       resourceUpdated: (server, uri) => this.updated(watch, server, uri),
     };
     this.watches.add(watch);
@@ -121,12 +122,24 @@ export class PrimitiveListenStreams {
     for (const watch of this.watches) if (watch.started && this.mayReach(watch, server)) this.send(watch, method);
   }
 
-  /** A catalog change: streams whose principal now reaches other servers hear that both lists may differ. */
-  private reachChanged(): void {
+  /**
+   * A catalog change: streams whose principal now reaches other servers hear that both lists may
+   * differ. Only the servers of the changed tools can have come into or gone out of reach, so
+   * only their entries are looked at.
+   */
+  private reachChanged(changes: readonly CatalogChange[]): void {
+    if (this.watches.size === 0) return;
+    const servers = new Set(changes.flatMap((c) => [c.before?.upstream.server, c.after?.upstream.server]).filter((s): s is string => s !== undefined));
+    const entries = [...this.replica.all()].filter((e) => servers.has(e.upstream.server));
     for (const watch of this.watches) {
-      const reached = this.reachedBy(watch.stream);
-      if (reached === watch.reached) continue;
-      watch.reached = reached;
+      if (!watch.stream.filter.resourcesListChanged && !watch.stream.filter.promptsListChanged) continue;
+      const now = new Set(this.reachedBy(watch.stream, entries));
+      const moved = [...servers].filter((server) => now.has(server) !== watch.reached.has(server));
+      if (moved.length === 0) continue;
+      for (const server of moved) {
+        if (now.has(server)) watch.reached.add(server);
+        else watch.reached.delete(server);
+      }
       if (!watch.started) continue;
       this.send(watch, RESOURCES_CHANGED);
       this.send(watch, PROMPTS_CHANGED);
@@ -137,8 +150,8 @@ export class PrimitiveListenStreams {
     return this.gateway.reachable(watch.stream).some((s) => s.server === server);
   }
 
-  private reachedBy(stream: ListenStream): string {
-    return reachableServers(this.replica.all(), stream.principal).map((s) => s.server).join('\n');
+  private reachedBy(stream: ListenStream, entries: Iterable<CatalogEntry>): string[] {
+    return reachableServers(entries, stream.principal).map((s) => s.server);
   }
 
   /** Sends only what the stream's filter admits (subscriptionNotification decides). */
