@@ -59,9 +59,16 @@ export class StdioStatelessHandler {
     const refusal = primitives?.refusal(parsed.filter);
     if (refusal) return this.write({ jsonrpc: '2.0', id: request.id, error: refusal });
     const filter = primitives ? primitives.honoured(parsed.filter) : acknowledgedFilter(parsed.filter, { flags: ['toolsListChanged'] });
-    const stream = { id: request.id, principal, pins: pinsFromMeta(request.params?.['_meta']), filter, send: (m: JsonRpcMessage) => this.write(m), end: () => this.inFlight.delete(request.id) };
-    // Watched URIs are subscribed upstream before the acknowledgement, so no change after it is missed.
+    const stream = { id: request.id, principal, pins: pinsFromMeta(request.params?.['_meta']), filter, send: (m: JsonRpcMessage) => this.write(m), end: () => this.inFlight.get(request.id)?.() };
+    // Watched URIs are subscribed upstream before the acknowledgement, so no change after it is
+    // missed; a cancel that arrives meanwhile ends the stream before it starts.
+    let cancelled = false;
+    this.inFlight.set(request.id, () => {
+      cancelled = true;
+      this.inFlight.delete(request.id);
+    });
     const watch = await primitives?.open(stream);
+    if (cancelled) return watch?.stop();
     this.write(subscriptionAcknowledged(request.id, filter));
     watch?.start();
     const remove = listeners.add(stream);
