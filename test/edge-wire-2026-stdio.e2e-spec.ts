@@ -10,7 +10,7 @@ import { notesSpecs } from '../examples/notes/notes.specs';
 import { ADMIN, http, TEST_SECRET, token, waitFor } from './support/estate.harness';
 import { createTestDatabase, kafkaBrokers, randomTopicPrefix, REPO_ROOT } from './support/infra';
 
-const ALICE = { sub: 'alice', scope: 'bank:read', clearance: 'internal' };
+const ALICE = { sub: 'alice', scope: 'bank:read notes:read', clearance: 'internal' };
 const ENTRY = path.join(REPO_ROOT, 'dist/apps/mcp-edge/src/stdio/main.js');
 const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
 
@@ -54,10 +54,13 @@ describe('the stdio edge on MCP 2026-07-28', () => {
     admin = await token(ADMIN);
     expect((await http('POST', `${registryUrl}/v1/servers`, admin, { name: 'bank', url: bank.url, owner: 'payments-team' })).status).toBe(201);
     expect((await http('POST', `${registryUrl}/v1/tools`, admin, lookup)).status).toBe(201);
-    // An upstream that asks the user something mid-call, for the input_required relay.
+    // An upstream with prompts and resources, and a tool that asks the user something mid-call (the input_required relay).
     const notes = await startNotesServer({ name: 'notes' });
-    stops.push(notes.close);
+    stops.unshift(notes.close);
     expect((await http('POST', `${registryUrl}/v1/servers`, admin, { name: 'notes', url: notes.url, owner: 'notes-team', allowElicitation: true })).status).toBe(201);
+    for (const spec of notesSpecs('notes')) {
+      if (spec.name !== 'notes.ask-user') expect((await http('POST', `${registryUrl}/v1/tools`, admin, spec)).status).toBe(201);
+    }
     const askUser = notesSpecs('notes', 'notes', 'bank:read').find((spec) => spec.name === 'notes.ask-user');
     expect((await http('POST', `${registryUrl}/v1/tools`, admin, askUser)).status).toBe(201);
     const env = { ESTATE_JWT_SECRET: TEST_SECRET, ESTATE_TOPIC_PREFIX: prefix, KAFKA_BROKERS: brokers, ESTATE_STDIO_TOKEN: await token(ALICE) };
@@ -116,6 +119,31 @@ describe('the stdio edge on MCP 2026-07-28', () => {
     expect(request).toMatchObject({ method: 'elicitation/create', params: { message: 'a title over stdio' } });
     send({ jsonrpc: '2.0', id: 'resumed', method: 'tools/call', params: { ...params, inputResponses: { [key]: { action: 'accept', content: { title: 'Stdio' } } }, requestState: asked['requestState'] } });
     expect(await answer('resumed')).toMatchObject({ result: { resultType: 'complete', content: [{ type: 'text', text: 'user said: Stdio' }] } });
+  });
+
+  it('serves prompts, resources and completions, and resources/updated on a listen subscription', async () => {
+    send({ jsonrpc: '2.0', id: 'pd', method: 'server/discover', params: { _meta: META } });
+    expect(await answer('pd')).toMatchObject({ result: { capabilities: { resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, completions: {} } } });
+    await listUntil('Marks a note');
+    send({ jsonrpc: '2.0', id: 'pl', method: 'prompts/list', params: { _meta: META } });
+    expect(await answer('pl')).toMatchObject({ result: { prompts: [{ name: 'notes.summarize' }], cacheScope: 'private', ttlMs: expect.any(Number) } });
+    send({ jsonrpc: '2.0', id: 'pu', method: 'prompts/get', params: { name: 'bank.summarize', _meta: META } });
+    expect(await answer('pu')).toMatchObject({ error: { code: -32602, message: 'Unknown prompt: bank.summarize' } });
+    send({ jsonrpc: '2.0', id: 'rr', method: 'resources/read', params: { uri: 'notes://notes/welcome', _meta: META } });
+    expect(await answer('rr')).toMatchObject({ result: { contents: [{ text: 'Welcome to the notes server.' }], cacheScope: 'private', ttlMs: 0 } });
+    send({ jsonrpc: '2.0', id: 'cc', method: 'completion/complete', params: { ref: { type: 'ref/prompt', name: 'notes.summarize' }, argument: { name: 'topic', value: 'hol' }, _meta: META } });
+    expect(await answer('cc')).toMatchObject({ result: { completion: { values: ['holidays'] } } });
+
+    send({ jsonrpc: '2.0', id: 'watch', method: 'subscriptions/listen', params: { notifications: { resourceSubscriptions: ['notes://notes/memo'] }, _meta: META } });
+    const acknowledged = (m: Json) => m.method === 'notifications/subscriptions/acknowledged' && (m.params as Json)['notifications'] !== undefined && JSON.stringify(m).includes('"watch"');
+    expect(await waitFor(async () => messages().find(acknowledged), 'the acknowledgement')).toMatchObject({ params: { notifications: { resourceSubscriptions: ['notes://notes/memo'] } } });
+    send({ jsonrpc: '2.0', id: 't', method: 'tools/call', params: { name: 'notes.touch', arguments: { id: 'memo' }, _meta: META } });
+    expect(await answer('t')).toMatchObject({ result: { content: [{ text: 'touched memo' }] } });
+    const updated = (m: Json) => m.method === 'notifications/resources/updated';
+    expect(await waitFor(async () => messages().find(updated), 'resources/updated on stdio')).toEqual({
+      jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'notes://notes/memo', _meta: { 'io.modelcontextprotocol/subscriptionId': 'watch' } },
+    });
+    send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'watch' } });
   });
 
   it('still serves a session-era client on the same process', async () => {

@@ -269,7 +269,7 @@ describe('the edge on the wire, MCP 2026-07-28 (no sessions)', () => {
         expect(alice.headers['content-type']).toMatch(/^text\/event-stream/);
         const ack = JSON.parse((await alice.waitFor(() => true)).data);
         expect(ack).toMatchObject({ method: 'notifications/subscriptions/acknowledged', params: { notifications: { toolsListChanged: true }, _meta: { 'io.modelcontextprotocol/subscriptionId': 'a-1' } } });
-        expect(ack.params.notifications.promptsListChanged).toBeUndefined();
+        expect(ack.params.notifications.promptsListChanged).toBe(true);
         await bob.waitFor((e) => e.data.includes('acknowledged'));
         await stack.publish({ ...lookup, version: '1.1.0', description: `${lookup.description} (1.1.0)` });
         const changed = JSON.parse((await alice.waitFor((e) => e.data.includes('list_changed'), 15000)).data);

@@ -124,6 +124,11 @@ export const TOOL_HANDLERS: Readonly<Record<string, ToolHandler>> = {
     return text(`name=${JSON.stringify(name.content?.['name'])}, colour=${JSON.stringify(color.content?.['color'])}`);
   },
   test_input_required_result_sampling: (_args, extra) => sample({ prompt: 'What is the capital of France?' }, extra),
+  // The list itself stays as it is: other scenarios list the prompts and expect the fixture's own.
+  test_trigger_prompt_change: async (_args, extra) => {
+    await extra.sendNotification({ method: 'notifications/prompts/list_changed' });
+    return text('prompt list change announced');
+  },
   test_input_required_result_list_roots: async (_args, extra) => {
     const reply = await extra.sendRequest({ method: 'roots/list' }, ListRootsResultSchema);
     return text(`Roots: ${reply.roots.map((root) => root.uri).join(', ')}`);

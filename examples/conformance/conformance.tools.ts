@@ -79,6 +79,7 @@ export const FIXTURE_TOOLS: readonly FixtureTool[] = [
   { name: 'test_input_required_result_tampered_state', description: 'Asks the user whether to go on before answering.', inputSchema: NO_ARGUMENTS },
   { name: 'test_input_required_result_capabilities', description: 'Asks the client for an LLM completion (sampling only) before answering.', inputSchema: NO_ARGUMENTS },
   { name: 'test_input_required_result_multi_round', description: 'Asks the user for a name, then for a colour, before answering.', inputSchema: NO_ARGUMENTS },
+  { name: 'test_trigger_prompt_change', description: 'Announces that the prompt list changed.', inputSchema: NO_ARGUMENTS },
 ];
 
 /** Every fixture tool as a ToolSpec for a server registered with an empty namespace (bare names). */

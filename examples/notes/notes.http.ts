@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { createNotesMcpServer } from './notes.server';
 
@@ -32,9 +32,12 @@ function readJson(req: http.IncomingMessage): Promise<unknown> {
 
 /**
  * Serves the notes server over Streamable HTTP on 127.0.0.1 (one McpServer per session); `create`
- * serves another server the same way.
+ * serves another server the same way. `onServer` hands out each session's server, so a test can
+ * make it announce list changes.
  */
-export async function startNotesServer(options: { name?: string; port?: number; create?: (name?: string) => McpServer } = {}): Promise<NotesServerHandle> {
+export async function startNotesServer(
+  options: { name?: string; port?: number; create?: (name?: string) => McpServer; onServer?: (server: McpServer) => void } = {},
+): Promise<NotesServerHandle> {
   const create = options.create ?? createNotesMcpServer;
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
@@ -52,7 +55,9 @@ export async function startNotesServer(options: { name?: string; port?: number; 
       onsessioninitialized: (sid) => void sessions.set(sid, transport),
       onsessionclosed: (sid) => void sessions.delete(sid),
     });
-    await create(options.name).connect(transport);
+    const mcp = create(options.name);
+    options.onServer?.(mcp);
+    await mcp.connect(transport);
     return transport.handleRequest(req, res, body);
   };
   const server = http.createServer((req, res) => void handle(req, res).catch(() => reply(res, 500, 'Internal error')));

@@ -6,12 +6,15 @@ import {
 } from '@estate/protocol';
 import type { ListChangeListeners } from '../mcp/list-change.listeners';
 import type { StatelessDispatcher } from '../mcp/stateless.dispatcher';
+import type { PrimitiveListenStreams } from '../proxy/primitive-listen.streams';
 import { pinsFromMeta } from '../mcp/tool-call.pipeline';
 import { rpcError, sendJson } from './json-rpc.reply';
 
 export interface StatelessEndpointDeps {
   dispatcher: StatelessDispatcher;
   listeners: ListChangeListeners;
+  /** Resource and prompt changes on listen streams; without it a stream hears tool list changes only. */
+  primitives?: PrimitiveListenStreams;
   /** An idle listen stream gets an SSE comment this often, so proxies do not close it as dead. */
   keepAliveMs?: number;
 }
@@ -87,20 +90,27 @@ function acceptsBoth(req: IncomingMessage, res: ServerResponse): boolean {
 
 /**
  * subscriptions/listen: the answer is an SSE stream that stays open. Its first message says which
- * notifications the edge will send (tools list changes only); then tools/list_changed arrives
- * whenever this principal's visible list changes. Closing the stream ends the subscription.
+ * notifications the edge will send; then list changes arrive whenever this principal's lists
+ * change, and resources/updated for the URIs it watches. Closing the stream ends the subscription.
  */
-function listen(deps: StatelessEndpointDeps, req: IncomingMessage, res: ServerResponse, principal: Principal, request: JsonRpcRequest): void {
+async function listen(deps: StatelessEndpointDeps, req: IncomingMessage, res: ServerResponse, principal: Principal, request: JsonRpcRequest): Promise<void> {
   const parsed = parseSubscriptionFilter(request.params);
   if (!parsed.ok) return rpcError(res, 400, request.id, parsed.error);
-  const filter = acknowledgedFilter(parsed.filter, { flags: ['toolsListChanged'] });
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' });
-  res.flushHeaders();
+  const refusal = deps.primitives?.refusal(parsed.filter);
+  if (refusal) return rpcError(res, 400, request.id, refusal);
+  const filter = deps.primitives ? deps.primitives.honoured(parsed.filter) : acknowledgedFilter(parsed.filter, { flags: ['toolsListChanged'] });
   const send = (message: JsonRpcMessage) => {
     if (!res.writableEnded) res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
   };
+  const stream = { id: request.id, principal, pins: pinsFromMeta(request.params?.['_meta']), filter, send, end: () => res.end() };
+  // Watched URIs are subscribed upstream before the acknowledgement, so no change after it is missed.
+  const watch = await deps.primitives?.open(stream);
+  if (res.destroyed) return watch?.stop();
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' });
+  res.flushHeaders();
   send(subscriptionAcknowledged(request.id, filter));
-  const remove = deps.listeners.add({ id: request.id, principal, pins: pinsFromMeta(request.params?.['_meta']), filter, send, end: () => res.end() });
+  watch?.start();
+  const remove = deps.listeners.add(stream);
   const keepAlive = setInterval(() => {
     if (!res.writableEnded) res.write(': keep-alive\n\n');
   }, deps.keepAliveMs ?? 25_000);
@@ -108,6 +118,7 @@ function listen(deps: StatelessEndpointDeps, req: IncomingMessage, res: ServerRe
   res.once('close', () => {
     clearInterval(keepAlive);
     remove();
+    watch?.stop();
   });
   req.once('error', () => res.destroy());
 }

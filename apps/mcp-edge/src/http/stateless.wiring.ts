@@ -18,7 +18,7 @@ export const LIST_TTL_MS = 60_000;
  * The parts that serve the 2026-07-28 revision, built from the edge's replica and pipeline. A
  * sealed requestState lives as long as a confirmation token (ESTATE_CONFIRM_TTL_SECONDS).
  */
-export function statelessEndpointDeps(config: EdgeConfig, replica: CatalogReplica, pipeline: ToolCallPipeline, sessions: SessionManager, logger: Logger, proxy?: Pick<PrimitiveProxyExtension, 'aroundStatelessCall'>, spent?: SpentStates): StatelessEndpointDeps {
+export function statelessEndpointDeps(config: EdgeConfig, replica: CatalogReplica, pipeline: ToolCallPipeline, sessions: SessionManager, logger: Logger, proxy?: Pick<PrimitiveProxyExtension, 'aroundStatelessCall' | 'stateless'>, spent?: SpentStates): StatelessEndpointDeps {
   const key = config.requestStateKey ?? randomBytes(32).toString('base64url');
   if (config.requestStateKey === undefined) logger.info('ESTATE_REQUEST_STATE_KEY is not set: this edge seals requestState with a key of its own, which other copies will not accept');
   const sealer = new RequestStateSealer(key, config.policy.confirmationTtlMs, Date.now, spent);
@@ -28,9 +28,9 @@ export function statelessEndpointDeps(config: EdgeConfig, replica: CatalogReplic
   sessions.onClosingAll(() => listeners.closeAll(SERVER_INFO));
   const dispatcher = new StatelessDispatcher({
     replica, pipeline, sealer, serverInfo: SERVER_INFO, listTtlMs: LIST_TTL_MS, inputParkTtlMs: config.inputParkTtlMs, logger: log,
-    ...(proxy ? { aroundCall: (principal, tool, run, asker) => proxy.aroundStatelessCall(principal, tool, run, asker) } : {}),
+    ...(proxy ? { aroundCall: (principal, tool, run, asker) => proxy.aroundStatelessCall(principal, tool, run, asker), primitives: proxy.stateless.methods } : {}),
   });
   // Calls parked for an agent's answers end too: their upstream questions are withdrawn.
   sessions.onClosingAll(() => dispatcher.close());
-  return { dispatcher, listeners };
+  return { dispatcher, listeners, ...(proxy ? { primitives: proxy.stateless.listen } : {}) };
 }

@@ -10,11 +10,18 @@ import type { Logger } from '@estate/platform';
 import type { CatalogReplica } from '../catalog/catalog.replica';
 import { InputRequiredSignal } from './input-required.signal';
 import { ParkedInputRelay, type InputAsker } from './parked-input.relay';
+import type { PrimitiveMethods } from './primitive-methods.port';
 import type { RequestStateSealer } from './request-state.sealer';
 import { StatelessCaller } from './stateless.caller';
 import { listToolPage } from './tool-list';
 import { pinsFromMeta, type CallParams, type ToolCallPipeline } from './tool-call.pipeline';
 import { WireError } from './wire-error';
+
+/**
+ * A resource's contents are the upstream's, whose freshness a session-era upstream never states:
+ * a 2026 client re-reads each time, and hears of changes on subscriptions/listen.
+ */
+const READ_TTL_MS = 0;
 
 /** One self-contained request and everything known about who sent it. */
 export interface DispatchContext {
@@ -49,6 +56,8 @@ export interface StatelessDispatcherDeps {
    * finds no caller and is refused.
    */
   aroundCall?: <T>(principal: Principal, tool: unknown, run: () => Promise<T>, asker?: InputAsker) => Promise<T>;
+  /** Resources, prompts and completions (the proxy's); without them only tools are served. */
+  primitives?: PrimitiveMethods;
 }
 
 /**
@@ -67,6 +76,9 @@ export class StatelessDispatcher {
     this.methods.set('server/discover', async () => this.discover());
     this.methods.set('tools/list', async (request, context) => this.listTools(request, context));
     this.methods.set('tools/call', async (request, context) => this.callTool(request, context));
+    for (const [method, serve] of deps.primitives?.methods ?? []) {
+      this.methods.set(method, async (request, context) => serve(request.params ?? {}, context.principal, context.signal));
+    }
   }
 
   /** Whether a method is answered here; the others of the revision are refused with -32601. */
@@ -79,7 +91,7 @@ export class StatelessDispatcher {
     if (!handler) return { ok: false, id: request.id, error: { code: JSON_RPC_ERROR.MethodNotFound, message: `Method not found: ${request.method}` } };
     try {
       const body = await handler(request, context);
-      const cache = isCacheableMethod(request.method) ? perPrincipalCacheHints(this.deps.listTtlMs) : undefined;
+      const cache = isCacheableMethod(request.method) ? perPrincipalCacheHints(request.method === 'resources/read' ? READ_TTL_MS : this.deps.listTtlMs) : undefined;
       const result = request.method === 'server/discover' ? body : completeResult(request.method, body, { serverInfo: this.deps.serverInfo, cache });
       return { ok: true, id: request.id, result };
     } catch (error) {
@@ -90,11 +102,11 @@ export class StatelessDispatcher {
     }
   }
 
-  /** Every caller is told the same: tools only (resources and prompts are proxied for sessions alone, so far). */
+  /** Every caller is told the same: what each may list is what varies, and the lists say so by their cacheScope. */
   private discover(): Record<string, unknown> {
     return discoverResult({
       supportedVersions: ALL_PROTOCOL_VERSIONS,
-      capabilities: { tools: { listChanged: true } },
+      capabilities: { tools: { listChanged: true }, ...this.deps.primitives?.capabilities },
       serverInfo: this.deps.serverInfo,
       cache: perPrincipalCacheHints(this.deps.listTtlMs),
     });

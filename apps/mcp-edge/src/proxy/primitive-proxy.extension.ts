@@ -16,10 +16,14 @@ import { rightsOf } from '../sessions/request-rights';
 import type { ServerExtension } from '../sessions/session.manager';
 import type { UpstreamTextAction } from '../upstream/upstream.config';
 import type { UpstreamCallOptions, UpstreamPool } from '../upstream/upstream.pool';
+import type { PrimitiveMethods } from '../mcp/primitive-methods.port';
+import { PrimitiveListenStreams } from './primitive-listen.streams';
 import { PromptProxy } from './prompt.proxy';
+import { sessionCaller } from './proxy.caller';
 import { InFlightRegistry, ProxySessionState, severity, type HandlerExtra } from './proxy-session.state';
 import { ResourceProxy } from './resource.proxy';
 import { ResourceSubscriptions } from './resource.subscriptions';
+import { statelessPrimitiveMethods } from './stateless-primitive.handlers';
 import { usable } from './upstream-access';
 import { UpstreamGateway } from './upstream.gateway';
 import { UpstreamRequestRelay } from './upstream-request.relay';
@@ -54,16 +58,21 @@ export class PrimitiveProxyExtension implements ServerExtension {
   private readonly resources: ResourceProxy;
   private readonly prompts: PromptProxy;
   private readonly subscriptions: ResourceSubscriptions;
+  /** The same proxies for 2026-07-28 requests (the dispatcher's methods) and their listen streams. */
+  readonly stateless: { readonly methods: PrimitiveMethods; readonly listen: PrimitiveListenStreams };
 
   constructor(private readonly deps: PrimitiveProxyDeps) {
     this.gateway = new UpstreamGateway(deps.replica, deps.upstreams, this.inFlight, deps.logger, deps.timeoutMs, deps.textAction);
     this.subscriptions = new ResourceSubscriptions(deps.logger);
     this.resources = new ResourceProxy(this.gateway, this.subscriptions, deps.logger);
     this.prompts = new PromptProxy(this.gateway, deps.logger);
+    const listen = new PrimitiveListenStreams(deps.replica, this.gateway, this.resources, this.subscriptions, deps.logger);
+    this.stateless = { methods: statelessPrimitiveMethods(this.resources, this.prompts), listen };
     const relay = new UpstreamRequestRelay(deps.replica, this.inFlight, () => this.states.values(), deps.recorder, deps.logger, this.gateway);
     deps.upstreams.onClient((client, upstream) => {
       relay.setup(client, upstream);
       this.subscriptions.setup(client, upstream);
+      listen.setup(client, upstream);
     });
   }
 
@@ -76,14 +85,14 @@ export class PrimitiveProxyExtension implements ServerExtension {
       this.subscriptions.forget(state, this.deps.timeoutMs);
       closed?.();
     };
-    server.setRequestHandler(ListResourcesRequestSchema, async (r) => (refuseCursor(r.params), this.resources.list(state)));
-    server.setRequestHandler(ListResourceTemplatesRequestSchema, async (r) => (refuseCursor(r.params), this.resources.templates(state)));
-    server.setRequestHandler(ReadResourceRequestSchema, async (r, extra) => this.resources.read(state, r.params.uri, extra));
+    server.setRequestHandler(ListResourcesRequestSchema, async (r) => (refuseCursor(r.params), this.resources.list(sessionCaller(state))));
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, async (r) => (refuseCursor(r.params), this.resources.templates(sessionCaller(state))));
+    server.setRequestHandler(ReadResourceRequestSchema, async (r, extra) => this.resources.read(sessionCaller(state, extra), r.params.uri));
     server.setRequestHandler(SubscribeRequestSchema, async (r) => this.resources.subscribe(state, r.params.uri));
     server.setRequestHandler(UnsubscribeRequestSchema, async (r) => this.resources.unsubscribe(state, r.params.uri));
-    server.setRequestHandler(ListPromptsRequestSchema, async (r) => (refuseCursor(r.params), this.prompts.list(state)));
-    server.setRequestHandler(GetPromptRequestSchema, async (r, extra) => this.prompts.get(state, r.params, extra));
-    server.setRequestHandler(CompleteRequestSchema, async (r, extra) => this.prompts.complete(state, r.params, extra));
+    server.setRequestHandler(ListPromptsRequestSchema, async (r) => (refuseCursor(r.params), this.prompts.list(sessionCaller(state))));
+    server.setRequestHandler(GetPromptRequestSchema, async (r, extra) => this.prompts.get(sessionCaller(state, extra), r.params));
+    server.setRequestHandler(CompleteRequestSchema, async (r, extra) => this.prompts.complete(sessionCaller(state, extra), r.params));
     server.setRequestHandler(SetLevelRequestSchema, async (r) => this.setLevel(state, r.params.level));
     // Replaces the session manager's tools/call handler with the same pipeline call, plus the
     // progress mapping and the in-flight record that upstream requests are attributed to.
@@ -131,7 +140,7 @@ export class PrimitiveProxyExtension implements ServerExtension {
     state.logLevel = level;
     const levels = [...this.states.values()].flatMap((s) => (s.logLevel === undefined ? [] : [s.logLevel]));
     const verbose = levels.reduce((a, b) => (severity(b) < severity(a) ? b : a), level);
-    for (const { target, client } of await this.gateway.withCapability(state, 'logging')) {
+    for (const { target, client } of await this.gateway.withCapability(sessionCaller(state), 'logging')) {
       await client.setLoggingLevel(verbose, { timeout: this.deps.timeoutMs }).catch((error: unknown) =>
         this.deps.logger.warn({ server: target.server, err: error }, 'could not set the upstream log level'));
     }

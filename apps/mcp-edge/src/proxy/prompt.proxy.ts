@@ -5,7 +5,7 @@ import { WireError } from '../mcp/wire-error';
 import { candidatesFor, qualify, type ReachableServer } from './upstream-access';
 import { stripEstateMeta } from '../upstream/upstream-answer.guard';
 import { withheld, type UpstreamGateway } from './upstream.gateway';
-import type { HandlerExtra, ProxySessionState } from './proxy-session.state';
+import type { ProxyCaller } from './proxy.caller';
 import { unknownResource } from './resource.proxy';
 
 /** The one answer for a prompt that does not exist and one the caller may not reach. */
@@ -27,10 +27,10 @@ interface PromptTarget {
 export class PromptProxy {
   constructor(private readonly gateway: UpstreamGateway, private readonly logger: Logger) {}
 
-  async list(state: ProxySessionState): Promise<ListPromptsResult> {
+  async list(caller: ProxyCaller): Promise<ListPromptsResult> {
     const prompts: Prompt[] = [];
     const seen = new Set<string>();
-    for (const { target, client } of await this.gateway.withCapability(state, 'prompts')) {
+    for (const { target, client } of await this.gateway.withCapability(caller, 'prompts')) {
       try {
         for (const prompt of await this.upstreamPrompts(client)) {
           const name = qualify(target.namespace, prompt.name);
@@ -46,13 +46,13 @@ export class PromptProxy {
     return { prompts };
   }
 
-  async get(state: ProxySessionState, params: { name: string; arguments?: Record<string, string> }, extra: HandlerExtra): Promise<GetPromptResult> {
-    const found = await this.resolve(state, params.name);
+  async get(caller: ProxyCaller, params: { name: string; arguments?: Record<string, string> }): Promise<GetPromptResult> {
+    const found = await this.resolve(caller, params.name);
     if (!found) throw unknownPrompt(params.name);
     let answer: GetPromptResult;
     try {
-      answer = await this.gateway.run(state, found.target.server, extra, () =>
-        found.client.getPrompt({ name: found.local, arguments: params.arguments }, { timeout: this.gateway.timeoutMs, signal: extra.signal }));
+      answer = await this.gateway.run(caller, found.target.server, () =>
+        found.client.getPrompt({ name: found.local, arguments: params.arguments }, { timeout: this.gateway.timeoutMs, signal: caller.signal }));
     } catch (error) {
       throw this.gateway.failure(error, found.target.server, 'prompts/get');
     }
@@ -98,20 +98,20 @@ export class PromptProxy {
     };
   }
 
-  async complete(state: ProxySessionState, params: CompleteRequest['params'], extra: HandlerExtra): Promise<CompleteResult> {
+  async complete(caller: ProxyCaller, params: CompleteRequest['params']): Promise<CompleteResult> {
     const { ref } = params;
     let server: string;
     let client: Client;
     let upstreamRef: CompleteRequest['params']['ref'];
     if (ref.type === 'ref/prompt') {
-      const found = await this.resolve(state, ref.name);
+      const found = await this.resolve(caller, ref.name);
       if (!found) throw unknownPrompt(ref.name);
       ({ client } = found);
       server = found.target.server;
       upstreamRef = { ...ref, name: found.local };
     } else {
-      const owner = state.templates.get(ref.uri)?.server ?? state.serverOf(ref.uri);
-      const target = this.gateway.reachable(state).find((s) => s.server === owner);
+      const owner = caller.attribution.templates.get(ref.uri)?.server ?? caller.attribution.serverOf(ref.uri);
+      const target = this.gateway.reachable(caller).find((s) => s.server === owner);
       const connected = target && (await this.gateway.clientOf(target));
       if (!target || !connected) throw unknownResource(ref.uri);
       [server, client, upstreamRef] = [target.server, connected, ref];
@@ -119,8 +119,8 @@ export class PromptProxy {
     if (!client.getServerCapabilities()?.completions) return { completion: { values: [], hasMore: false } };
     let answer: CompleteResult;
     try {
-      answer = await this.gateway.run(state, server, extra, () =>
-        client.complete({ ...params, ref: upstreamRef }, { timeout: this.gateway.timeoutMs, signal: extra.signal }));
+      answer = await this.gateway.run(caller, server, () =>
+        client.complete({ ...params, ref: upstreamRef }, { timeout: this.gateway.timeoutMs, signal: caller.signal }));
     } catch (error) {
       throw this.gateway.failure(error, server, 'completion/complete');
     }
@@ -138,8 +138,8 @@ export class PromptProxy {
   }
 
   /** The reachable server that has this prompt, checked against its current list (not a stale map). */
-  private async resolve(state: ProxySessionState, name: string): Promise<PromptTarget | undefined> {
-    for (const { target, local } of candidatesFor(this.gateway.reachable(state), name)) {
+  private async resolve(caller: ProxyCaller, name: string): Promise<PromptTarget | undefined> {
+    for (const { target, local } of candidatesFor(this.gateway.reachable(caller), name)) {
       const client = await this.gateway.clientOf(target);
       if (!client?.getServerCapabilities()?.prompts) continue;
       const prompts = await this.upstreamPrompts(client).catch(() => [] as Prompt[]);

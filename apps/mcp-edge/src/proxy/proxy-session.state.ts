@@ -1,11 +1,11 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import type { LoggingLevel, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '@estate/contracts';
 import type { InputAsker } from '../mcp/parked-input.relay';
 import type { EdgeSession } from '../sessions/edge-session';
 import { levelWanted } from '../sessions/log-level';
+import { ResourceAttribution } from './resource.attribution';
 
 export type HandlerExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -30,35 +30,14 @@ export interface InFlightCall {
 
 /**
  * What the proxy remembers about one downstream session: which server listed each resource URI
- * and template (URIs pass through unchanged, so attribution is by who listed them), the log
- * level the client asked for, and which upstreams it has reached.
+ * and template (its ResourceAttribution lasts as long as the session), the log level the client
+ * asked for, and which upstreams it has reached.
  */
-export class ProxySessionState {
-  readonly resources = new Map<string, string>();
-  readonly templates = new Map<string, { template: UriTemplate; server: string }>();
+export class ProxySessionState extends ResourceAttribution {
   readonly reached = new Set<string>();
 
-  constructor(readonly session: EdgeSession, readonly server: Server) {}
-
-  rememberResource(uri: string, server: string): void {
-    if (!this.resources.has(uri)) this.resources.set(uri, server);
-  }
-
-  rememberTemplate(raw: string, server: string): void {
-    if (this.templates.has(raw)) return;
-    try {
-      this.templates.set(raw, { template: new UriTemplate(raw), server });
-    } catch {
-      // An upstream template we cannot parse is listed as-is but never used for attribution.
-    }
-  }
-
-  /** The server that listed this URI, or whose template matches it. */
-  serverOf(uri: string): string | undefined {
-    const listed = this.resources.get(uri);
-    if (listed !== undefined) return listed;
-    for (const { template, server } of this.templates.values()) if (template.match(uri)) return server;
-    return undefined;
+  constructor(readonly session: EdgeSession, readonly server: Server) {
+    super();
   }
 
   /** Kept on the session: the tools/call pipeline's own messages (deprecation warnings) honour it too. */

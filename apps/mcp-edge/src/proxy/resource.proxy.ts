@@ -1,3 +1,4 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type {
   ListResourcesResult, ListResourceTemplatesResult, ReadResourceResult, Resource, ResourceTemplate,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -6,7 +7,10 @@ import { WireError } from '../mcp/wire-error';
 import type { ResourceSubscriptions } from './resource.subscriptions';
 import { stripEstateMeta } from '../upstream/upstream-answer.guard';
 import { withheld, type UpstreamGateway } from './upstream.gateway';
-import type { HandlerExtra, ProxySessionState } from './proxy-session.state';
+import type { ResourceAttribution } from './resource.attribution';
+import type { ReachableServer } from './upstream-access';
+import { sessionCaller, type ProxyCaller } from './proxy.caller';
+import type { ProxySessionState } from './proxy-session.state';
 
 /** Upstream "resource not found" (the older spec's code) becomes ours, so it reads like any other unknown URI. */
 const UPSTREAM_NOT_FOUND = -32002;
@@ -26,24 +30,25 @@ function namespaceIn(uri: string): string | undefined {
 }
 
 /**
- * resources/list, resources/templates/list and resources/read across the upstreams a session
+ * resources/list, resources/templates/list and resources/read across the upstreams a caller
  * may reach. URIs pass through unchanged; each is attributed to the server that listed it
- * (or whose template matches it) in the session's own map.
+ * (or whose template matches it) in the caller's own map (a session's lasts; a 2026 request's
+ * is filled by that request alone).
  */
 export class ResourceProxy {
   constructor(private readonly gateway: UpstreamGateway, private readonly subscriptions: ResourceSubscriptions, private readonly logger: Logger) {}
 
-  async list(state: ProxySessionState): Promise<ListResourcesResult> {
+  async list(caller: ProxyCaller): Promise<ListResourcesResult> {
     const resources: Resource[] = [];
-    for (const { target, client } of await this.gateway.withCapability(state, 'resources')) {
+    for (const { target, client } of await this.gateway.withCapability(caller, 'resources')) {
       try {
         const listed = await this.gateway.allPages(async (cursor) => {
           const page = await client.listResources(cursor ? { cursor } : undefined, { timeout: this.gateway.timeoutMs });
           return { items: page.resources, nextCursor: page.nextCursor };
         });
-        const claimable = listed.filter((r) => this.mayClaim(state, target.server, r.uri));
-        for (const resource of claimable) state.rememberResource(resource.uri, target.server);
-        resources.push(...this.owned(state, target.server, claimable));
+        const claimable = listed.filter((r) => this.mayClaim(caller, target.server, r.uri));
+        for (const resource of claimable) caller.attribution.rememberResource(resource.uri, target.server);
+        resources.push(...this.owned(caller.attribution, target.server, claimable));
       } catch (error) {
         this.logger.warn({ server: target.server, err: error }, 'could not list upstream resources');
       }
@@ -51,19 +56,19 @@ export class ResourceProxy {
     return { resources };
   }
 
-  async templates(state: ProxySessionState): Promise<ListResourceTemplatesResult> {
+  async templates(caller: ProxyCaller): Promise<ListResourceTemplatesResult> {
     const resourceTemplates: ResourceTemplate[] = [];
-    for (const { target, client } of await this.gateway.withCapability(state, 'resources')) {
+    for (const { target, client } of await this.gateway.withCapability(caller, 'resources')) {
       try {
         const listed = await this.gateway.allPages(async (cursor) => {
           const page = await client.listResourceTemplates(cursor ? { cursor } : undefined, { timeout: this.gateway.timeoutMs });
           return { items: page.resourceTemplates, nextCursor: page.nextCursor };
         });
         // Bound like URIs: a template in another server's namespace is not this server's to list.
-        const claimable = listed.filter((t) => this.mayClaim(state, target.server, t.uriTemplate));
-        for (const template of claimable) state.rememberTemplate(template.uriTemplate, target.server);
+        const claimable = listed.filter((t) => this.mayClaim(caller, target.server, t.uriTemplate));
+        for (const template of claimable) caller.attribution.rememberTemplate(template.uriTemplate, target.server);
         // A template another server listed first stays that server's.
-        resourceTemplates.push(...this.ownedTemplates(state, target.server, claimable));
+        resourceTemplates.push(...this.ownedTemplates(caller.attribution, target.server, claimable));
       } catch (error) {
         this.logger.warn({ server: target.server, err: error }, 'could not list upstream resource templates');
       }
@@ -71,17 +76,17 @@ export class ResourceProxy {
     return { resourceTemplates };
   }
 
-  async read(state: ProxySessionState, uri: string, extra: HandlerExtra): Promise<ReadResourceResult> {
-    const { target, client } = await this.owner(state, uri);
+  async read(caller: ProxyCaller, uri: string): Promise<ReadResourceResult> {
+    const { target, client } = await this.owner(caller, uri);
     let answer: ReadResourceResult;
     try {
-      answer = await this.gateway.run(state, target.server, extra, () =>
-        client.readResource({ uri }, { timeout: this.gateway.timeoutMs, signal: extra.signal }));
+      answer = await this.gateway.run(caller, target.server, () =>
+        client.readResource({ uri }, { timeout: this.gateway.timeoutMs, signal: caller.signal }));
     } catch (error) {
       if ((error as { code?: unknown }).code === UPSTREAM_NOT_FOUND) throw unknownResource(uri);
       throw this.gateway.failure(error, target.server, 'resources/read');
     }
-    return this.checked(state, target.server, uri, stripEstateMeta(answer));
+    return this.checked(caller.attribution, target.server, uri, stripEstateMeta(answer));
   }
 
   /**
@@ -89,8 +94,8 @@ export class ResourceProxy {
    * other than the one asked for) is dropped, so one upstream cannot answer for another. Text then
    * passes the prompt-text rules.
    */
-  private checked(state: ProxySessionState, server: string, uri: string, answer: ReadResourceResult): ReadResourceResult {
-    const contents = answer.contents.filter((c) => c.uri === uri || state.serverOf(c.uri) === server);
+  private checked(map: ResourceAttribution, server: string, uri: string, answer: ReadResourceResult): ReadResourceResult {
+    const contents = answer.contents.filter((c) => c.uri === uri || map.serverOf(c.uri) === server);
     if (contents.length < answer.contents.length) {
       this.logger.warn({ server, uri, dropped: answer.contents.filter((c) => !contents.includes(c)).map((c) => c.uri) }, 'an upstream answered for URIs it does not own');
     }
@@ -107,9 +112,9 @@ export class ResourceProxy {
    * to that server, whoever lists it first; any other URI goes to the first server (by name)
    * that lists it.
    */
-  private mayClaim(state: ProxySessionState, server: string, uri: string): boolean {
+  private mayClaim(caller: ProxyCaller, server: string, uri: string): boolean {
     const named = namespaceIn(uri);
-    const owner = named === undefined ? undefined : this.gateway.reachable(state).find((s) => s.namespace !== '' && s.namespace === named);
+    const owner = named === undefined ? undefined : this.gateway.reachable(caller).find((s) => s.namespace !== '' && s.namespace === named);
     if (owner && owner.server !== server) {
       this.logger.warn({ server, uri, owner: owner.server }, 'an upstream listed a URI in another server\'s namespace');
       return false;
@@ -117,10 +122,10 @@ export class ResourceProxy {
     return true;
   }
 
-  /** The listed templates this server owns in the session's map, with their texts checked like resources'. */
-  private ownedTemplates(state: ProxySessionState, server: string, listed: ResourceTemplate[]): ResourceTemplate[] {
+  /** The listed templates this server owns in the caller's map, with their texts checked like resources'. */
+  private ownedTemplates(map: ResourceAttribution, server: string, listed: ResourceTemplate[]): ResourceTemplate[] {
     return listed.flatMap((template) => {
-      if (state.templates.get(template.uriTemplate)?.server !== server) return [];
+      if (map.templates.get(template.uriTemplate)?.server !== server) return [];
       const clean = this.checkedListing(server, 'resources/templates/list', template);
       return clean ? [clean] : [];
     });
@@ -137,17 +142,17 @@ export class ResourceProxy {
     return clean;
   }
 
-  /** The listed resources this server owns in the session's map (the first server to list a URI owns it), with their texts checked. */
-  private owned(state: ProxySessionState, server: string, listed: Resource[]): Resource[] {
+  /** The listed resources this server owns in the caller's map (the first server to list a URI owns it), with their texts checked. */
+  private owned(map: ResourceAttribution, server: string, listed: Resource[]): Resource[] {
     return listed.flatMap((resource) => {
-      if (state.resources.get(resource.uri) !== server) return [];
+      if (map.resources.get(resource.uri) !== server) return [];
       const clean = this.checkedListing(server, 'resources/list', resource);
       return clean ? [clean] : [];
     });
   }
 
   async subscribe(state: ProxySessionState, uri: string): Promise<Record<string, never>> {
-    const { target, client } = await this.owner(state, uri);
+    const { target, client } = await this.owner(sessionCaller(state), uri);
     if (!client.getServerCapabilities()?.resources?.subscribe) throw new WireError(-32601, `Method not found: the server of ${uri} offers no subscriptions`);
     try {
       await this.subscriptions.subscribe(state, target.server, client, uri, this.gateway.timeoutMs);
@@ -165,15 +170,15 @@ export class ResourceProxy {
   }
 
   /** The reachable server a URI belongs to, and its client; otherwise the unknown-resource error. */
-  private async owner(state: ProxySessionState, uri: string) {
-    let server = state.serverOf(uri);
+  async owner(caller: ProxyCaller, uri: string): Promise<{ target: ReachableServer; client: Client }> {
+    let server = caller.attribution.serverOf(uri);
     if (server === undefined) {
-      // A client may use a URI it got elsewhere (a resource link); learn what the session may reach, once.
-      await this.list(state);
-      await this.templates(state);
-      server = state.serverOf(uri);
+      // A client may use a URI it got elsewhere (a resource link); learn what the caller may reach, once.
+      await this.list(caller);
+      await this.templates(caller);
+      server = caller.attribution.serverOf(uri);
     }
-    const target = this.gateway.reachable(state).find((s) => s.server === server);
+    const target = this.gateway.reachable(caller).find((s) => s.server === server);
     const client = target && (await this.gateway.clientOf(target));
     if (!target || !client?.getServerCapabilities()?.resources) throw unknownResource(uri);
     return { target, client };

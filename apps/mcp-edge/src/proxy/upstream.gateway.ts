@@ -7,7 +7,9 @@ import { failureRef, judgeUpstreamText, WITHHELD_TEXT, type UpstreamText } from 
 import type { UpstreamTextAction } from '../upstream/upstream.config';
 import { textsIn, withholdIn } from '../upstream/upstream-text.tree';
 import type { UpstreamPool } from '../upstream/upstream.pool';
-import type { InFlightRegistry, ProxySessionState, HandlerExtra } from './proxy-session.state';
+import type { Principal } from '@estate/contracts';
+import type { ProxyCaller } from './proxy.caller';
+import type { InFlightRegistry } from './proxy-session.state';
 import { reachableServers, type ReachableServer } from './upstream-access';
 
 /** More pages than this from one upstream is a misbehaving upstream, not a big one. */
@@ -74,14 +76,14 @@ export class UpstreamGateway {
     return hide.size === 0 ? value : (withholdIn(value, path, hide, WITHHELD_TEXT) as T);
   }
 
-  reachable(state: ProxySessionState): ReachableServer[] {
-    return reachableServers(this.replica.all(), state.session.principal);
+  reachable(caller: { readonly principal: Principal }): ReachableServer[] {
+    return reachableServers(this.replica.all(), caller.principal);
   }
 
   /** The reachable servers that declare a capability, each with its connected client; unreachable upstreams are skipped. */
-  async withCapability(state: ProxySessionState, capability: keyof ServerCapabilities): Promise<Array<{ target: ReachableServer; client: Client }>> {
+  async withCapability(caller: { readonly principal: Principal }, capability: keyof ServerCapabilities): Promise<Array<{ target: ReachableServer; client: Client }>> {
     const out: Array<{ target: ReachableServer; client: Client }> = [];
-    for (const target of this.reachable(state)) {
+    for (const target of this.reachable(caller)) {
       const client = await this.clientOf(target);
       if (client?.getServerCapabilities()?.[capability]) out.push({ target, client });
     }
@@ -98,11 +100,8 @@ export class UpstreamGateway {
   }
 
   /** Runs one upstream request on behalf of a downstream one, so that what the upstream sends back can find its way. */
-  run<T>(state: ProxySessionState, server: string, extra: HandlerExtra, work: () => Promise<T>): Promise<T> {
-    return this.inFlight.around(
-      { state, principal: state.session.principal, sessionId: state.session.id, server, sendRequest: extra.sendRequest, sendNotification: extra.sendNotification },
-      work,
-    );
+  run<T>(caller: ProxyCaller, server: string, work: () => Promise<T>): Promise<T> {
+    return this.inFlight.around(caller.inFlight(server), work);
   }
 
   /** Every page of an upstream list, bounded. */

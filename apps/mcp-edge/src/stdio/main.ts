@@ -46,8 +46,8 @@ async function serve(config: StdioEdgeConfig, logger: Logger): Promise<void> {
   const transport = new StdioServerTransport(new PassThrough(), process.stdout);
   const session = core.get(SessionManager).attach(principal, transport);
   logger.info({ principal: principal.id, session: session.id }, 'mcp edge serving stdio');
-  const { dispatcher, listeners } = statelessEndpointDeps(config, core.get(CatalogReplica), core.get(ToolCallPipeline), core.get(SessionManager), logger, core.get(PrimitiveProxyExtension), spent);
-  const stateless = new StdioStatelessHandler({ dispatcher, listeners, principal }, (message) => transport.send(message), logger);
+  const { dispatcher, listeners, primitives } = statelessEndpointDeps(config, core.get(CatalogReplica), core.get(ToolCallPipeline), core.get(SessionManager), logger, core.get(PrimitiveProxyExtension), spent);
+  const stateless = new StdioStatelessHandler({ dispatcher, listeners, principal, ...(primitives ? { primitives } : {}) }, (message) => transport.send(message), logger);
   await new StdioGate(session, transport, logger, stateless).run(process.stdin);
   logger.info('stdin closed; stopping');
   await stop();

@@ -8,10 +8,13 @@ import {
 import type { ListChangeListeners } from '../mcp/list-change.listeners';
 import type { StatelessDispatcher } from '../mcp/stateless.dispatcher';
 import { pinsFromMeta } from '../mcp/tool-call.pipeline';
+import type { PrimitiveListenStreams } from '../proxy/primitive-listen.streams';
 
 export interface StdioStatelessDeps {
   dispatcher: StatelessDispatcher;
   listeners: ListChangeListeners;
+  /** Resource and prompt changes on listen streams; without it a stream hears tool list changes only. */
+  primitives?: PrimitiveListenStreams;
   principal: Principal;
 }
 
@@ -29,7 +32,7 @@ export class StdioStatelessHandler {
   handle(decision: Exclude<EraDecision, { era: 'session' }>): void {
     if (decision.era === 'refused') return this.write(decision.reply);
     if (decision.kind === 'notification') return this.cancel(decision.notification.method, decision.notification.params);
-    if (decision.request.method === 'subscriptions/listen') return this.listen(decision.request);
+    if (decision.request.method === 'subscriptions/listen') return void this.listen(decision.request);
     void this.answer(decision.request, decision.meta);
   }
 
@@ -49,14 +52,29 @@ export class StdioStatelessHandler {
     }
   }
 
-  private listen(request: JsonRpcRequest): void {
+  private async listen(request: JsonRpcRequest): Promise<void> {
     const parsed = parseSubscriptionFilter(request.params);
     if (!parsed.ok) return this.write({ jsonrpc: '2.0', id: request.id, error: parsed.error });
-    const filter = acknowledgedFilter(parsed.filter, { flags: ['toolsListChanged'] });
+    const { primitives, listeners, principal } = this.deps;
+    const refusal = primitives?.refusal(parsed.filter);
+    if (refusal) return this.write({ jsonrpc: '2.0', id: request.id, error: refusal });
+    const filter = primitives ? primitives.honoured(parsed.filter) : acknowledgedFilter(parsed.filter, { flags: ['toolsListChanged'] });
+    const stream = { id: request.id, principal, pins: pinsFromMeta(request.params?.['_meta']), filter, send: (m: JsonRpcMessage) => this.write(m), end: () => this.inFlight.get(request.id)?.() };
+    // Watched URIs are subscribed upstream before the acknowledgement, so no change after it is
+    // missed; a cancel that arrives meanwhile ends the stream before it starts.
+    let cancelled = false;
+    this.inFlight.set(request.id, () => {
+      cancelled = true;
+      this.inFlight.delete(request.id);
+    });
+    const watch = await primitives?.open(stream);
+    if (cancelled) return watch?.stop();
     this.write(subscriptionAcknowledged(request.id, filter));
-    const remove = this.deps.listeners.add({ id: request.id, principal: this.deps.principal, pins: pinsFromMeta(request.params?.['_meta']), filter, send: (m) => this.write(m), end: () => this.inFlight.delete(request.id) });
+    watch?.start();
+    const remove = listeners.add(stream);
     this.inFlight.set(request.id, () => {
       remove();
+      watch?.stop();
       this.inFlight.delete(request.id);
     });
   }
