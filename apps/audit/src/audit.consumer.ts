@@ -93,7 +93,7 @@ export class AuditConsumer {
       return entries;
     });
     const appended = await appendSegments(runner, segments, { notify: source === 'registry' });
-    this.logDuplicates(parsedMessages, new Set(appended.map((a) => a.eventId)));
+    this.logDuplicates(parsedMessages, new Set(appended));
     await this.storeLetters(runner, letters, context);
     const { topic, partition } = context.origin;
     await markHandledBatch(runner, topic, partition, messages.map((m) => m.offset));
