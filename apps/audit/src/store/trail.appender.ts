@@ -125,7 +125,7 @@ function link(segment: Prepared, known: Set<string>, seen: Set<string>, from: st
     const hash = entryHash(prev, c, payload);
     fresh.push(c);
     rows += `${field(c.eventId)}\t${field(c.topic)}\t${field(c.type)}\t${field(c.stream)}\t${field(c.tool)}\t${field(c.version)}\t${field(c.principal)}\t`
-      + `${field(c.outcome)}\t${field(c.occurredAt)}\t${field(payload)}\t${prev}\t${hash}\n`;
+      + `${field(c.outcome)}\t${field(c.occurredAt)}\t${jsonField(payload)}\t${prev}\t${hash}\n`;
     prev = hash;
   });
   return { from, fresh, last: prev, rows };
@@ -139,6 +139,11 @@ const ESCAPED: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r'
 function field(value: string | null): string {
   if (value === null) return '\\N';
   return SPECIAL.test(value) ? value.replace(SPECIALS, (ch) => ESCAPED[ch]) : value;
+}
+
+/** field() for JSON text, which holds no raw tab or line break: only its backslashes are doubled. */
+function jsonField(json: string): string {
+  return json.includes('\\') ? json.replaceAll('\\', '\\\\') : json;
 }
 
 async function knownIds(runner: Runner, contents: AuditEntryContent[]): Promise<Set<string>> {
