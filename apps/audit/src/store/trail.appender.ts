@@ -53,10 +53,21 @@ interface Linked {
  * Returns the event ids appended, in chain order (empty when every event was already recorded).
  */
 export function appendChained(runner: Runner, contents: AuditEntryContent[], options: { notify: boolean; segmentSize?: number }): Promise<string[]> {
-  const size = options.segmentSize ?? SEGMENT_SIZE;
-  const segments: Array<() => AuditEntryContent[]> = [];
-  for (let at = 0; at < contents.length; at += size) segments.push(() => contents.slice(at, at + size));
-  return appendSegments(runner, segments, options);
+  return appendSegments(runner, segmentsOf(contents, options.segmentSize).map((segment) => () => segment), options);
+}
+
+/**
+ * Splits a batch into segments of `size`, the last one a quarter of that: node prepares each
+ * segment while PostgreSQL stores the one before, so the last COPY is the only one node waits
+ * for with nothing to do, and a small one keeps that wait short.
+ */
+export function segmentsOf<T>(items: T[], size = SEGMENT_SIZE): T[][] {
+  const tail = Math.max(1, Math.floor(size / 4));
+  const cut = items.length > size ? items.length - tail : items.length;
+  const out: T[][] = [];
+  for (let at = 0; at < cut; at += size) out.push(items.slice(at, Math.min(at + size, cut)));
+  if (cut < items.length) out.push(items.slice(cut));
+  return out;
 }
 
 /**
