@@ -57,9 +57,15 @@ async function burst(sessions: McpSession[], perSession: number): Promise<number
 
 /** Waits for `count` ToolCallCompleted records of `principal` in the trail, then checks no more arrive. */
 async function exactlyOnceInTrail(auditUrl: string, admin: string, principal: string, count: number, timeoutMs: number): Promise<void> {
+  // Up to five rounds of 200 calls: more than one page of 500, so the cursor is followed.
   const query = async () => {
-    const r = await http('GET', `${auditUrl}/v1/audit?type=ToolCallCompleted&principal=${principal}&limit=500`, admin);
-    return (r.body.entries ?? []) as Array<{ eventId: string; outcome: string }>;
+    const entries: Array<{ eventId: string; outcome: string }> = [];
+    for (let cursor: string | null = ''; cursor !== null;) {
+      const r = await http('GET', `${auditUrl}/v1/audit?type=ToolCallCompleted&principal=${principal}&limit=500${cursor ? `&cursor=${cursor}` : ''}`, admin);
+      entries.push(...((r.body.entries ?? []) as typeof entries));
+      cursor = (r.body.nextCursor ?? null) as string | null;
+    }
+    return entries;
   };
   await waitFor(async () => ((await query()).length >= count ? true : undefined), `${count} call records of ${principal}`, timeoutMs);
   await sleep(1500);

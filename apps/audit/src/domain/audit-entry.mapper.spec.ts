@@ -88,6 +88,11 @@ describe('parseEnvelope', () => {
     expect((entry.payload.data as { tool: string }).tool).toBe('bank.x\ud800y');
   });
 
+  it('keeps a name with a surrogate pair (an emoji) and a plain name exactly as sent', () => {
+    const entry = storableEntry(toAuditEntry('calls', 'estate.calls', envelope('ToolCallRefused', { principal: 'p\u{1F600}', tool: 'bank.x', reason: 'unknown_tool', detail: '' })));
+    expect(entry).toMatchObject({ tool: 'bank.x', principal: 'p\u{1F600}' });
+  });
+
   it('bounds a long name in its column with a digest, so two long names stay apart', () => {
     const long = (tail: string) => envelope('ToolCallRefused', { principal: 'p', tool: `${'x'.repeat(3200)}${tail}`, reason: 'unknown_tool', detail: '' });
     const [a, b] = [storableEntry(toAuditEntry('calls', 'c', long('a'))), storableEntry(toAuditEntry('calls', 'c', long('b')))];

@@ -42,6 +42,24 @@ describe('canonicalJson', () => {
   it('serializes the same content the same way whatever the key order', () => {
     expect(canonicalJson({ x: 1, y: 'two' })).toBe(canonicalJson({ y: 'two', x: 1 }));
   });
+
+  it('writes exactly what a plain sort-every-object serializer writes (key order skipped when sorted, quoted keys kept)', () => {
+    const reference = (value: unknown): string => {
+      if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+      if (Array.isArray(value)) return `[${value.map(reference).join(',')}]`;
+      const record = value as Record<string, unknown>;
+      return `{${Object.keys(record).sort().filter((k) => record[k] !== undefined).map((k) => `${JSON.stringify(k)}:${reference(record[k])}`).join(',')}}`;
+    };
+    const samples: unknown[] = [
+      { a: 1, b: { c: 'x', d: [1, 'two', null, { f: true, e: false }] } },
+      { b: 'tab\there', a: 'quote " and \\ and \u0000 and \ud800 alone' },
+      { 10: 'ten', 9: 'nine', a10: 1, A: 2, '': 3, 'é': 4, 'z': { '2': [], '1': {} } },
+      JSON.parse('{"__proto__": {"x": 1}, "constructor": "c", "toString": 5}'),
+      { n: -0, big: 1e21, small: 1e-7, nan: Number.NaN, skip: undefined },
+    ];
+    // Twice: the second pass uses the quoted keys the first one kept.
+    for (const pass of [1, 2]) for (const sample of samples) expect({ pass, json: canonicalJson(sample) }).toEqual({ pass, json: reference(sample) });
+  });
 });
 
 describe('entryHash', () => {

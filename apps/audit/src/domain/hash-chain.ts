@@ -21,14 +21,35 @@ export function canonicalJson(value: unknown): string {
     return `${out}]`;
   }
   const record = value as Record<string, unknown>;
-  const keys = Object.keys(record).sort();
+  const keys = Object.keys(record);
+  // Envelopes of one kind share their key order: sorting is skipped when it would change nothing.
+  if (!inOrder(keys)) keys.sort();
   let out = '{';
   for (const key of keys) {
     const item = record[key];
     if (item === undefined) continue;
-    out += `${out.length > 1 ? ',' : ''}${JSON.stringify(key)}:${canonicalJson(item)}`;
+    // Strings are most values: serialized here rather than through another call.
+    out += `${out.length > 1 ? ',' : ''}${quotedKey(key)}${typeof item === 'string' ? JSON.stringify(item) : canonicalJson(item)}`;
   }
   return `${out}}`;
+}
+
+function inOrder(keys: string[]): boolean {
+  for (let i = 1; i < keys.length; i += 1) if (keys[i - 1] > keys[i]) return false;
+  return true;
+}
+
+/** `"key":` for the few key names envelopes use, kept once; bounded, since keys come from senders. */
+const QUOTED_KEYS = new Map<string, string>();
+const MAX_QUOTED_KEYS = 1000;
+
+function quotedKey(key: string): string {
+  let quoted = QUOTED_KEYS.get(key);
+  if (quoted === undefined) {
+    quoted = `${JSON.stringify(key)}:`;
+    if (QUOTED_KEYS.size < MAX_QUOTED_KEYS) QUOTED_KEYS.set(key, quoted);
+  }
+  return quoted;
 }
 
 /** sha256 hex of prev_hash followed by the canonical JSON of the entry's content fields. */

@@ -11,7 +11,8 @@ import { storableEntry } from './storable-entry';
 import { appendChained } from './trail.appender';
 
 function callEntry(i: number): AuditEntryContent {
-  const principal = `agent-${i % 3}`;
+  // A tab, a line break and a backslash in a column and in the payload: COPY's text format must carry them unchanged.
+  const principal = i % 4 === 0 ? `agent\t${i % 3}\\\n` : `agent-${i % 3}`;
   const envelope: EventEnvelope = {
     id: randomUUID(), type: 'ToolCallCompleted', version: 1, stream: `principal:${principal}`, position: 0,
     occurredAt: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(), actor: principal, correlationId: `c${i}`,

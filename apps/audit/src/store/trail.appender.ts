@@ -1,9 +1,16 @@
+import { finished } from 'node:stream/promises';
 import { setImmediate } from 'node:timers/promises';
+import { from as copyFrom } from 'pg-copy-streams';
 import type { QueryRunner } from 'typeorm';
 import type { AuditEntryContent } from '../domain/audit-entry.mapper';
 import { canonicalJson, entryHash } from '../domain/hash-chain';
 
-type Runner = Pick<QueryRunner, 'query'>;
+type Runner = Pick<QueryRunner, 'query' | 'connect'>;
+
+/** The part of node-postgres's client a COPY needs: it takes the copy stream as its query. */
+interface CopyClient {
+  query<T>(stream: T): T;
+}
 
 /** Signalled at commit when registry events join the trail; wakes the event streams. */
 export const AUDIT_APPENDED_CHANNEL = 'estate_audit_appended';
@@ -18,7 +25,7 @@ export class ChainSegmentConflict extends Error {
   }
 }
 
-/** Entries per INSERT: node prepares the next segment while PostgreSQL inserts this one (measured with bench/ingest.run.ts). */
+/** Entries per COPY: node prepares the next segment while PostgreSQL stores this one (measured with bench/ingest.run.ts). */
 export const SEGMENT_SIZE = 1000;
 
 /** A segment's entries with their canonical payloads: the CPU work that needs no database. */
@@ -27,7 +34,7 @@ interface Prepared {
   payloads: string[];
 }
 
-/** A segment linked to the chain: the fresh entries, their hashes from `from`, and the INSERT's parameter. */
+/** A segment linked to the chain: the fresh entries, their hashes from `from`, and their rows as COPY text. */
 interface Linked {
   from: string;
   fresh: AuditEntryContent[];
@@ -41,34 +48,46 @@ interface Linked {
  * in the trail are known while it is held: those (and repeats within the batch) are left out
  * before hashing, because a duplicate must not take a link. Each entry's hash covers its
  * predecessor's exactly as a one-by-one append would, so where batches begin and end changes
- * nothing a verifier computes. `ON CONFLICT (event_id) DO NOTHING` in the same statement is the
- * dedupe's last word; a row it drops would leave a gap in the segment, so that fails the batch.
- * Returns the seq and event id of each appended entry in chain order (empty when every event was already recorded).
+ * nothing a verifier computes. The unique event id is the dedupe's last word: an entry that slipped
+ * past the lookup fails the COPY, and with it the batch, which is retried (never dead-lettered).
+ * Returns the event ids appended, in chain order (empty when every event was already recorded).
  */
-export function appendChained(runner: Runner, contents: AuditEntryContent[], options: { notify: boolean; segmentSize?: number }): Promise<Array<{ seq: number; eventId: string }>> {
-  const size = options.segmentSize ?? SEGMENT_SIZE;
-  const segments: Array<() => AuditEntryContent[]> = [];
-  for (let at = 0; at < contents.length; at += size) segments.push(() => contents.slice(at, at + size));
-  return appendSegments(runner, segments, options);
+export function appendChained(runner: Runner, contents: AuditEntryContent[], options: { notify: boolean; segmentSize?: number }): Promise<string[]> {
+  return appendSegments(runner, segmentsOf(contents, options.segmentSize).map((segment) => () => segment), options);
+}
+
+/**
+ * Splits a batch into segments of `size`, the last one a quarter of that: node prepares each
+ * segment while PostgreSQL stores the one before, so the last COPY is the only one node waits
+ * for with nothing to do, and a small one keeps that wait short.
+ */
+export function segmentsOf<T>(items: T[], size = SEGMENT_SIZE): T[][] {
+  const tail = Math.max(1, Math.floor(size / 4));
+  const cut = items.length > size ? items.length - tail : items.length;
+  const out: T[][] = [];
+  for (let at = 0; at < cut; at += size) out.push(items.slice(at, Math.min(at + size, cut)));
+  if (cut < items.length) out.push(items.slice(cut));
+  return out;
 }
 
 /**
  * appendChained over segments that are produced on demand (the consumer parses messages in
- * them), pipelined on the transaction's one connection: while PostgreSQL inserts segment k,
+ * them), pipelined on the transaction's one connection: while PostgreSQL copies segment k in,
  * node prepares segment k+1 and hashes it from segment k's last hash, which is known in memory
- * before k's INSERT is sent. Those hashes are speculative only about duplicates: when the
+ * before k's COPY is sent. Those hashes are speculative only about duplicates: when the
  * lookup of k+1's event ids finds one already in the trail, k+1 is hashed again without it.
- * A failed INSERT fails the whole call, and the transaction with it, so nothing precomputed outlives it.
+ * A failed COPY fails the whole call, and the transaction with it, so nothing precomputed outlives it.
  */
-export async function appendSegments(runner: Runner, segments: Array<() => AuditEntryContent[]>, options: { notify: boolean }): Promise<Array<{ seq: number; eventId: string }>> {
+export async function appendSegments(runner: Runner, segments: Array<() => AuditEntryContent[]>, options: { notify: boolean }): Promise<string[]> {
   if (segments.length === 0) return [];
+  const client = (await runner.connect()) as CopyClient;
   const head = quietly(runner.query(`SELECT hash FROM audit.chain_head WHERE id = 1 FOR UPDATE`) as Promise<Array<{ hash: string }>>);
   let next = prepare(segments[0]());
   let nextKnown = quietly(knownIds(runner, next.contents));
   const seen = new Set<string>();
   let prev = (await head)[0].hash;
   let linked = link(next, new Set(), seen, prev);
-  const appended: Array<{ seq: number; eventId: string }> = [];
+  const appended: string[] = [];
   for (let k = 0; ; k += 1) {
     const known = await nextKnown;
     // Hashed before the lookup answered: an event found already recorded takes no link, so the segment is hashed again.
@@ -78,21 +97,24 @@ export async function appendSegments(runner: Runner, segments: Array<() => Audit
     }
     const current = linked;
     prev = current.last;
-    const insert = current.fresh.length > 0 ? quietly(insertRows(runner, current.rows)) : undefined;
+    const copied = current.fresh.length > 0 ? quietly(copyRows(client, current.rows)) : undefined;
     if (k + 1 < segments.length) {
-      // The query runner hands the INSERT to the connection a few promise turns later; let it go out before node gets busy.
-      if (insert !== undefined) await setImmediate();
-      // Node's share of segment k+1 while PostgreSQL inserts segment k.
+      // The COPY's rows go out once PostgreSQL answers it; let that happen before node gets busy.
+      if (copied !== undefined) await setImmediate();
+      // Node's share of segment k+1 while PostgreSQL stores segment k.
       next = prepare(segments[k + 1]());
       nextKnown = quietly(knownIds(runner, next.contents));
       linked = link(next, new Set(), seen, prev);
     }
-    if (insert !== undefined) appended.push(...checked(await insert, current.fresh));
+    if (copied !== undefined) appended.push(...checked(await copied, current.fresh));
     if (k + 1 >= segments.length) break;
   }
   if (appended.length === 0) return [];
-  const lastSeq = appended[appended.length - 1].seq;
-  await runner.query(`UPDATE audit.chain_head SET last_seq = $1, hash = $2 WHERE id = 1`, [lastSeq, prev]);
+  // The rows took their seq in COPY order, on this session's sequence: the last one drawn is the head's.
+  const [{ last_seq: lastSeq }]: Array<{ last_seq: string }> = await runner.query(
+    `UPDATE audit.chain_head SET last_seq = currval(pg_get_serial_sequence('audit.entries', 'seq')), hash = $1 WHERE id = 1 RETURNING last_seq`,
+    [prev],
+  );
   if (options.notify) await runner.query(`SELECT pg_notify($1, $2)`, [AUDIT_APPENDED_CHANNEL, String(lastSeq)]);
   return appended;
 }
@@ -105,7 +127,7 @@ function prepare(contents: AuditEntryContent[]): Prepared {
 /** Leaves out what is recorded (`known`) or taken earlier in this batch (`seen`, which takes the fresh ones), and hashes the rest from `from`. */
 function link(segment: Prepared, known: Set<string>, seen: Set<string>, from: string): Linked {
   const fresh: AuditEntryContent[] = [];
-  const rows: object[] = [];
+  let rows = '';
   let prev = from;
   segment.contents.forEach((c, i) => {
     if (known.has(c.eventId) || seen.has(c.eventId)) return;
@@ -113,14 +135,26 @@ function link(segment: Prepared, known: Set<string>, seen: Set<string>, from: st
     const payload = segment.payloads[i];
     const hash = entryHash(prev, c, payload);
     fresh.push(c);
-    rows.push({
-      event_id: c.eventId, topic: c.topic, type: c.type, stream: c.stream, tool: c.tool, version: c.version, principal: c.principal,
-      outcome: c.outcome, occurred_at: c.occurredAt, payload, prev_hash: prev, hash,
-    });
+    rows += `${field(c.eventId)}\t${field(c.topic)}\t${field(c.type)}\t${field(c.stream)}\t${field(c.tool)}\t${field(c.version)}\t${field(c.principal)}\t`
+      + `${field(c.outcome)}\t${field(c.occurredAt)}\t${jsonField(payload)}\t${prev}\t${hash}\n`;
     prev = hash;
   });
-  // One JSON parameter: PostgreSQL decodes it faster than twelve array literals (measured with bench/ingest.bench.ts).
-  return { from, fresh, last: prev, rows: JSON.stringify(rows) };
+  return { from, fresh, last: prev, rows };
+}
+
+const SPECIAL = /[\\\n\r\t]/;
+const SPECIALS = /[\\\n\r\t]/g;
+const ESCAPED: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/** A column in COPY's text format: backslash, tab and line breaks escaped, null as \N. */
+function field(value: string | null): string {
+  if (value === null) return '\\N';
+  return SPECIAL.test(value) ? value.replace(SPECIALS, (ch) => ESCAPED[ch]) : value;
+}
+
+/** field() for JSON text, which holds no raw tab or line break: only its backslashes are doubled. */
+function jsonField(json: string): string {
+  return json.includes('\\') ? json.replaceAll('\\', '\\\\') : json;
 }
 
 async function knownIds(runner: Runner, contents: AuditEntryContent[]): Promise<Set<string>> {
@@ -129,28 +163,21 @@ async function knownIds(runner: Runner, contents: AuditEntryContent[]): Promise<
   return new Set(known.map((k) => k.event_id));
 }
 
-function insertRows(runner: Runner, rows: string): Promise<Array<{ seq: string; event_id: string }>> {
-  // WITH ORDINALITY + ORDER BY: seq values are drawn in the chain's order.
-  return runner.query(
-    `INSERT INTO audit.entries (${COLUMNS})
-     SELECT ${COLUMNS}
-       FROM ROWS FROM (json_to_recordset($1::json) AS (
-              event_id text, topic text, type text, stream text, tool text, version text, principal text, outcome text,
-              occurred_at timestamptz, payload text, prev_hash text, hash text))
-            WITH ORDINALITY AS r(${COLUMNS}, i)
-      ORDER BY r.i
-     ON CONFLICT (event_id) DO NOTHING
-     RETURNING seq, event_id`,
-    [rows],
-  );
+/**
+ * COPY rather than INSERT: PostgreSQL parses the text format with the least work per row, and
+ * appends the rows in the order given, so seq follows the chain. Queued on the connection at once,
+ * behind what was sent before it.
+ */
+async function copyRows(client: CopyClient, rows: string): Promise<number> {
+  const stream = client.query(copyFrom(`COPY audit.entries (${COLUMNS}) FROM STDIN`));
+  stream.end(rows);
+  await finished(stream);
+  return stream.rowCount;
 }
 
-function checked(inserted: Array<{ seq: string; event_id: string }>, fresh: AuditEntryContent[]): Array<{ seq: number; eventId: string }> {
-  const order = inserted.map((r) => ({ seq: Number(r.seq), eventId: r.event_id })).sort((a, b) => a.seq - b.seq);
-  if (order.length !== fresh.length || order.some((r, i) => r.eventId !== fresh[i].eventId)) {
-    throw new ChainSegmentConflict(`appended ${order.length} of ${fresh.length} entries, or out of chain order; the batch is retried`);
-  }
-  return order;
+function checked(copied: number, fresh: AuditEntryContent[]): string[] {
+  if (copied !== fresh.length) throw new ChainSegmentConflict(`appended ${copied} of ${fresh.length} entries; the batch is retried`);
+  return fresh.map((c) => c.eventId);
 }
 
 /** A query sent ahead and awaited later: its failure is seen where it is awaited, or (after an earlier failure) not at all. */
