@@ -12,6 +12,7 @@ import { EdgeSession } from './edge-session';
 import { SessionEventStore } from './memory-event.store';
 import { recordDirectHandlers, SessionFastPath, type DirectHandler } from './session.fast-path';
 import { rightsOf } from './request-rights';
+import { sharedSchemaValidator } from './shared-schema.validator';
 
 export const SERVER_INFO = { name: 'estate-edge', version: '0.1.0' };
 
@@ -171,7 +172,7 @@ export class SessionManager {
   private createServer(session: EdgeSession, direct?: Map<string, DirectHandler>): Server {
     const capabilities: ServerCapabilities = { tools: { listChanged: true } };
     for (const extension of this.extensions) Object.assign(capabilities, extension.capabilities);
-    const server = new Server(SERVER_INFO, { capabilities });
+    const server = new Server(SERVER_INFO, { capabilities, jsonSchemaValidator: sharedSchemaValidator });
     if (direct) recordDirectHandlers(server, direct);
     server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
       const pins = { ...session.pins, ...pinsFromMeta(request.params?._meta) };
