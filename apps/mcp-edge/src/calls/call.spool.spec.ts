@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { createLogger } from '@estate/platform';
@@ -66,5 +66,25 @@ describe('call spool (a real directory)', () => {
     spool.acknowledge(b, a.bytes + b.bytes);
     expect(spool.full).toBe(false);
     spool.close();
+  });
+
+  it('writes a moved position within a moment (not per acknowledged batch), and at once on close', async () => {
+    const opts = options();
+    const spool = new CallSpool(opts, 'estate.calls', logger);
+    spool.open();
+    const slot = path.join(opts.dir, 'estate.calls', readdirSync(path.join(opts.dir, 'estate.calls'))[0]);
+    const drained = () => (existsSync(path.join(slot, 'drained')) ? JSON.parse(readFileSync(path.join(slot, 'drained'), 'utf8')) as { offset: number } : undefined);
+    const a = spool.append('{"n":1}');
+    const b = spool.append('{"n":2}');
+    spool.acknowledge(a, a.bytes);
+    spool.acknowledge(b, b.bytes);
+    expect(drained()).toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(drained()).toEqual({ segment: 0, offset: b.end });
+    const c = spool.append('{"n":3}');
+    spool.acknowledge(c, c.bytes);
+    spool.close();
+    // Everything was acknowledged: the slot went with the close.
+    expect(existsSync(slot)).toBe(false);
   });
 });

@@ -1,16 +1,17 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import { InitializeRequestSchema, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '@estate/contracts';
 import type { Pins } from '@estate/catalog';
 import type { HttpSessionTransport } from '../http/streamable-http.transport';
 import type { CallerContext, ConfirmAnswer, ConfirmQuestion, Confirmer } from '../mcp/caller.context';
 import type { CallContext } from '../mcp/tool-call.pipeline';
+import type { ClientInfo } from './lazy-session.server';
 import type { SessionEventStore } from './memory-event.store';
 import { negotiateProtocolVersion, SessionLifecycle, type JsonRpcRequest } from '@estate/protocol';
 
 /**
- * One downstream MCP session, with its own SDK server. It belongs to the subject and tenant that
+ * One downstream MCP session, with its own SDK server (an HTTP session's is built when first needed). It belongs to the subject and tenant that
  * opened it; `principal` holds the rights of its most recent request (requests are judged by
  * their own token, see request-rights.ts), which is what decides whom a catalog change concerns.
  */
@@ -31,6 +32,9 @@ export class EdgeSession implements CallerContext {
   events?: SessionEventStore;
   /** What the client asked for with logging/setLevel; undefined until it asks (then every level is sent). */
   logLevel?: LoggingLevel;
+  /** The params of the client's initialize, read (once) when the client's capabilities are first asked for. */
+  private initializeParams?: Record<string, unknown>;
+  private clientRead?: ClientInfo;
   /** Deprecated versions (`tool@version`) this session has been warned about: the warning comes once. */
   readonly deprecationWarnings = new Set<string>();
   private listChangedPending = false;
@@ -41,6 +45,19 @@ export class EdgeSession implements CallerContext {
 
   get sessionId(): string {
     return this.id;
+  }
+
+  /**
+   * What the client said of itself in initialize, as the SDK's schema reads it: the schema fills
+   * in what an older client leaves out (an empty `elicitation` means form elicitation), and an SDK
+   * server built after the answer must see exactly what its own initialize handler would have.
+   */
+  get client(): ClientInfo | undefined {
+    if (this.clientRead === undefined && this.initializeParams !== undefined) {
+      const parsed = InitializeRequestSchema.safeParse({ method: 'initialize', params: this.initializeParams });
+      this.clientRead = parsed.success ? { capabilities: parsed.data.params.capabilities, clientInfo: parsed.data.params.clientInfo } : {};
+    }
+    return this.clientRead;
   }
 
   /** A session asks its client with an elicitation request, when the client declared it can answer one. */
@@ -82,6 +99,7 @@ export class EdgeSession implements CallerContext {
     const params = request.params ?? {};
     const version = negotiateProtocolVersion(params.protocolVersion);
     this.protocolVersion = version;
+    this.initializeParams = params;
     this.lifecycle.onInitializeAnswered(version);
     return { ...request, params: { ...params, protocolVersion: version } };
   }

@@ -1,17 +1,17 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { WireError } from '../mcp/wire-error';
-import { recordDirectHandlers, SessionFastPath, type DirectHandler } from './session.fast-path';
+import { recordDirectHandlers, SessionFastPath, type DirectHandler, type SessionSide } from './session.fast-path';
 
 /** A server with tools/call and tools/list handlers, and what the fast path sent for it. */
-function setUp(call: (params: Record<string, unknown> | undefined, signal: AbortSignal) => Promise<unknown>) {
+function setUp(call: (params: Record<string, unknown> | undefined, signal: AbortSignal) => Promise<unknown>, side?: SessionSide) {
   const server = new Server({ name: 't', version: '0' }, { capabilities: { tools: {} } });
   const handlers = new Map<string, DirectHandler>();
   recordDirectHandlers(server, handlers);
   server.setRequestHandler(ListToolsRequestSchema, async (request) => ({ tools: [], nextCursor: request.params?.cursor }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => call(request.params, extra.signal) as never);
   const sent: JSONRPCMessage[] = [];
-  const fast = new SessionFastPath(server, handlers, async (message) => void sent.push(message), 'session-1');
+  const fast = new SessionFastPath(server, handlers, async (message) => void sent.push(message), 'session-1', side);
   return { fast, sent };
 }
 
@@ -60,5 +60,33 @@ describe('SessionFastPath', () => {
     await settle();
     expect(aborted).toBe('gave up');
     expect(sent).toEqual([]);
+  });
+
+  it('with a server built on demand: answers initialize and ping itself, and builds the server for anything else', async () => {
+    let built = false;
+    const side: SessionSide = {
+      initializeResult: (params) => ({ protocolVersion: params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 't', version: '0' } }),
+      ensureServer: () => void (built = true),
+      get serverBuilt() {
+        return built;
+      },
+    };
+    const { fast, sent } = setUp(async () => ({ content: [] }), side);
+    expect(fast.take({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18' } }, {})).toBe(true);
+    expect(fast.take({ jsonrpc: '2.0', id: 2, method: 'ping' }, {})).toBe(true);
+    // Without a server, a notification or a stray response has nobody to go to: taken and dropped.
+    expect(fast.take({ jsonrpc: '2.0', method: 'notifications/initialized' }, {})).toBe(true);
+    expect(fast.take({ jsonrpc: '2.0', id: 99, result: {} }, {})).toBe(true);
+    await settle();
+    expect(sent).toEqual([
+      { jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 't', version: '0' } } },
+      { jsonrpc: '2.0', id: 2, result: {} },
+    ]);
+    expect(built).toBe(false);
+    expect(fast.take({ jsonrpc: '2.0', id: 3, method: 'resources/list' }, {})).toBe(false);
+    expect(built).toBe(true);
+    // Once the server exists, notifications and responses go on to it.
+    expect(fast.take({ jsonrpc: '2.0', method: 'notifications/initialized' }, {})).toBe(false);
+    expect(fast.take({ jsonrpc: '2.0', id: 99, result: {} }, {})).toBe(false);
   });
 });

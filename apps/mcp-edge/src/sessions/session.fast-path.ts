@@ -18,11 +18,28 @@ const DIRECT_METHODS = new Set(['tools/call', 'tools/list']);
  */
 export function recordDirectHandlers(server: Server, handlers: Map<string, DirectHandler>): void {
   const register = server.setRequestHandler.bind(server);
-  server.setRequestHandler = ((schema: { shape: { method: { value: string } } }, handler: DirectHandler) => {
-    const method = String(schema.shape.method.value);
-    if (DIRECT_METHODS.has(method)) handlers.set(method, handler);
+  server.setRequestHandler = ((schema: unknown, handler: DirectHandler) => {
+    recordDirectHandler(handlers, schema, handler);
     return register(schema as never, handler as never);
   }) as unknown as Server['setRequestHandler'];
+}
+
+/** Keeps `handler` if it serves a direct method (the schema names its method as the SDK reads it). */
+export function recordDirectHandler(handlers: Map<string, DirectHandler>, schema: unknown, handler: DirectHandler): void {
+  const method = String((schema as { shape: { method: { value: string } } }).shape.method.value);
+  if (DIRECT_METHODS.has(method)) handlers.set(method, handler);
+}
+
+/**
+ * What a session whose SDK server is built on demand (lazy-session.server.ts) needs of the fast
+ * path besides tools: initialize and ping answered here, and the server built for anything else.
+ */
+export interface SessionSide {
+  /** The initialize result, as the SDK server words it. */
+  initializeResult(params: Record<string, unknown> | undefined): Record<string, unknown>;
+  /** Builds and connects the session's SDK server if it is not yet, so it can take a message. */
+  ensureServer(): void;
+  readonly serverBuilt: boolean;
 }
 
 /** The params as the SDK's schema hands them to a handler: its own keys only (`_meta` and `arguments` whole). */
@@ -63,18 +80,31 @@ export class SessionFastPath {
     private readonly handlers: Map<string, DirectHandler>,
     private readonly send: (message: JSONRPCMessage) => Promise<void>,
     private readonly sessionId: string,
+    private readonly side?: SessionSide,
   ) {}
 
-  /** True when the message was taken here; false hands it to the SDK server. */
+  /**
+   * True when the message was taken here; false hands it to the SDK server. Without a server yet,
+   * a notification or a response has nobody else to go to: the SDK would ignore it, so it is taken.
+   */
   take(message: JSONRPCMessage, extra: MessageExtraInfo): boolean {
-    if (!('method' in message)) return false;
+    if (!('method' in message)) return this.side !== undefined && !this.side.serverBuilt;
     if (!('id' in message)) {
       if (message.method === 'notifications/cancelled') this.cancel(message.params);
+      return this.side !== undefined && !this.side.serverBuilt;
+    }
+    const request = message as JSONRPCMessage & { id: RequestId; method: string; params?: Record<string, unknown> };
+    if (this.side && (request.method === 'initialize' || request.method === 'ping')) {
+      const result = request.method === 'initialize' ? this.side.initializeResult(request.params) : {};
+      void this.send({ jsonrpc: '2.0', id: request.id, result } as JSONRPCMessage).catch(() => undefined);
+      return true;
+    }
+    const handler = this.handlers.get(request.method);
+    if (!handler || !plainToolParams(request.method, request.params)) {
+      this.side?.ensureServer();
       return false;
     }
-    const handler = this.handlers.get(message.method);
-    if (!handler || !plainToolParams(message.method, message.params)) return false;
-    void this.run(handler, message as JSONRPCMessage & { id: RequestId; method: string; params?: Record<string, unknown> }, extra);
+    void this.run(handler, request, extra);
     return true;
   }
 

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type ListToolsResult, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema, LATEST_PROTOCOL_VERSION, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS, type ListToolsResult, type ServerCapabilities,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '@estate/contracts';
 import type { Logger } from '@estate/platform';
 import { listChangedFor, type CatalogChange, type CatalogReplica } from '../catalog/catalog.replica';
@@ -10,10 +12,19 @@ import { NodeStreamableHttpTransport } from '../http/streamable-http.transport';
 import { listToolPage } from '../mcp/tool-list';
 import { EdgeSession } from './edge-session';
 import { SessionEventStore } from './memory-event.store';
-import { recordDirectHandlers, SessionFastPath, type DirectHandler } from './session.fast-path';
+import { LazySessionServer } from './lazy-session.server';
+import { recordDirectHandler, SessionFastPath, type DirectHandler } from './session.fast-path';
 import { rightsOf } from './request-rights';
+import { sharedSchemaValidator } from './shared-schema.validator';
 
 export const SERVER_INFO = { name: 'estate-edge', version: '0.1.0' };
+
+/** The initialize answer the SDK server gives (server/index.js `_oninitialize`), for the fast path. */
+function initializeResult(params: Record<string, unknown> | undefined, capabilities: ServerCapabilities): Record<string, unknown> {
+  const requested = params?.protocolVersion;
+  const protocolVersion = typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
+  return { protocolVersion, capabilities, serverInfo: SERVER_INFO };
+}
 
 /** Adds handlers (and the capabilities they need) to every session's server: resources, prompts, … */
 export interface ServerExtension {
@@ -44,6 +55,7 @@ export class SessionManager {
   private readonly sessions = new Map<string, EdgeSession>();
   private readonly byOwner = new Map<string, Set<string>>();
   private sweeper?: NodeJS.Timeout;
+  private serverCapabilities?: ServerCapabilities;
   private readonly idleMs: number;
 
   constructor(
@@ -97,9 +109,24 @@ export class SessionManager {
       onsessionclosed: (id) => this.remove(id),
     });
     session.http = http;
+    session.transport = http;
     const handlers = new Map<string, DirectHandler>();
-    this.connect(session, http, handlers);
-    http.direct = new SessionFastPath(session.server, handlers, (message) => http.send(message), session.id);
+    const lazy = new LazySessionServer({
+      build: () => this.newServer(),
+      transport: http,
+      client: () => session.client,
+      registered: (schema, handler) => recordDirectHandler(handlers, schema, handler as DirectHandler),
+    });
+    session.server = lazy.server;
+    this.register(session.server, session);
+    this.track(session);
+    http.direct = new SessionFastPath(session.server, handlers, (message) => http.send(message), session.id, {
+      initializeResult: (params) => initializeResult(params, this.capabilities),
+      ensureServer: () => lazy.ensure(),
+      get serverBuilt() {
+        return lazy.built;
+      },
+    });
     return session;
   }
 
@@ -119,15 +146,20 @@ export class SessionManager {
     return Math.max(1, Math.ceil((soonest - now) / 1000));
   }
 
-  /** `direct` collects the handlers an HTTP session's fast path runs (stdio keeps the SDK path). */
-  private connect(session: EdgeSession, transport: Transport, direct?: Map<string, DirectHandler>): EdgeSession {
-    session.server = this.createServer(session, direct);
+  /** A stdio session: its SDK server is built and connected at once and takes every message. */
+  private connect(session: EdgeSession, transport: Transport): EdgeSession {
+    session.server = this.newServer();
     session.transport = transport;
+    this.register(session.server, session);
+    this.track(session);
+    void session.server.connect(transport);
+    return session;
+  }
+
+  private track(session: EdgeSession): void {
     this.sessions.set(session.id, session);
     const key = ownerKey(session.principal);
     this.byOwner.set(key, (this.byOwner.get(key) ?? new Set()).add(session.id));
-    void session.server.connect(transport);
-    return session;
   }
 
   private readonly closedListeners: Array<(id: string) => Promise<void>> = [];
@@ -168,18 +200,28 @@ export class SessionManager {
     await Promise.allSettled([...this.sessions.keys()].map((id) => this.remove(id)));
   }
 
-  private createServer(session: EdgeSession, direct?: Map<string, DirectHandler>): Server {
-    const capabilities: ServerCapabilities = { tools: { listChanged: true } };
-    for (const extension of this.extensions) Object.assign(capabilities, extension.capabilities);
-    const server = new Server(SERVER_INFO, { capabilities });
-    if (direct) recordDirectHandlers(server, direct);
+  /** Every session's server offers the same capabilities: tools, and what the extensions add. */
+  private get capabilities(): ServerCapabilities {
+    if (!this.serverCapabilities) {
+      const capabilities: ServerCapabilities = { tools: { listChanged: true } };
+      for (const extension of this.extensions) Object.assign(capabilities, extension.capabilities);
+      this.serverCapabilities = capabilities;
+    }
+    return this.serverCapabilities;
+  }
+
+  private newServer(): Server {
+    return new Server(SERVER_INFO, { capabilities: this.capabilities, jsonSchemaValidator: sharedSchemaValidator });
+  }
+
+  /** tools/list and tools/call (which HTTP sessions' fast path runs), then each extension's handlers. */
+  private register(server: Server, session: EdgeSession): void {
     server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
       const pins = { ...session.pins, ...pinsFromMeta(request.params?._meta) };
       return listToolPage(this.replica.all(), rightsOf(session, extra), pins, request.params?.cursor) as ListToolsResult;
     });
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => this.pipeline.call(session, request.params, extra));
     for (const extension of this.extensions) extension.register(server, session);
-    return server;
   }
 
   /**
