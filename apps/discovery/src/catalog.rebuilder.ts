@@ -117,7 +117,7 @@ export class CatalogRebuilder {
       const { events, next } = await page;
       // The next page is on its way while this one folds: the registry and we work at once.
       if (events.length === STORE_PAGE) page = readAhead(source.read(next, STORE_PAGE));
-      for (const envelope of events) await fold.apply(envelope, { eventId: envelope.id }, false);
+      for (const envelope of events) fold.apply(envelope, { eventId: envelope.id }, false);
       this.progress(fold.events, total, 'event store');
       if (events.length < STORE_PAGE) return { projection: fold.projection, events: fold.events };
     }
@@ -139,7 +139,7 @@ export class CatalogRebuilder {
         }
         next = BigInt(messages[messages.length - 1].offset) + 1n;
         if (next < end) page = readAhead(readPage.call(this.bus, this.topic, partition, String(next), LOG_PAGE));
-        for (const message of messages) await fold.apply(parseJson(message.value), { partition, offset: message.offset }, true);
+        for (const message of messages) fold.apply(parseJson(message.value), { partition, offset: message.offset }, true);
         this.progress(fold.events, total, 'log');
       }
     }
@@ -158,7 +158,7 @@ export class CatalogRebuilder {
     const take = async (message: BusMessage): Promise<void> => {
       const end = remaining.get(message.partition);
       if (end === undefined || BigInt(message.offset) >= end) return;
-      await fold.apply(parseJson(message.value), { partition: message.partition, offset: message.offset }, true);
+      fold.apply(parseJson(message.value), { partition: message.partition, offset: message.offset }, true);
       if (BigInt(message.offset) + 1n >= end) remaining.delete(message.partition);
       if (remaining.size === 0) done();
     };
