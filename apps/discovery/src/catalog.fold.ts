@@ -2,8 +2,8 @@ import { evolveCatalogEntry, withUpstream } from '@estate/catalog';
 import { checkEnvelope, type RegistryEvent } from '@estate/events';
 import { MemoryProjection, refusedChange, REGISTRY_TYPES, toolNameOf } from './catalog.apply';
 
-/** Where a folded value came from, for the line that reports a skipped one. */
-export type FoldOrigin = { partition: number; offset: string } | { eventId: string };
+/** Where a folded value came from, for the line that reports a skipped one: the message or the stored event itself, no object per value. */
+export type FoldOrigin = { partition: number; offset: string } | { id: string };
 
 /**
  * The fold a rebuild streams every event through, page after page: it keeps the catalog (servers,

@@ -119,7 +119,7 @@ export class CatalogRebuilder {
       const { events, next } = await page;
       // The next page is on its way while this one folds: the registry and we work at once.
       if (events.length === STORE_PAGE) page = readAhead(source.read(next, STORE_PAGE));
-      for (const envelope of events) fold.apply(envelope, { eventId: envelope.id }, false);
+      for (const envelope of events) fold.apply(envelope, envelope, false);
       this.progress(fold.events, total, 'event store');
       if (events.length < STORE_PAGE) return { projection: fold.projection, events: fold.events };
     }
@@ -141,7 +141,7 @@ export class CatalogRebuilder {
         }
         next = BigInt(messages[messages.length - 1].offset) + 1n;
         if (next < end) page = readAhead(readPage.call(this.bus, this.topic, partition, String(next), LOG_PAGE));
-        for (const message of messages) fold.apply(parseJson(message.value), { partition, offset: message.offset }, true);
+        for (const message of messages) fold.apply(parseJson(message.value), message, true);
         this.progress(fold.events, total, 'log');
       }
     }
@@ -160,7 +160,7 @@ export class CatalogRebuilder {
     const take = async (message: BusMessage): Promise<void> => {
       const end = remaining.get(message.partition);
       if (end === undefined || BigInt(message.offset) >= end) return;
-      fold.apply(parseJson(message.value), { partition: message.partition, offset: message.offset }, true);
+      fold.apply(parseJson(message.value), message, true);
       if (BigInt(message.offset) + 1n >= end) remaining.delete(message.partition);
       if (remaining.size === 0) done();
     };
@@ -194,7 +194,9 @@ export class CatalogRebuilder {
   }
 
   private newFold(): CatalogFold {
-    return new CatalogFold((origin: FoldOrigin, reason: string) => this.logger.error({ ...origin, reason }, 'rebuild skipped an event that cannot apply'));
+    return new CatalogFold((origin: FoldOrigin, reason: string) => this.logger.error(
+      { ...('id' in origin ? { eventId: origin.id } : { partition: origin.partition, offset: origin.offset }), reason }, 'rebuild skipped an event that cannot apply',
+    ));
   }
 
   private progress(events: number, total: number, from: string): void {
