@@ -4,7 +4,8 @@
  * size's heap cannot flatter or burden the next one's memory figure. Prints a table.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Kafka } from 'kafkajs';
@@ -60,7 +61,23 @@ async function fillStore(url: string, events: number): Promise<void> {
   await db.destroy();
 }
 
-async function measure(source: Source, events: number): Promise<Figures> {
+/** With a file named, the rebuild alone (not the filling of the log) is CPU-profiled into it: `--one kafka-log 100000 rebuild.cpuprofile`. */
+async function profiled<T>(file: string | undefined, work: () => Promise<T>): Promise<T> {
+  if (!file) return work();
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  try {
+    return await work();
+  } finally {
+    const { profile } = await session.post('Profiler.stop');
+    writeFileSync(file, JSON.stringify(profile));
+    session.disconnect();
+  }
+}
+
+async function measure(source: Source, events: number, profileFile?: string): Promise<Figures> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'estate-rebuild-bench-'));
   const pg = await startEmbeddedPostgres(path.join(dir, 'pg'), logger);
   const prefix = `bench${Date.now().toString(36)}`;
@@ -83,9 +100,9 @@ async function measure(source: Source, events: number): Promise<Figures> {
     const cpu = startCpuSpan({ discovery: 'self', postgres: [postmasterPid(path.join(dir, 'pg'))], kafka: source === 'kafka-log' ? pidsMatching('kafka.Kafka') : [] });
     const started = performance.now();
     // The event store is read the way `estate verify` and a rebuild over an incomplete log read it (no relay grace wait).
-    const { result: tools, peak } = await peakRss(async () => (source === 'event-store'
+    const { result: tools, peak } = await peakRss(() => profiled(profileFile, async () => (source === 'event-store'
       ? (await new CatalogRebuilder(bus, topics.registryEvents.name, 'bench', logger, { source: store, timeoutMs: 3_600_000 }).foldFromStore()).projection.tools.size
-      : (await projector.rebuild()).tools));
+      : (await projector.rebuild()).tools)));
     const seconds = (performance.now() - started) / 1000;
     const used = cpu.stop();
     const perEvent = (s: number) => Math.round((s * 1e7) / events) / 10;
@@ -118,7 +135,7 @@ async function deleteTopics(brokers: string[], names: string[]): Promise<void> {
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   if (args[0] === '--one') {
-    process.stdout.write(`${JSON.stringify(await measure(args[1] as Source, Number(args[2])))}\n`);
+    process.stdout.write(`${JSON.stringify(await measure(args[1] as Source, Number(args[2]), args[3]))}\n`);
     return;
   }
   // 1M events only on the embedded log: on the shared broker they would be a gigabyte.

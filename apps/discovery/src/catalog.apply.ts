@@ -35,7 +35,7 @@ export async function applyEnvelope(target: ProjectionTarget, raw: unknown): Pro
   return outcome;
 }
 
-const REGISTRY_TYPES: ReadonlySet<string> = new Set(Object.keys(CURRENT_REGISTRY_EVENT_VERSIONS));
+export const REGISTRY_TYPES: ReadonlySet<string> = new Set(Object.keys(CURRENT_REGISTRY_EVENT_VERSIONS));
 
 async function applyEvent(target: ProjectionTarget, event: RegistryEvent, envelope: EventEnvelope): Promise<ApplyOutcome> {
   if (event.type === 'ServerRegistered') {
@@ -44,15 +44,26 @@ async function applyEvent(target: ProjectionTarget, event: RegistryEvent, envelo
     for (const tool of tools) await target.upsertTool(withUpstream(tool, event.data));
     return { touched: tools.map((t) => t.name) };
   }
-  const name = event.type === 'ToolVersionPublished' ? event.data.spec.name : event.data.name;
+  const name = toolNameOf(event);
   const current = await target.tool(name);
-  if (event.type !== 'ToolVersionPublished' && !current?.versions.some((v) => v.version === event.data.version)) {
-    return { touched: [], skipped: `${event.type} for ${name}@${event.data.version}, which the catalog has never seen published` };
-  }
+  const refused = refusedChange(event, current);
+  if (refused !== undefined) return { touched: [], skipped: refused };
   const serverName = event.type === 'ToolVersionPublished' ? event.data.spec.upstream.server : current?.upstream.server;
   const server = serverName === undefined ? undefined : await target.server(serverName);
   await target.upsertTool(evolveCatalogEntry(current, event, envelope.position, envelope.occurredAt, server));
   return { touched: [name] };
+}
+
+export type ToolEvent = Exclude<RegistryEvent, { type: 'ServerRegistered' }>;
+
+export function toolNameOf(event: ToolEvent): string {
+  return event.type === 'ToolVersionPublished' ? event.data.spec.name : event.data.name;
+}
+
+/** Why a tool event cannot apply to the tool's current entry: a lifecycle change to a version never published. */
+export function refusedChange(event: ToolEvent, current: CatalogEntry | undefined): string | undefined {
+  if (event.type === 'ToolVersionPublished' || current?.versions.some((v) => v.version === event.data.version)) return undefined;
+  return `${event.type} for ${toolNameOf(event)}@${event.data.version}, which the catalog has never seen published`;
 }
 
 /** An in-memory target, for rebuilding the projection aside before the swap. */

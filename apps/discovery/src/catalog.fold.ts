@@ -1,7 +1,9 @@
-import { applyEnvelope, MemoryProjection } from './catalog.apply';
+import { evolveCatalogEntry, withUpstream } from '@estate/catalog';
+import { checkEnvelope, type RegistryEvent } from '@estate/events';
+import { MemoryProjection, refusedChange, REGISTRY_TYPES, toolNameOf } from './catalog.apply';
 
-/** Where a folded value came from, for the line that reports a skipped one. */
-export type FoldOrigin = { partition: number; offset: string } | { eventId: string };
+/** Where a folded value came from, for the line that reports a skipped one: the message or the stored event itself, no object per value. */
+export type FoldOrigin = { partition: number; offset: string } | { id: string };
 
 /**
  * The fold a rebuild streams every event through, page after page: it keeps the catalog (servers,
@@ -16,10 +18,10 @@ export class CatalogFold {
   constructor(private readonly skipped: (origin: FoldOrigin, reason: string) => void) {}
 
   /** `checkOrder`: a log is checked for gaps; the event store is the order itself. */
-  async apply(value: unknown, origin: FoldOrigin, checkOrder: boolean): Promise<void> {
+  apply(value: unknown, origin: FoldOrigin, checkOrder: boolean): void {
     if (checkOrder) this.order.see(value);
-    const outcome = await applyEnvelope(this.projection, value);
-    if (outcome.skipped !== undefined) this.skipped(origin, outcome.skipped);
+    const skipped = applyToMemory(this.projection, value);
+    if (skipped !== undefined) this.skipped(origin, skipped);
     this.events += 1;
   }
 
@@ -49,4 +51,36 @@ class StreamOrder {
     if (position > last + 1) this.problem = `stream ${stream} jumps from position ${last} to ${position}`;
     this.last.set(stream, Math.max(last, position));
   }
+}
+
+/**
+ * applyEnvelope (catalog.apply.ts) step for step, on the fold's own maps and without a promise:
+ * the awaits of the shared, storage-agnostic version cost a rebuild more than the fold itself.
+ * Returns why the value was passed over, if it was. catalog.fold.spec.ts holds the two to the
+ * same projection and the same reasons.
+ */
+export function applyToMemory(projection: MemoryProjection, raw: unknown): string | undefined {
+  const checked = checkEnvelope(raw, REGISTRY_TYPES);
+  if (!checked.ok) return checked.problem;
+  const { envelope } = checked;
+  const applied = projection.streams.get(envelope.stream);
+  if (applied !== undefined && envelope.position <= applied) return undefined;
+  // The envelope carries type, version and data: it is the event, without a copy per message.
+  const event = envelope as unknown as RegistryEvent;
+  if (event.type === 'ServerRegistered') {
+    projection.servers.set(event.data.name, event.data);
+    for (const tool of projection.tools.values()) {
+      if (tool.upstream.server === event.data.name) projection.tools.set(tool.name, withUpstream(tool, event.data));
+    }
+  } else {
+    const name = toolNameOf(event);
+    const current = projection.tools.get(name);
+    const refused = refusedChange(event, current);
+    if (refused !== undefined) return refused;
+    const serverName = event.type === 'ToolVersionPublished' ? event.data.spec.upstream.server : current?.upstream.server;
+    const server = serverName === undefined ? undefined : projection.servers.get(serverName);
+    projection.tools.set(name, evolveCatalogEntry(current, event, envelope.position, envelope.occurredAt, server));
+  }
+  projection.streams.set(envelope.stream, envelope.position);
+  return undefined;
 }

@@ -131,10 +131,11 @@ export class CatalogProjector {
   private async rebuildAside(): Promise<RebuildOutcome> {
     const rebuilt = await new CatalogRebuilder(this.bus, this.topics.events, this.groupId, this.logger, this.rebuildOptions).fold(await this.repo.appliedEvents());
     const { projection } = rebuilt;
-    await this.inTransaction((runner) =>
-      this.repo.replaceAll(runner, [...projection.servers.values()], [...projection.tools.values()], projection.streams),
-    );
-    await this.publishAll();
+    const tools = [...projection.tools.values()];
+    await this.inTransaction((runner) => this.repo.replaceAll(runner, [...projection.servers.values()], tools, projection.streams));
+    // The entries just swapped in, from memory: reading the whole catalog back cost as much as writing it.
+    tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    await publishCatalogEntries(this.client.publisher, this.topics.catalog, tools, CATALOG_ENTRY_MAX_BYTES, this.logger);
     const outcome = { tools: projection.tools.size, servers: projection.servers.size, events: rebuilt.events, source: rebuilt.source };
     this.logger.info(outcome, 'rebuild finished');
     return outcome;

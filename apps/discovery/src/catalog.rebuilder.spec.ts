@@ -61,7 +61,7 @@ describe('rebuilding the catalog aside', () => {
     expect(fromLog.projection.tools.size).toBe(1000);
     expect([...fromLog.projection.tools.values()]).toEqual([...fromStore.projection.tools.values()]);
     expect(fromLog.projection.tools.get('bench.t7')?.versions.map((v) => [v.version, v.status])).toEqual(['1.0.0', '1.1.0', '1.2.0', '1.3.0', '1.4.0'].map((v) => [v, 'deprecated']));
-    // Three pages of the log, not a report per message.
-    expect(progress).toEqual([10_000, 20_000, 23_000]);
+    // A report per page of the log (2,000 messages), not per message.
+    expect(progress).toEqual([...Array.from({ length: 11 }, (_, i) => (i + 1) * 2000), 23_000]);
   });
 });

@@ -28,6 +28,16 @@ describe('the fast envelope check', () => {
     }
   });
 
+  it('reads the form Date.toISOString() writes by character, and refuses every near miss of it', () => {
+    expect(isPlainUtcDateTime('2024-02-29T23:59:59.999Z')).toBe(true);
+    expect(isPlainUtcDateTime('0000-01-01T00:00:00.000Z')).toBe(true);
+    for (const near of ['2023-02-29T00:00:00.000Z', '2026-04-31T00:00:00.000Z', '2026-13-01T00:00:00.000Z', '2026-00-10T00:00:00.000Z',
+      '2026-11-30T24:00:00.000Z', '2026-11-30T23:60:00.000Z', '2026-11-30T23:59:60.000Z', '2026-11-30T23:59:59.99aZ',
+      '2026-11-30 23:59:59.000Z', '2026-11-30T23:59:59,000Z', '2026-11-30T23:59:59.000z', '+26-11-30T23:59:59.000Z', '2026-1-030T23:59:59.000Z']) {
+      expect({ near, fast: isPlainUtcDateTime(near) }).toEqual({ near, fast: false });
+    }
+  });
+
   it('leaves other valid date-times to the full validator rather than misjudging them', () => {
     expect(isPlainUtcDateTime('2024-02-29T23:59:59Z')).toBe(true);
     expect(isPlainUtcDateTime('2026-11-30T19:20:00+01:00')).toBe(false);

@@ -10,14 +10,37 @@ const DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /** RFC 3339 UTC date-time with a real calendar day; anything else is left to the full validator. */
 export function isPlainUtcDateTime(text: string): boolean {
+  if (text.length === 24) return isToIsoString(text);
   const m = ISO_UTC.exec(text);
   if (m === null) return false;
-  const year = Number(m[1]);
-  const month = Number(m[2]);
-  const day = Number(m[3]);
+  return isRealMoment(Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
+}
+
+/** Exactly `YYYY-MM-DDTHH:MM:SS.mmmZ`, what Date.toISOString() writes: read by character, no match objects per event. */
+function isToIsoString(text: string): boolean {
+  if (text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 || text.charCodeAt(10) !== 84 || text.charCodeAt(13) !== 58
+    || text.charCodeAt(16) !== 58 || text.charCodeAt(19) !== 46 || text.charCodeAt(23) !== 90) return false;
+  const year = digits(text, 0, 4);
+  const millis = digits(text, 20, 3);
+  if (year < 0 || millis < 0) return false;
+  return isRealMoment(year, digits(text, 5, 2), digits(text, 8, 2), digits(text, 11, 2), digits(text, 14, 2), digits(text, 17, 2));
+}
+
+/** The number written by `count` ASCII digits at `at`, or -1 if any is not a digit. */
+function digits(text: string, at: number, count: number): number {
+  let value = 0;
+  for (let i = at; i < at + count; i += 1) {
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return -1;
+    value = value * 10 + d;
+  }
+  return value;
+}
+
+function isRealMoment(year: number, month: number, day: number, hour: number, minute: number, second: number): boolean {
   if (month < 1 || month > 12 || day < 1 || day > DAYS[month - 1]) return false;
   if (month === 2 && day === 29 && !(year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0))) return false;
-  return Number(m[4]) <= 23 && Number(m[5]) <= 59 && Number(m[6]) <= 59;
+  return hour >= 0 && hour <= 23 && minute >= 0 && minute <= 59 && second >= 0 && second <= 59;
 }
 
 const nonEmpty = (v: unknown) => typeof v === 'string' && v.length > 0;

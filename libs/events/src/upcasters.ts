@@ -20,8 +20,12 @@ const UPCASTERS: Readonly<Record<string, Upcaster>> = {
   },
 };
 
+/** Types with an upcaster at some version: any other envelope is already current (most, and no key to build). */
+const LIFTED_TYPES: ReadonlySet<string> = new Set(Object.keys(UPCASTERS).map((key) => key.slice(0, key.lastIndexOf('@'))));
+
 /** Lift an envelope to the newest payload version this code knows, one step at a time. */
 export function upcast(envelope: EventEnvelope): EventEnvelope {
+  if (!LIFTED_TYPES.has(envelope.type)) return envelope;
   let current = envelope;
   for (;;) {
     const step = UPCASTERS[`${current.type}@${current.version}`];

@@ -1,8 +1,9 @@
 import { Kafka, logLevel, Partitioners, type Admin, type Consumer, type Producer, type LogEntry } from 'kafkajs';
 import type { Logger } from 'pino';
 import { withDeadline } from './bounded-stop';
-import { MessageRefused, type EventBus, type OutgoingMessage, type PartitionOffsets, type SubscribeOptions, type Subscription, type TopicSpec } from './event-bus.port';
+import { MessageRefused, type BusMessage, type EventBus, type OutgoingMessage, type PartitionOffsets, type SubscribeOptions, type Subscription, type TopicSpec } from './event-bus.port';
 import { eachBatchHandler, toBusMessage } from './kafka-batch.handler';
+import { KafkaPageReader } from './kafka-page.reader';
 import { correctTopicConfigs, declaredConfig } from './kafka-topic.configs';
 
 export interface KafkaBusOptions {
@@ -33,6 +34,9 @@ export class KafkaEventBus implements EventBus {
   private readonly specs = new Map<string, TopicSpec>();
   private readonly consumers = new Set<Consumer>();
   private readonly log: Logger;
+  private readonly pages?: KafkaPageReader;
+  /** Absent (a rebuild subscribes instead) only if kafkajs no longer makes the cluster the page reader needs. */
+  readonly readPage?: (topic: string, partition: number, offset: string, limit: number) => Promise<BusMessage[]>;
 
   constructor(options: KafkaBusOptions) {
     this.logger = options.logger;
@@ -50,6 +54,11 @@ export class KafkaEventBus implements EventBus {
         log[KAFKA_LOG_LEVEL[entry.level] ?? 'info']({ namespace: entry.namespace, ...rest }, message);
       },
     });
+    if (KafkaPageReader.supports(this.kafka)) {
+      const pages = new KafkaPageReader(this.kafka);
+      this.pages = pages;
+      this.readPage = (topic, partition, offset, limit) => pages.read(topic, partition, offset, limit);
+    }
   }
 
   /** Creates missing topics with their declared configuration and corrects the configuration of existing ones. */
@@ -182,6 +191,7 @@ export class KafkaEventBus implements EventBus {
   async close(): Promise<void> {
     await Promise.allSettled([...this.consumers].map((c) => this.disconnect(c, 'consumer')));
     this.consumers.clear();
+    await this.pages?.close();
     if (this.producer) await this.disconnect(await this.producer, 'producer');
     if (this.admin) {
       const admin = await this.admin.catch(() => undefined);

@@ -126,21 +126,24 @@ export class CatalogRepository {
    */
   async replaceAll(runner: Runner, servers: ServerRegisteredData[], tools: CatalogEntry[], streams: Map<string, number>): Promise<void> {
     // DELETE, not TRUNCATE: readers keep reading the old rows until the swap commits. Plain SQL:
-    // unnest() inserts a thousand rows per statement with three array parameters, which TypeORM cannot say.
+    // each insert takes a thousand rows as one JSON array that PostgreSQL splits, which TypeORM
+    // cannot say. (Text arrays were escaped character by character by the driver: for a catalog
+    // of large entries that cost more than the rest of the swap.) The json columns keep each
+    // element's text as written, key order included.
     await runner.manager.query(`DELETE FROM discovery.tools`);
     await runner.manager.query(`DELETE FROM discovery.servers`);
     await runner.manager.query(`DELETE FROM discovery.streams`);
     for (const part of chunks(servers)) {
-      await runner.manager.query(`INSERT INTO discovery.servers (name, data) SELECT n, d::json FROM unnest($1::text[], $2::text[]) AS r(n, d)`,
-        [part.map((s) => s.name), part.map((s) => JSON.stringify(s))]);
+      await runner.manager.query(`INSERT INTO discovery.servers (name, data) SELECT d->>'name', d FROM json_array_elements($1::json) AS d`, [JSON.stringify(part)]);
     }
     for (const part of chunks(tools)) {
-      await runner.manager.query(`INSERT INTO discovery.tools (name, server, entry) SELECT n, s, e::json FROM unnest($1::text[], $2::text[], $3::text[]) AS r(n, s, e)`,
-        [part.map((t) => t.name), part.map((t) => t.upstream.server), part.map((t) => JSON.stringify(t))]);
+      await runner.manager.query(
+        `INSERT INTO discovery.tools (name, server, entry) SELECT e->>'name', e->'upstream'->>'server', e FROM json_array_elements($1::json) AS e`,
+        [JSON.stringify(part)],
+      );
     }
     for (const part of chunks([...streams])) {
-      await runner.manager.query(`INSERT INTO discovery.streams (stream_id, position) SELECT * FROM unnest($1::text[], $2::integer[])`,
-        [part.map(([stream]) => stream), part.map(([, position]) => position)]);
+      await runner.manager.query(`INSERT INTO discovery.streams (stream_id, position) SELECT p->>0, (p->>1)::integer FROM json_array_elements($1::json) AS p`, [JSON.stringify(part)]);
     }
   }
 }

@@ -180,6 +180,20 @@ describe('PostgresEventBus (real PostgreSQL)', () => {
     expect(await bus.offsets(topic)).toEqual([{ partition: 0, low: '0', high: '6' }]);
   });
 
+  it('reads a log page by page outside any group, and reads past a compacted topic\'s gaps larger than a page', async () => {
+    const bus = newBus();
+    const [log, compacted] = [topicName(), topicName()];
+    await bus.ensureTopics([{ name: log }, { name: compacted, compacted: true }]);
+    await bus.publish(log, messages('k', Array.from({ length: 25 }, (_, i) => `m${i}`)));
+    const pages: string[][] = [];
+    for (let next = 0; next < 25; next += 10) pages.push((await bus.readPage(log, 0, String(next), 10)).map((m) => `${m.offset}:${m.value}`));
+    expect(pages.map((p) => p.length)).toEqual([10, 10, 5]);
+    expect(pages.flat()).toEqual(Array.from({ length: 25 }, (_, i) => `${i}:m${i}`));
+    // Twenty superseded values of one key leave a gap of twenty offsets before the survivors.
+    await bus.publish(compacted, [...messages('a', Array.from({ length: 21 }, (_, i) => `a${i}`)), ...messages('b', ['b0'])]);
+    expect((await bus.readPage(compacted, 0, '0', 5)).map((m) => [m.offset, m.value])).toEqual([['20', 'a20'], ['21', 'b0']]);
+  });
+
   it('never gives concurrent publishers on separate connections the same offset, and keeps each key in order', async () => {
     const topic = topicName();
     const publishers = [newBus(), newBus(), newBus()];
