@@ -158,8 +158,10 @@ export class KafkaEventBus implements EventBus {
 
   async offsets(topic: string): Promise<PartitionOffsets[]> {
     return this.withAdmin(async (admin) => {
-      // Asking for a missing topic's offsets would retry for a long while before failing.
-      if (!(await admin.listTopics()).includes(topic)) return [];
+      // Asking for a missing topic's offsets would retry for a long while before failing. The
+      // metadata of this one topic says whether it exists at once; listTopics would fetch and decode
+      // every topic of the cluster (tens of ms on a broker with thousands), on every relay send.
+      if (!(await topicExists(admin, topic))) return [];
       const offsets = await admin.fetchTopicOffsets(topic);
       return offsets
         .map((o) => ({ partition: o.partition, low: o.low, high: o.high }))
@@ -301,4 +303,15 @@ function sizeRefusal(error: unknown): string | undefined {
     if (typeof e.type === 'string' && SIZE_REFUSALS.has(e.type)) return e.type;
   }
   return undefined;
+}
+
+/** Whether the cluster has this topic, from its metadata alone; kafkajs gives up at once on an unknown topic. */
+async function topicExists(admin: Admin, topic: string): Promise<boolean> {
+  try {
+    const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
+    return topics.some((t) => t.name === topic);
+  } catch (error) {
+    if ((error as { type?: unknown }).type === 'UNKNOWN_TOPIC_OR_PARTITION') return false;
+    throw error;
+  }
 }
