@@ -12,6 +12,8 @@ export interface KafkaBusOptions {
 }
 
 const DISCONNECT_MS = 2000;
+/** How long the broker may hold an empty fetch (see subscribeOnce). */
+const FETCH_WAIT_MS = 1000;
 const BATCH_FETCH_BYTES = 4 * 1024 * 1024;
 
 /** kafkajs reports every retried broker hiccup as an error; our handlers surface real failures. */
@@ -118,7 +120,11 @@ export class KafkaEventBus implements EventBus {
       groupId: options.groupId,
       sessionTimeout: 10000,
       heartbeatInterval: 1000,
-      maxWaitTimeInMs: 100,
+      // A long poll: the broker answers a fetch the moment one byte arrives (minBytes 1), so the
+      // wait costs no latency, only idle work (an idle consumer asks once a second, not ten times).
+      // Kept under DISCONNECT_MS: a disconnect waits for the fetch in flight.
+      maxWaitTimeInMs: FETCH_WAIT_MS,
+      minBytes: 1,
       // A batch subscriber gets fetches as large as its batches (one transaction each); 1 MB, kafkajs's default, holds ~2,500 call records.
       ...(options.handleBatch ? { maxBytesPerPartition: BATCH_FETCH_BYTES, maxBytes: 2 * BATCH_FETCH_BYTES } : {}),
       allowAutoTopicCreation: false,
