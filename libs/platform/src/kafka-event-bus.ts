@@ -13,6 +13,8 @@ export interface KafkaBusOptions {
 }
 
 const DISCONNECT_MS = 2000;
+/** How long the broker may hold an empty fetch (see subscribeOnce). */
+const FETCH_WAIT_MS = 1000;
 const BATCH_FETCH_BYTES = 4 * 1024 * 1024;
 
 /** kafkajs reports every retried broker hiccup as an error; our handlers surface real failures. */
@@ -127,7 +129,11 @@ export class KafkaEventBus implements EventBus {
       groupId: options.groupId,
       sessionTimeout: 10000,
       heartbeatInterval: 1000,
-      maxWaitTimeInMs: 100,
+      // A long poll: the broker answers a fetch the moment one byte arrives (minBytes 1), so the
+      // wait costs no latency, only idle work (an idle consumer asks once a second, not ten times).
+      // Kept under DISCONNECT_MS: a disconnect waits for the fetch in flight.
+      maxWaitTimeInMs: FETCH_WAIT_MS,
+      minBytes: 1,
       // A batch subscriber gets fetches as large as its batches (one transaction each); 1 MB, kafkajs's default, holds ~2,500 call records.
       ...(options.handleBatch ? { maxBytesPerPartition: BATCH_FETCH_BYTES, maxBytes: 2 * BATCH_FETCH_BYTES } : {}),
       allowAutoTopicCreation: false,
@@ -167,8 +173,10 @@ export class KafkaEventBus implements EventBus {
 
   async offsets(topic: string): Promise<PartitionOffsets[]> {
     return this.withAdmin(async (admin) => {
-      // Asking for a missing topic's offsets would retry for a long while before failing.
-      if (!(await admin.listTopics()).includes(topic)) return [];
+      // Asking for a missing topic's offsets would retry for a long while before failing. The
+      // metadata of this one topic says whether it exists at once; listTopics would fetch and decode
+      // every topic of the cluster (tens of ms on a broker with thousands), on every relay send.
+      if (!(await topicExists(admin, topic))) return [];
       const offsets = await admin.fetchTopicOffsets(topic);
       return offsets
         .map((o) => ({ partition: o.partition, low: o.low, high: o.high }))
@@ -311,4 +319,15 @@ function sizeRefusal(error: unknown): string | undefined {
     if (typeof e.type === 'string' && SIZE_REFUSALS.has(e.type)) return e.type;
   }
   return undefined;
+}
+
+/** Whether the cluster has this topic, from its metadata alone; kafkajs gives up at once on an unknown topic. */
+async function topicExists(admin: Admin, topic: string): Promise<boolean> {
+  try {
+    const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
+    return topics.some((t) => t.name === topic);
+  } catch (error) {
+    if ((error as { type?: unknown }).type === 'UNKNOWN_TOPIC_OR_PARTITION') return false;
+    throw error;
+  }
 }

@@ -10,12 +10,10 @@ import { rowToEnvelope, type LoggedEventRow } from './event.row';
 import { APPEND_CHANNEL } from './postgres-event-store';
 import { RelayCheckpointEntity } from './relay-checkpoint.entity';
 import { RelayParkedEntity } from './relay-parked.entity';
+import { readRelayBatch, RELAY_BATCH, relayHeldBack } from './relay.reads';
+import { RelayWake } from './relay.wake';
 
-const BATCH = 500;
-const POLL_MS = 250;
 const FAILURE_LOG_EVERY_MS = 10_000;
-/** How often an idle relay checks that the log still holds what it sent. */
-const CHECK_MS = 5000;
 
 /**
  * Publishes stored events to Kafka in commit-safe order (the transactional outbox is the event
@@ -24,7 +22,9 @@ const CHECK_MS = 5000;
  * the checkpoint. Delivery is at-least-once; consumers dedupe by event id.
  *
  * The event store is the truth and the log only a copy: the relay remembers how many messages the
- * log held after its sends and checks it before every send and every few seconds. A log that holds
+ * log held after its sends and checks it on every pass (beside the read, so a send waits for one
+ * round trip, not two in a row) and before every further send. An idle relay passes every few
+ * seconds (relay.wake.ts); the append NOTIFY wakes it otherwise. A log that holds
  * fewer (a broker's data lost, a topic deleted or truncated) gets every stored event again, in the
  * original order with the original ids, before anything new.
  */
@@ -32,7 +32,7 @@ export class OutboxRelay {
   /** This instance's own session: holds the relay lock (when leading) and LISTENs for appends. */
   private session?: Client;
   private holdsLock = false;
-  private timer?: NodeJS.Timeout;
+  private readonly wake = new RelayWake(() => this.kick(), () => (!this.holdsLock || this.lastFailure !== undefined ? 'always' : 'idle'));
   private running = false;
   private again = false;
   private stopped = false;
@@ -40,8 +40,6 @@ export class OutboxRelay {
   lastFailure?: string;
   private failedPasses = 0;
   private lastFailureLog = 0;
-  private lastCheck = 0;
-  private checkSoon = true;
   private readonly topic: string;
   private readonly spec: TopicSpec;
   /** Sends go through the bus transport's client; offsets and topic repairs ask the bus itself. */
@@ -71,25 +69,24 @@ export class OutboxRelay {
       [this.name],
     );
     await this.lead();
-    this.timer = setInterval(() => this.kick(), POLL_MS);
+    this.wake.start();
     this.kick();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
+    this.wake.stop();
     while (this.running) await new Promise((resolve) => setTimeout(resolve, 10));
     // Ending the session releases the advisory lock: a standby relay takes over on its next tick.
     await this.session?.end().catch(() => undefined);
   }
 
   /**
-   * An outage fails every pass (four a second): the first failure is an error line with its
+   * An outage fails every pass (four a second: the wake timer retries a failing relay on every tick): the first failure is an error line with its
    * cause, the following ones a short warning at most every ten seconds, until a pass succeeds.
    */
   private failed(error: unknown): void {
     const message = error instanceof Error ? error.message : String(error);
-    this.checkSoon = true;
     this.failedPasses += 1;
     const now = Date.now();
     if (this.lastFailure === undefined) this.logger.error({ err: error }, 'relay pass failed; will retry');
@@ -115,6 +112,7 @@ export class OutboxRelay {
       return;
     }
     this.running = true;
+    this.wake.passed();
     void this.lead()
       .then((leading) => (leading ? this.drain() : 0))
       .then(() => {
@@ -178,19 +176,28 @@ export class OutboxRelay {
   async drain(): Promise<number> {
     let sent = 0;
     for (;;) {
-      const rows = await this.readBatch();
+      // The log's size is asked for (a Kafka round trip) beside the read: the first send waits for
+      // the slower of the two, not both. The database is used one query at a time, as before.
+      const asked = this.held();
+      asked.catch(() => undefined); // awaited in checkLog; a failure meanwhile is not an unhandled rejection
+      const rows = await readRelayBatch(this.db, this.name, this.maxBatchBytes);
+      const checked = await this.checkLog(asked);
+      if (checked === undefined) continue; // the log lost events: the checkpoint went back, read again
       if (rows.length === 0) {
-        if (this.checkSoon || Date.now() - this.lastCheck >= CHECK_MS) await this.checkLog();
+        if (await relayHeldBack(this.db, this.name)) this.wake.heldBack();
         return sent;
       }
+      this.wake.caughtUp();
       const outgoing = rows.map((row) => this.outgoing(row));
       // Spans of events handed to sendBatch are ended there; the rest (a refill comes first) here.
       let handed = 0;
+      let held: bigint | undefined = checked;
       try {
         // Batches by bytes as well as count: the topic refuses a batch over its max.message.bytes.
-        for (const batch of batchBySize(outgoing, (o) => messageBytes(o.message), BATCH, this.maxBatchBytes)) {
+        for (const batch of batchBySize(outgoing, (o) => messageBytes(o.message), RELAY_BATCH, this.maxBatchBytes)) {
           handed += batch.length;
-          if (!(await this.sendBatch(batch))) break;
+          held = await this.sendBatch(batch, held);
+          if (held === undefined) break;
           sent += batch.length;
         }
       } finally {
@@ -199,17 +206,12 @@ export class OutboxRelay {
     }
   }
 
-  /** Sends one batch and moves the checkpoint past it; false when the log lost events and is refilled first. */
-  private async sendBatch(batch: Outgoing[]): Promise<boolean> {
-    // Before sending: a log that lost events gets them back first, so no event lands before its predecessors.
-    const before = await this.checkLog().catch((error: unknown) => {
-      for (const { span } of batch) span.end(error);
-      throw error;
-    });
-    if (before === undefined) {
-      for (const { span } of batch) span.end();
-      return false;
-    }
+  /**
+   * Sends one batch onto a log checked to hold `before` messages (no fewer than the relay put
+   * there) and moves the checkpoint past it. Returns what the log holds after the send, which is
+   * the check before the next send; undefined when the log lost events and is refilled first.
+   */
+  private async sendBatch(batch: Outgoing[], before: bigint): Promise<bigint | undefined> {
     // An event the bus refuses for its size is refused on every pass: it is parked, not retried forever.
     let parked: number;
     try {
@@ -224,7 +226,7 @@ export class OutboxRelay {
     const expected = before + BigInt(batch.length - parked);
     if (held === undefined || held < expected) {
       await this.startOver(held, expected, last.id);
-      return false;
+      return undefined;
     }
     // Never backwards, even if a relay that lost its lock mid-pass finishes late.
     // Raw SQL: a row comparison on (xid8, bigint), which TypeORM cannot say.
@@ -233,7 +235,7 @@ export class OutboxRelay {
         WHERE relay = $1 AND (tx_id, position) < ($2::xid8, $3::bigint)`,
       [this.name, last.tx_id, last.position, String(held), last.id],
     );
-    return true;
+    return held;
   }
 
   private async park(refused: Outgoing, reason: string): Promise<void> {
@@ -263,10 +265,8 @@ export class OutboxRelay {
    * Compares the log with what the relay put there. Returns the messages the log holds, or
    * undefined when it lost some (the checkpoint is then reset: the next read starts over).
    */
-  private async checkLog(): Promise<bigint | undefined> {
-    this.lastCheck = Date.now();
-    this.checkSoon = false;
-    const held = await this.held();
+  private async checkLog(asked = this.held()): Promise<bigint | undefined> {
+    const held = await asked;
     const checkpoint = await this.db.manager.findOne(RelayCheckpointEntity, { where: { relay: this.name }, select: { logHigh: true, lastEventId: true } });
     const expected = BigInt(checkpoint?.logHigh ?? '0');
     if (held !== undefined && held >= expected) return held;
@@ -297,26 +297,6 @@ export class OutboxRelay {
     const offsets = await this.bus.offsets(this.topic);
     if (offsets.length === 0) return undefined;
     return offsets.reduce((sum, p) => sum + BigInt(p.high), 0n);
-  }
-
-  /** The next events in commit order: at most BATCH of them, and about one batch's bytes (at least one event). */
-  private async readBatch(): Promise<LoggedEventRow[]> {
-    // Raw SQL: an xid8 snapshot read (tx_id below pg_snapshot_xmin) with a window sum for the batch's bytes.
-    return this.db.query(
-      `SELECT position, tx_id, id, stream_id, stream_version, type, version, data, actor, correlation_id, occurred_at, traceparent
-         FROM (SELECT n.*, sum(octet_length(n.data::text)) OVER (ORDER BY n.tx, n.position) - octet_length(n.data::text) AS before
-                 FROM (SELECT e.position, e.tx_id::text AS tx_id, e.tx_id AS tx, e.id, e.stream_id, e.stream_version, e.type,
-                              e.version, e.data, e.actor, e.correlation_id, e.occurred_at, e.traceparent
-                         FROM registry.events e, registry.relay_checkpoint c
-                        WHERE c.relay = $1
-                          AND (e.tx_id, e.position) > (c.tx_id, c.position)
-                          AND e.tx_id < pg_snapshot_xmin(pg_current_snapshot())
-                        ORDER BY e.tx_id, e.position
-                        LIMIT ${BATCH}) n) w
-        WHERE before < $2
-        ORDER BY tx, position`,
-      [this.name, this.maxBatchBytes],
-    );
   }
 }
 
