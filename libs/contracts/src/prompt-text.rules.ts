@@ -1,5 +1,6 @@
 import type { ContractIssue } from './contract.types';
 import { isConfusable } from './confusable.table';
+import { PromptTextVerdicts } from './prompt-text.cache';
 import {
   COMMENT_PATTERNS, EXFILTRATION_PATTERNS, HTML_PATTERNS, OVERRIDE_PATTERNS, ROLE_MARKER_PATTERNS, SECRET_PATTERNS,
 } from './prompt-text.patterns';
@@ -66,7 +67,15 @@ const PATTERN_RULES: readonly PatternRule[] = [
   { id: 'secret_reference', patterns: SECRET_PATTERNS, says: 'names a credential file' },
 ];
 
+/** One for the process: the registry's publishes and the edge's relayed texts repeat the same texts. */
+const verdicts = new PromptTextVerdicts();
+
 export function inspectPromptText(text: string, path: string, context: PromptTextContext = {}): ContractIssue[] {
+  const { kind, skip, metadataValues } = context;
+  return verdicts.verdict(text, JSON.stringify([kind ?? 'block', skip ?? [], metadataValues ?? null]), path, () => judgePromptText(text, path, context));
+}
+
+function judgePromptText(text: string, path: string, context: PromptTextContext): ContractIssue[] {
   const skip = new Set(context.skip ?? []);
   const issues: ContractIssue[] = [];
   const add = (code: PromptTextRuleId, message: string) => {

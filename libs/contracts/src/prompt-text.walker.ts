@@ -1,5 +1,6 @@
 import type { ContractIssue } from './contract.types';
 import { appendPath, isRecord } from './json-path.util';
+import { CACHED_TEXT_MAX_CHARS } from './prompt-text.cache';
 import { inspectPromptText, type PromptTextContext, type PromptTextRuleId } from './prompt-text.rules';
 
 /** Keywords whose strings are one-line labels: no line breaks or tabs there either. */
@@ -42,10 +43,15 @@ export function inspectPromptTree(root: unknown, path: string, context: PromptTe
   return issues;
 }
 
-/** Schemas repeat the same keys and words ("type", "string"): each is inspected once per walk. */
+/**
+ * Schemas repeat the same keys and words ("type", "string"): each is inspected once per walk.
+ * inspectPromptText keeps the verdicts of short texts for the whole process already, so only the
+ * long ones it does not keep are remembered here (a schema repeating a long text is judged once).
+ */
 function memoised(): (text: string, path: string, context: PromptTextContext) => ContractIssue[] {
   const seen = new Map<string, ContractIssue[]>();
   return (text, path, context) => {
+    if (text.length <= CACHED_TEXT_MAX_CHARS) return inspectPromptText(text, path, context);
     const key = JSON.stringify([text, context.kind, context.skip, context.metadataValues]);
     let found = seen.get(key);
     if (!found) {

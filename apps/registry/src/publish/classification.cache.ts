@@ -43,12 +43,24 @@ export function cachedClassifier(
   return Object.assign(cached, { policy: classify.policy, size: () => entries.size });
 }
 
+/** Each spec's digest, kept while the spec is: a publish's new spec is the next publish's old one. */
+const digests = new WeakMap<ToolSpec, string>();
+
 /**
- * The pair's JSON, hashed to keep keys small. Plain JSON.stringify, not a canonical form: every
- * publish that misses pays for the key, and the canonical one cost as much as a small
- * classification (profiled). Stored specs keep their key order (json, not jsonb), so the same
- * pair gives the same key; a reordered one only misses.
+ * Both specs' JSON digests. Plain JSON.stringify, not a canonical form: every publish that misses
+ * pays for the key, and the canonical one cost as much as a small classification (profiled).
+ * Stored specs keep their key order (json, not jsonb), so the same pair gives the same key; a
+ * reordered one only misses. Specs are never changed once parsed, so a digest stays true.
  */
 function pairKey(oldSpec: ToolSpec, newSpec: ToolSpec): string {
-  return createHash('sha256').update(JSON.stringify(oldSpec)).update('\u0000').update(JSON.stringify(newSpec)).digest('base64');
+  return `${digestOf(oldSpec)} ${digestOf(newSpec)}`;
+}
+
+function digestOf(spec: ToolSpec): string {
+  let digest = digests.get(spec);
+  if (digest === undefined) {
+    digest = createHash('sha256').update(JSON.stringify(spec)).digest('base64');
+    digests.set(spec, digest);
+  }
+  return digest;
 }

@@ -1,6 +1,6 @@
 import { AppendBatcher, type PendingAppend } from './append.batcher';
 
-const pending = (streamId: string, bytes = 10): PendingAppend => ({ streamId, expectedVersion: 0, stamped: [], traceparent: null, bytes });
+const pending = (streamId: string, bytes = 10): PendingAppend => ({ streamId, expectedVersion: 0, stamped: [], data: [], traceparent: null, bytes });
 
 describe('AppendBatcher', () => {
   it('writes a lone append at once and groups those that arrive meanwhile, one per stream, each told its own fate', async () => {

@@ -5,6 +5,8 @@ export interface PendingAppend {
   streamId: string;
   expectedVersion: number;
   stamped: EventEnvelope[];
+  /** Each stamped event's data as JSON, serialized once when it was measured. */
+  data: string[];
   traceparent: string | null;
   /** About how many bytes the events take on the wire. */
   bytes: number;

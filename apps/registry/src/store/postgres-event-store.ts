@@ -4,7 +4,7 @@ import type { EventEnvelope } from '@estate/events';
 import { currentTraceparent, REGISTRY_EVENT_MAX_BYTES, withCorrelation, withSpan } from '@estate/platform';
 import { RegistryEventEntity } from './event.entity';
 import { AppendBatcher, type PendingAppend } from './append.batcher';
-import { eventMessageBytes } from './event.message';
+import { measuredEvent } from './event.message';
 import { ConcurrencyConflict, EventTooLarge, readDecideAppend, type AppendMeta, type EventStore, type NewEvent, type StreamUpdate } from './event-store.port';
 import { rowToEnvelope, type EventRow } from './event.row';
 
@@ -65,10 +65,10 @@ export class PostgresEventStore implements EventStore {
     if (events.length === 0) return [];
     const attributes = { 'estate.stream': streamId, 'estate.events': events.map((e) => e.type).join(','), 'estate.correlation_id': meta.correlationId };
     return withCorrelation(meta.correlationId, () => withSpan('registry append', attributes, async () => {
-      const { stamped, bytes } = this.stamp(streamId, expectedVersion, events, meta);
+      const { stamped, data, bytes } = this.stamp(streamId, expectedVersion, events, meta);
       // One statement per batch, so one transaction: the row's tx_id is taken there, after the
       // stream was read, which the relay's visibility rule depends on.
-      const landed = await this.batcher.append({ streamId, expectedVersion, stamped, traceparent: currentTraceparent() ?? null, bytes });
+      const landed = await this.batcher.append({ streamId, expectedVersion, stamped, data, traceparent: currentTraceparent() ?? null, bytes });
       if (!landed) throw new ConcurrencyConflict(streamId, expectedVersion);
       return stamped;
     }));
@@ -76,13 +76,13 @@ export class PostgresEventStore implements EventStore {
 
   /** One batch in one statement; the streams whose appends landed. */
   private async writeBatch(batch: PendingAppend[]): Promise<Set<string>> {
-    const rows = batch.flatMap((a) => a.stamped.map((e) => ({ e, a })));
+    const rows = batch.flatMap((a) => a.stamped.map((e, i) => ({ e, a, data: a.data[i] })));
     try {
       const { rows: landed } = await this.pool().query<{ stream_id: string }>({
         ...APPEND_BATCH,
         values: [
           rows.map((r) => r.e.id), rows.map((r) => r.a.streamId), rows.map((r) => r.e.position), rows.map((r) => r.e.type), rows.map((r) => r.e.version),
-          rows.map((r) => JSON.stringify(r.e.data)), rows.map((r) => r.e.actor), rows.map((r) => r.e.correlationId), rows.map((r) => r.e.occurredAt),
+          rows.map((r) => r.data), rows.map((r) => r.e.actor), rows.map((r) => r.e.correlationId), rows.map((r) => r.e.occurredAt),
           rows.map((r) => r.a.traceparent), rows.map((r) => r.a.expectedVersion), APPEND_CHANNEL,
         ],
       });
@@ -124,19 +124,21 @@ export class PostgresEventStore implements EventStore {
   }
 
   /** Id, position and time as the relay will send them; an event too large for the log is refused before it is stored. */
-  private stamp(streamId: string, expectedVersion: number, events: NewEvent[], meta: AppendMeta): { stamped: EventEnvelope[]; bytes: number } {
+  private stamp(streamId: string, expectedVersion: number, events: NewEvent[], meta: AppendMeta): { stamped: EventEnvelope[]; data: string[]; bytes: number } {
     const occurredAt = this.clock().toISOString();
     const stamped = events.map((event, index): EventEnvelope => ({
       id: this.ids(), type: event.type, version: event.version, stream: streamId, position: expectedVersion + index,
       occurredAt, actor: meta.actor, correlationId: meta.correlationId, data: event.data,
     }));
     let total = 0;
+    const data: string[] = [];
     for (const e of stamped) {
-      const bytes = eventMessageBytes(e);
-      if (bytes > this.maxEventBytes) throw new EventTooLarge(streamId, bytes, this.maxEventBytes);
-      total += bytes;
+      const measured = measuredEvent(e);
+      if (measured.bytes > this.maxEventBytes) throw new EventTooLarge(streamId, measured.bytes, this.maxEventBytes);
+      total += measured.bytes;
+      data.push(measured.data);
     }
-    return { stamped, bytes: total };
+    return { stamped, data, bytes: total };
   }
 }
 

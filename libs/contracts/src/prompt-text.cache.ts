@@ -1,0 +1,51 @@
+import type { ContractIssue } from './contract.types';
+
+/** Longest text whose verdict is kept: titles, keys, schema words and descriptions fit; a 1 MB blob is judged each time. */
+export const CACHED_TEXT_MAX_CHARS = 8_192;
+/** All kept texts together, in characters (about 2 MB): the bound holds whatever mix of lengths arrives. */
+export const CACHED_TEXTS_MAX_CHARS = 1_000_000;
+
+/**
+ * Verdicts of the prompt-text rules by (context, text), least recently used forgotten first. A
+ * publish lints every text of its spec, and successive versions of a tool repeat almost all of
+ * them (its title, every schema key and word); profiled, linting those again was the largest
+ * cost of a publish's own. The rules are pure, so a kept verdict is the verdict. Kept without
+ * their path (the same text is judged alike wherever it sits), handed out as fresh copies.
+ */
+export class PromptTextVerdicts {
+  private readonly entries = new Map<string, readonly Omit<ContractIssue, 'path'>[]>();
+  private chars = 0;
+
+  constructor(private readonly maxChars = CACHED_TEXTS_MAX_CHARS, private readonly maxTextChars = CACHED_TEXT_MAX_CHARS) {}
+
+  /** The verdict at `path`, judged by `judge` unless kept; `context` must name everything besides the text that changes it. */
+  verdict(text: string, context: string, path: string, judge: () => ContractIssue[]): ContractIssue[] {
+    if (text.length > this.maxTextChars) return judge();
+    // The context comes first and is JSON (which escapes U+0000), so the first U+0000 ends it: no two pairs share a key.
+    const key = `${context}\u0000${text}`;
+    let kept = this.entries.get(key);
+    if (kept !== undefined) {
+      // Re-inserted: a Map iterates in insertion order, so its first key is the least recently used.
+      this.entries.delete(key);
+      this.entries.set(key, kept);
+    } else {
+      kept = judge().map(({ path: _path, ...issue }) => issue);
+      this.keep(key, kept);
+    }
+    return kept.map((issue) => ({ path, ...issue }));
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private keep(key: string, issues: readonly Omit<ContractIssue, 'path'>[]): void {
+    this.entries.set(key, issues);
+    this.chars += key.length;
+    while (this.chars > this.maxChars) {
+      const oldest = this.entries.keys().next().value as string;
+      this.entries.delete(oldest);
+      this.chars -= oldest.length;
+    }
+  }
+}
