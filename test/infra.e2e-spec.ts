@@ -119,7 +119,9 @@ function knownEnvFor(service: string): { names: Set<string>; source: string } {
   const names = new Set<string>();
   const sources: string[] = [];
   if (fs.existsSync(own)) {
-    namesIn([own]).forEach((n) => names.add(n));
+    // config.ts and the part loaders it calls (webhooks/webhook.config.ts and the like).
+    const parts = tsFilesUnder(path.join(REPO_ROOT, 'apps', app, 'src')).filter((f) => f.endsWith('.config.ts'));
+    namesIn([own, ...parts]).forEach((n) => names.add(n));
     sources.push(`apps/${app}/src/config.ts`);
   } else {
     // TODO(lead): every service has a config.ts now; drop this fallback when that stays true.
