@@ -8,7 +8,7 @@ import { startNotesServer } from '../examples/notes/notes.http';
 import { notesSpecs } from '../examples/notes/notes.specs';
 import { ADMIN, http, token, waitFor } from './support/estate.harness';
 import { testEstateEnv } from './support/estate.stack';
-import { ACCEPT_BOTH, parseSse, raw, type SseEvent } from './support/edge-wire';
+import { ACCEPT_BOTH, parseSse, raw, waitForEvent, type SseEvent } from './support/edge-wire';
 import { createTestDatabase } from './support/infra';
 
 /*
@@ -282,13 +282,3 @@ describe('resources, prompts and completions on MCP 2026-07-28 (no sessions)', (
     });
   }
 });
-
-async function waitForEvent(events: SseEvent[], predicate: (e: SseEvent) => boolean, ms: number): Promise<SseEvent> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    const found = events.find(predicate);
-    if (found) return found;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`no matching SSE event within ${ms} ms; saw ${JSON.stringify(events)}`);
-}

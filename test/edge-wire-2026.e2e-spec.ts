@@ -1,7 +1,7 @@
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { bankSpecs } from '../examples/bank/bank.specs';
 import { token, waitFor } from './support/estate.harness';
-import { ACCEPT_BOTH, parseSse, raw, type SseEvent } from './support/edge-wire';
+import { ACCEPT_BOTH, parseSse, raw, waitForEvent, type SseEvent } from './support/edge-wire';
 import { startToolsStack, type ToolsStack } from './support/edge-tools.fixture';
 
 /*
@@ -330,13 +330,3 @@ describe('the edge on the wire, MCP 2026-07-28 (no sessions)', () => {
     });
   }
 });
-
-async function waitForEvent(events: SseEvent[], predicate: (e: SseEvent) => boolean, ms: number): Promise<SseEvent> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    const found = events.find(predicate);
-    if (found) return found;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`no matching SSE event within ${ms} ms; saw ${JSON.stringify(events)}`);
-}

@@ -149,3 +149,14 @@ export class RawSession {
     return { status: response.status, message: isSse ? sseMessages(response.text)[0] : (JSON.parse(response.text) as Record<string, unknown>) };
   }
 }
+
+/** The first event of a growing list that matches, polled until `ms` have passed. */
+export async function waitForEvent(events: SseEvent[], predicate: (e: SseEvent) => boolean, ms: number): Promise<SseEvent> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const found = events.find(predicate);
+    if (found) return found;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`no matching SSE event within ${ms} ms; saw ${JSON.stringify(events)}`);
+}
