@@ -1,4 +1,4 @@
-import { ADMIN, http, token } from './support/estate.harness';
+import { ADMIN, http, token, waitFor } from './support/estate.harness';
 import { startEstateServices, type EstateServices } from './support/estate.stack';
 import { startPrivateKafka, type PrivateKafka } from './support/private-kafka';
 import { PublishLedger } from './support/publish.ledger';
@@ -65,5 +65,22 @@ describe('durability on Kafka (a private broker, restarted and wiped)', () => {
     expect(rebuilt).toMatchObject({ status: 200, body: { source: 'log', servers: 1 } });
     await publishing;
     await ledger.expectRecovered('(c) rebuild', started);
+  }, 180_000);
+
+  it('answers verify promptly while the broker is away, then reports the trail caught up once it is back', async () => {
+    await kafka.kill();
+    try {
+      const asked = Date.now();
+      const away = await http('GET', `${stack.auditUrl}/v1/audit/verify`, admin);
+      // The chain is proved from PostgreSQL alone; only "caught up" needs the broker.
+      expect(away).toMatchObject({ status: 200, body: { chainOk: true, logsReachable: false, caughtUp: false } });
+      expect(Date.now() - asked).toBeLessThan(8_000);
+    } finally {
+      await kafka.start();
+    }
+    await waitFor(async () => {
+      const back = await http('GET', `${stack.auditUrl}/v1/audit/verify`, admin);
+      return back.body.logsReachable === true && back.body.caughtUp === true ? back.body : undefined;
+    }, 'verify to reach the logs again', 60_000);
   }, 180_000);
 });

@@ -1,6 +1,12 @@
-import type { EventBus } from '@estate/platform';
+import { withDeadline, type EventBus } from '@estate/platform';
 import { completeness, type CompletenessReport, type LogFact } from './domain/trail-completeness';
 import type { AuditRepository } from './store/audit.repository';
+
+/**
+ * How long verify waits for the log ends. A broker that is reconnecting retries for up to half a
+ * minute; verify answers sooner, saying the logs were out of reach (the chain's answer stands).
+ */
+const LOG_ENDS_MS = 3000;
 
 /** Answers whether the trail holds (or dead-lettered) every message of the audited logs. */
 export class TrailCompleteness {
@@ -16,6 +22,11 @@ export class TrailCompleteness {
   }
 
   private async logEnds(): Promise<LogFact[] | undefined> {
+    const ends = await withDeadline(this.readLogEnds(), LOG_ENDS_MS);
+    return ends === 'overran' ? undefined : ends;
+  }
+
+  private async readLogEnds(): Promise<LogFact[] | undefined> {
     try {
       const logs: LogFact[] = [];
       for (const topic of this.topics) {
