@@ -8,7 +8,7 @@ import { startNotesServer } from '../examples/notes/notes.http';
 import { notesSpecs } from '../examples/notes/notes.specs';
 import { ADMIN, http, token, waitFor } from './support/estate.harness';
 import { testEstateEnv } from './support/estate.stack';
-import { ACCEPT_BOTH, parseSse, raw, waitForEvent, type SseEvent } from './support/edge-wire';
+import { ACCEPT_BOTH, mirroredHeaders, parseSse, raw, waitForEvent, type SseEvent } from './support/edge-wire';
 import { createTestDatabase } from './support/infra';
 
 /*
@@ -26,13 +26,8 @@ type Message = { jsonrpc: string; id?: unknown; method?: string; params?: Record
 const META = { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'primitives-2026', version: '1' } };
 
 /** The headers a 2026-07-28 POST mirrors from its body (Mcp-Name: the prompt's name or the resource's URI). */
-function mirrored(method: string, params: Record<string, unknown>): Record<string, string> {
-  const target = method === 'prompts/get' || method === 'tools/call' ? params['name'] : method === 'resources/read' ? params['uri'] : undefined;
-  return { 'mcp-protocol-version': V, 'mcp-method': method, ...(typeof target === 'string' ? { 'mcp-name': target } : {}) };
-}
-
 async function headersFor(claims: Claims, method: string, params: Record<string, unknown>): Promise<Record<string, string>> {
-  return { authorization: `Bearer ${await token(claims)}`, 'content-type': 'application/json', accept: ACCEPT_BOTH, ...mirrored(method, params) };
+  return { authorization: `Bearer ${await token(claims)}`, 'content-type': 'application/json', accept: ACCEPT_BOTH, ...mirroredHeaders(method, params) };
 }
 
 describe('resources, prompts and completions on MCP 2026-07-28 (no sessions)', () => {

@@ -1,7 +1,7 @@
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { bankSpecs } from '../examples/bank/bank.specs';
 import { token, waitFor } from './support/estate.harness';
-import { ACCEPT_BOTH, parseSse, raw, waitForEvent, type SseEvent } from './support/edge-wire';
+import { ACCEPT_BOTH, mirroredHeaders, parseSse, raw, waitForEvent, type SseEvent } from './support/edge-wire';
 import { startToolsStack, type ToolsStack } from './support/edge-tools.fixture';
 
 /*
@@ -23,11 +23,6 @@ function meta(capabilities: Record<string, unknown> = {}): Record<string, unknow
 }
 
 /** The headers a 2026-07-28 POST mirrors from its body. */
-function mirrored(method: string, params: Record<string, unknown>): Record<string, string> {
-  const target = method === 'tools/call' ? params['name'] : undefined;
-  return { 'mcp-protocol-version': V, 'mcp-method': method, ...(typeof target === 'string' ? { 'mcp-name': target } : {}) };
-}
-
 describe('the edge on the wire, MCP 2026-07-28 (no sessions)', () => {
   let stack: ToolsStack;
   const calls = () => stack.bank.stats().total;
@@ -35,7 +30,7 @@ describe('the edge on the wire, MCP 2026-07-28 (no sessions)', () => {
   /** One stateless request; `headers` replaces or adds to the mirrored ones (undefined removes one). */
   async function send(claims: Claims, method: string, params: Record<string, unknown> = {}, options: { id?: unknown; headers?: Record<string, string | undefined>; capabilities?: Record<string, unknown>; noMeta?: boolean; url?: string } = {}) {
     const body = { jsonrpc: '2.0', id: 'id' in options ? options.id : 1, method, params: options.noMeta ? params : { ...params, _meta: { ...meta(options.capabilities), ...(params['_meta'] as object) } } };
-    const headers: Record<string, string> = { authorization: `Bearer ${await token(claims)}`, 'content-type': 'application/json', accept: ACCEPT_BOTH, ...mirrored(method, params) };
+    const headers: Record<string, string> = { authorization: `Bearer ${await token(claims)}`, 'content-type': 'application/json', accept: ACCEPT_BOTH, ...mirroredHeaders(method, params) };
     for (const [name, value] of Object.entries(options.headers ?? {})) {
       if (value === undefined) delete headers[name];
       else headers[name] = value;
@@ -307,7 +302,7 @@ describe('the edge on the wire, MCP 2026-07-28 (no sessions)', () => {
   async function listen(claims: Claims, id: string, url = stack.mcpUrl) {
     const params = { notifications: { toolsListChanged: true, promptsListChanged: true }, _meta: meta() };
     const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params });
-    const headers = { authorization: `Bearer ${await token(claims)}`, 'content-type': 'application/json', accept: ACCEPT_BOTH, ...mirrored('subscriptions/listen', params) };
+    const headers = { authorization: `Bearer ${await token(claims)}`, 'content-type': 'application/json', accept: ACCEPT_BOTH, ...mirroredHeaders('subscriptions/listen', params) };
     return new Promise<{ status: number; headers: IncomingHttpHeaders; events: SseEvent[]; waitFor(p: (e: SseEvent) => boolean, ms?: number): Promise<SseEvent>; close(): void; closed(): boolean }>((resolve, reject) => {
       const req = request(url, { method: 'POST', headers }, (res) => {
         const events: SseEvent[] = [];

@@ -160,3 +160,12 @@ export async function waitForEvent(events: SseEvent[], predicate: (e: SseEvent) 
   }
   throw new Error(`no matching SSE event within ${ms} ms; saw ${JSON.stringify(events)}`);
 }
+
+/**
+ * The `Mcp-*` headers a 2026-07-28 request must carry, mirroring its body: the revision, the
+ * method, and the name or URI the request targets.
+ */
+export function mirroredHeaders(method: string, params: Record<string, unknown>): Record<string, string> {
+  const target = method === 'prompts/get' || method === 'tools/call' ? params['name'] : method === 'resources/read' ? params['uri'] : undefined;
+  return { 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(typeof target === 'string' ? { 'mcp-name': target } : {}) };
+}
