@@ -37,7 +37,10 @@ async function main(): Promise<void> {
     const loadBefore = os.loadavg();
     const pools = Object.fromEntries(await Promise.all(Object.entries(edges).map(async ([name, edge]) =>
       [name, await Promise.all(Array.from({ length: CONCURRENCY }, () => McpHttpSession.open(edge.mcpUrl, token)))] as const)));
-    const list = (s: McpHttpSession) => s.expect('tools/list', {});
+    const list = async (s: McpHttpSession) => {
+      await s.expect('tools/list', {});
+      return { wireMs: s.lastWireMs };
+    };
     const singles = Object.fromEntries(Object.keys(edges).map((name) => [name, () => list(pools[name][0])]));
     const samples = await interleavedSamples(singles, 6, { count: 500, maxMs: 2_000, warmUp: 50 });
     const result: Record<string, unknown> = {};
