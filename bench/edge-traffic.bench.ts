@@ -42,7 +42,11 @@ async function sessions(targets: Targets, count: number): Promise<Record<Subject
   return { direct: await open('direct'), passthrough: await open('passthrough'), edge: await open('edge') };
 }
 
-const listOnce = (session: McpHttpSession) => session.expect('tools/list', {});
+/** The page, timed from its send to its last byte: parsing 56 KB of JSON is the client's cost, not the server's. */
+const listOnce = async (session: McpHttpSession) => {
+  const result = await session.expect('tools/list', {});
+  return { tools: result.tools, wireMs: session.lastWireMs };
+};
 /** The tool is `noop` upstream and `bench.noop` at the edge; both get the same arguments. */
 const callOnce = (subject: Subject) => (session: McpHttpSession) =>
   session.expect('tools/call', { name: subject === 'edge' ? NOOP_TOOL : 'noop', arguments: NOOP_ARGUMENTS });

@@ -34,10 +34,10 @@ export interface EdgeFigures {
  * A short, separate run of the edge under `node --cpu-prof`, so the measured runs carry no
  * profiler. Only the samples taken while the load ran are summarized (boot and shutdown are left out).
  */
-async function profileEdge(brokers: string[], prefix: string, token: string, workload: 'call' | 'list'): Promise<{ summary: ProfileSummary; load: ThroughputStats }> {
+export async function profileEdge(brokers: string[], prefix: string, token: string, workload: 'call' | 'list', distDir?: string): Promise<{ summary: ProfileSummary; load: ThroughputStats }> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'estate-bench-prof-'));
   const spawnedAt = Date.now();
-  const edge = await startEdgeChild(brokers, prefix, CATALOG_SIZE, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+  const edge = await startEdgeChild(brokers, prefix, CATALOG_SIZE, ['--cpu-prof', `--cpu-prof-dir=${dir}`], distDir);
   let window = { fromMs: 0, toMs: 0 };
   let load: ThroughputStats;
   try {
@@ -117,6 +117,8 @@ export async function runEdgeBench(brokers: string[], logger: Logger, progress: 
         'p50 (ms)': round(burst[path].latency.p50),
         'p99 (ms)': round(burst[path].latency.p99),
         'server CPU per call (ms)': round(burst[path].cpuMs, 2),
+        'client CPU per call (ms)': round(burst[path].clientCpuMsPerCall, 3),
+        'client send spread (ms)': round(burst[path].sendSpreadMs, 1),
         errors: burst[path].errors,
       })),
     });

@@ -18,16 +18,22 @@ interface RawResponse {
   status: number;
   headers: http.IncomingHttpHeaders;
   body: string;
+  /** From the request's send to the last byte of its answer, before the client reads it. */
+  wireMs: number;
 }
 
 function postOnce(url: URL, headers: Record<string, string>, body: string): Promise<RawResponse> {
+  const sentAt = performance.now();
   return new Promise((resolve, reject) => {
     const req = http.request(
       { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent: loadAgent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () => {
+          const wireMs = performance.now() - sentAt;
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8'), wireMs });
+        });
         res.on('error', reject);
       },
     );
@@ -50,7 +56,7 @@ async function post(url: URL, headers: Record<string, string>, body: string): Pr
 }
 
 /** The JSON-RPC response inside a plain JSON body or the `data:` lines of an SSE body. */
-export function parseAnswer(response: RawResponse, id: number): RpcAnswer {
+export function parseAnswer(response: Omit<RawResponse, 'wireMs'>, id: number): RpcAnswer {
   const type = String(response.headers['content-type'] ?? '');
   const candidates = type.includes('text/event-stream')
     ? response.body.split('\n').filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trim())
@@ -67,6 +73,11 @@ export function parseAnswer(response: RawResponse, id: number): RpcAnswer {
 export class McpHttpSession {
   private nextId = 1;
   private sessionId = '';
+  /**
+   * The last request's time from send to the last byte of its answer: a 200-tool page takes the
+   * client longer to parse (~0.5 ms) than the edge to serve, so list latency is taken before that.
+   */
+  lastWireMs = 0;
 
   private constructor(private readonly url: URL, private readonly token: string | undefined) {}
 
@@ -105,6 +116,7 @@ export class McpHttpSession {
   async request(method: string, params: Record<string, unknown>): Promise<RpcAnswer> {
     const id = this.nextId++;
     const response = await post(this.url, this.headers(), JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+    this.lastWireMs = response.wireMs;
     return parseAnswer(response, id);
   }
 

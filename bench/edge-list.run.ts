@@ -1,0 +1,80 @@
+/**
+ * `node -r @swc-node/register bench/edge-list.run.ts [--old <dir>] [--profile]`: filtered
+ * tools/list at the edge (1,000 tools, the bench principal's first page) printed as JSON, for a
+ * before/after while working on the list path. With `--old`, an older build (a copy of dist/ in
+ * `<dir>`, next to a node_modules link) runs beside the current one and every figure is taken
+ * from both in alternating rounds, so the machine's load lands on each alike.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { createLogger, issueDevToken } from '@estate/platform';
+import { BENCH_AGENT, benchCatalog } from './catalog.fixture';
+import { CATALOG_SIZE, profileEdge } from './edge.bench';
+import { startBenchServer } from './support/child-process.launcher';
+import { BENCH_SECRET, benchTopicPrefix, feedCatalog, startEdgeChild, type EdgeChild } from './support/edge.launcher';
+import { acquireKafka } from './support/kafka.lease';
+import { concurrentThroughput, interleavedSamples, latencyStats, round } from './support/load.runner';
+import { loadAgent, McpHttpSession } from './support/mcp-http.client';
+
+const CONCURRENCY = 32;
+
+function option(name: string): string | undefined {
+  const at = process.argv.indexOf(name);
+  return at < 0 ? undefined : process.argv[at + 1];
+}
+
+async function main(): Promise<void> {
+  const oldDir = option('--old');
+  const kafka = await acquireKafka();
+  const upstream = await startBenchServer('noop-upstream.server.ts', { BENCH_LIST_TOOLS: String(CATALOG_SIZE) });
+  const edges: Record<string, EdgeChild> = {};
+  try {
+    const prefix = benchTopicPrefix();
+    await feedCatalog(kafka.brokers, prefix, benchCatalog(CATALOG_SIZE, upstream.url), createLogger('bench', 'warn'));
+    const token = await issueDevToken(BENCH_SECRET, BENCH_AGENT);
+    edges.new = await startEdgeChild(kafka.brokers, prefix, CATALOG_SIZE);
+    if (oldDir) edges.old = await startEdgeChild(kafka.brokers, prefix, CATALOG_SIZE, [], path.join(oldDir, 'dist'));
+    const loadBefore = os.loadavg();
+    const pools = Object.fromEntries(await Promise.all(Object.entries(edges).map(async ([name, edge]) =>
+      [name, await Promise.all(Array.from({ length: CONCURRENCY }, () => McpHttpSession.open(edge.mcpUrl, token)))] as const)));
+    const list = async (s: McpHttpSession) => {
+      await s.expect('tools/list', {});
+      return { wireMs: s.lastWireMs };
+    };
+    const singles = Object.fromEntries(Object.keys(edges).map((name) => [name, () => list(pools[name][0])]));
+    const samples = await interleavedSamples(singles, 6, { count: 500, maxMs: 2_000, warmUp: 50 });
+    const result: Record<string, unknown> = {};
+    for (const name of Object.keys(edges)) {
+      const workers = pools[name].map((s) => () => list(s));
+      await Promise.all(workers.map((w) => w()));
+      const cpuBefore = edges[name].child.cpuMs();
+      const selfBefore = process.cpuUsage();
+      const load = await concurrentThroughput(workers, { count: 20_000, maxMs: 3_000 });
+      const self = process.cpuUsage(selfBefore);
+      const requests = load.requests + load.errors;
+      const latency = latencyStats(samples[name]);
+      result[name] = {
+        p50: round(latency.p50), p99: round(latency.p99), samples: latency.samples,
+        perSecond: Math.round(load.perSecond), errors: load.errors,
+        edgeCpuMsPerReq: round((edges[name].child.cpuMs() - cpuBefore) / Math.max(1, requests), 3),
+        clientCpuMsPerReq: round((self.user + self.system) / 1000 / Math.max(1, requests), 3),
+      };
+    }
+    result.loadAverage = { before: loadBefore, after: os.loadavg() };
+    if (process.argv.includes('--profile')) {
+      for (const edge of Object.values(edges)) await edge.child.stop();
+      result.profile = (await profileEdge(kafka.brokers, prefix, token, 'list')).summary;
+    }
+    process.stdout.write(`${JSON.stringify(result, null, 1)}\n`);
+  } finally {
+    for (const edge of Object.values(edges)) await edge.child.stop();
+    await upstream.child.stop();
+    loadAgent.destroy();
+    await kafka.release();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exitCode = 1;
+});
