@@ -4,12 +4,13 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { issueDevToken } from '@estate/platform';
 import { BENCH_AGENT } from './catalog.fixture';
 import { hopStats, logTimes, topicTimes, type ProbeTimes } from './notify-hops';
+import { startCpuSpan } from './support/cpu.meter';
 import { BENCH_SECRET } from './support/edge.launcher';
 import { startBenchEstate } from './support/estate.launcher';
 import { latencyStats, type LatencyStats } from './support/load.runner';
 
 const ADMIN = { sub: 'bench-admin', scope: 'estate:admin estate:publish', clearance: 'restricted' };
-const SAMPLES = 40;
+export const NOTIFY_SAMPLES = 40;
 const WARM_UP = 3;
 const WAIT_MS = 5_000;
 
@@ -19,6 +20,8 @@ export interface NotifyFigures {
   /** How long POST /v1/tools took to answer: the registry's share of `latency`. */
   publish: LatencyStats;
   missed: number;
+  /** CPU ms of the estate's processes (node and PostgreSQL's backends) per publish, its notification included: barely moves with the machine's load. */
+  cpuMsPerPublish: number;
   /** Where the time went, hop by hop (p50/p99 over the probes): see bench/notify-hops.ts. */
   hops: ReturnType<typeof hopStats>;
 }
@@ -59,7 +62,7 @@ async function withHopTimes(probes: ProbeTimes[], brokers: string[] | undefined,
  * Publish (registry REST) → outbox relay → bus → discovery → catalog topic → edge replica →
  * notifications/tools/list_changed on an official SDK client's GET stream. One publish at a time.
  */
-export async function measureNotify(brokers: string[] | undefined, upstreamUrl: string): Promise<NotifyFigures> {
+export async function measureNotify(brokers: string[] | undefined, upstreamUrl: string, samples = NOTIFY_SAMPLES): Promise<NotifyFigures> {
   // Debug lines time the edge's hops; JSON so the bench can read their timestamps.
   const estate = await startBenchEstate(brokers, [], { LOG_LEVEL: 'debug', LOG_FORMAT: 'json' });
   const client = new Client({ name: 'estate-bench', version: '1.0.0' });
@@ -75,8 +78,10 @@ export async function measureNotify(brokers: string[] | undefined, upstreamUrl: 
     const publishTimes: number[] = [];
     const probes: ProbeTimes[] = [];
     let missed = 0;
-    const deadline = Date.now() + 45_000;
-    for (let i = 0; i < SAMPLES + WARM_UP && Date.now() < deadline; i += 1) {
+    const deadline = Date.now() + 45_000 * Math.max(1, samples / NOTIFY_SAMPLES);
+    let cpu: ReturnType<typeof startCpuSpan> | undefined;
+    for (let i = 0; i < samples + WARM_UP && Date.now() < deadline; i += 1) {
+      if (i === WARM_UP) cpu = startCpuSpan({ estate: [estate.child.pid] });
       let clientReceived = 0;
       const received = new Promise<number>((resolve) => {
         arrived = () => {
@@ -97,8 +102,9 @@ export async function measureNotify(brokers: string[] | undefined, upstreamUrl: 
         probes.push({ tool: probeSpec(i).name, posted, committed, clientReceived });
       }
     }
+    const cpuMsPerPublish = ((cpu?.stop().estate ?? 0) * 1000) / Math.max(1, times.length + missed);
     const hops = hopStats(await withHopTimes(probes, brokers, estate.prefix, estate.child.output()));
-    return { bus: brokers ? 'kafka' : 'in-process', latency: latencyStats(times), publish: latencyStats(publishTimes), missed, hops };
+    return { bus: brokers ? 'kafka' : 'in-process', latency: latencyStats(times), publish: latencyStats(publishTimes), missed, cpuMsPerPublish, hops };
   } finally {
     await client.close().catch(() => undefined);
     await estate.stop();

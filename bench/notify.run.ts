@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
-import { measureNotify } from './notify.bench';
+import { measureNotify, NOTIFY_SAMPLES } from './notify.bench';
 import { startBenchServer } from './support/child-process.launcher';
 import { startBenchEstate } from './support/estate.launcher';
 
@@ -8,7 +8,7 @@ import { startBenchEstate } from './support/estate.launcher';
  * The notification figures alone, on Kafka (`KAFKA_BROKERS`), without the rest of `npm run bench`:
  * publish → list_changed p50/p99 with the hop medians, then the idle estate's CPU over 30 s (every
  * process of its tree: node and the embedded PostgreSQL's backends, where an idle poll also costs).
- * Build dist/ first (`npm run build`). Run: npm run bench:notify
+ * Build dist/ first (`npm run build`). Run: npm run bench:notify [notify,idle] [samples]
  */
 const IDLE_SETTLE_MS = 5_000;
 const IDLE_MS = 30_000;
@@ -64,9 +64,9 @@ async function main(): Promise<void> {
     const upstream = await startBenchServer('noop-upstream.server.ts');
     try {
       progress(`publish → list_changed over Kafka; load ${load()}`);
-      const figures = await measureNotify(brokers, upstream.url);
+      const figures = await measureNotify(brokers, upstream.url, Number(process.argv[3] ?? NOTIFY_SAMPLES));
       const { latency, publish, missed } = figures;
-      process.stdout.write(`publish → list_changed: samples ${latency.samples} missed ${missed} p50 ${latency.p50.toFixed(1)} ms p99 ${latency.p99.toFixed(1)} ms (POST p50 ${publish.p50.toFixed(1)}); load ${load()}\n`);
+      process.stdout.write(`publish → list_changed: samples ${latency.samples} missed ${missed} p50 ${latency.p50.toFixed(1)} ms p99 ${latency.p99.toFixed(1)} ms (POST p50 ${publish.p50.toFixed(1)}); estate CPU ${figures.cpuMsPerPublish.toFixed(1)} ms per publish; load ${load()}\n`);
       for (const { hop, stats } of figures.hops) process.stdout.write(`  ${hop}: n=${stats.samples} p50 ${stats.p50.toFixed(1)} p99 ${stats.p99.toFixed(1)}\n`);
     } finally {
       await upstream.child.stop();

@@ -60,6 +60,20 @@ export class BatchProjection implements ProjectionTarget {
     this.dirty.tools.add(entry.name);
   }
 
+  /**
+   * The entries this batch wrote for these tools, as committed with it: the republish after commit
+   * sends them instead of reading them back. Undefined when one of them was not written by the batch.
+   */
+  written(names: string[]): CatalogEntry[] | undefined {
+    const entries: CatalogEntry[] = [];
+    for (const name of names) {
+      const entry = this.dirty.tools.has(name) ? this.tools.get(name) : undefined;
+      if (entry === undefined) return undefined;
+      entries.push(entry);
+    }
+    return entries;
+  }
+
   /** Writes every row the batch changed, once each, in the batch's transaction. */
   async flush(): Promise<void> {
     for (const name of this.dirty.servers) await this.repo.upsertServer(this.runner, this.servers.get(name) as ServerRegisteredData);

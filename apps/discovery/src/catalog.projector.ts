@@ -3,6 +3,7 @@ import {
   BusClientProxy, CATALOG_ENTRY_MAX_BYTES, catalogTopicSpec, correlationHeaders, eventLogger, injectTraceHeaders, inTransaction, SerialQueue,
   type BusBinding, type BusContext, type BusMessage, type DeadLetterOffice, type EventBus, type Logger,
 } from '@estate/platform';
+import type { CatalogEntry } from '@estate/events';
 import { BatchProjection } from './batch.projection';
 import { applyEnvelope } from './catalog.apply';
 import { diffCatalogs } from './catalog.diff';
@@ -83,7 +84,9 @@ export class CatalogProjector {
       for (const [cause, names] of byCause(causes)) {
         // The event's trace and correlation id go on to the edges: their list_changed notification is its last step.
         const headers = injectTraceHeaders(correlationHeaders(cause));
-        context.afterCommit(() => this.publish(names, headers));
+        // The entries the batch committed, from memory: reading them back cost a query before every send.
+        const entries = target.written(names);
+        context.afterCommit(() => this.publish(names, headers, entries));
       }
     });
   }
@@ -154,8 +157,8 @@ export class CatalogProjector {
     }));
   }
 
-  private async publish(names: string[], headers: Record<string, string>): Promise<void> {
-    await publishCatalogEntries(this.client.publisher, this.topics.catalog, await this.repo.toolsNamed(names), CATALOG_ENTRY_MAX_BYTES, this.logger, headers);
+  private async publish(names: string[], headers: Record<string, string>, entries?: CatalogEntry[]): Promise<void> {
+    await publishCatalogEntries(this.client.publisher, this.topics.catalog, entries ?? (await this.repo.toolsNamed(names)), CATALOG_ENTRY_MAX_BYTES, this.logger, headers);
   }
 
   private async publishAll(): Promise<void> {

@@ -110,3 +110,23 @@ describe('catalog replica: cached tools/list stays exact', () => {
     expect(first.tools.map((t) => t.name)).toEqual(['bank.balance']);
   });
 });
+
+describe('catalog replica: when listeners hear of a Kafka batch', () => {
+  const record = (name: string, version: string, offset: number) => {
+    const entry = evolveCatalogEntry(undefined, published(spec(name, version)), offset + 1, '2026-01-01T00:00:00Z', undefined);
+    return { topic: 'catalog', partition: 0, offset: String(offset), key: name, value: JSON.stringify(entry), headers: {} };
+  };
+
+  it('hands a batch over once, as soon as it is applied, after a quiet window; a batch within the window waits for its end', async () => {
+    const replica = new CatalogReplica(createLogger('replica-spec', 'silent'), 50);
+    const heard: string[][] = [];
+    replica.onChange((changes) => heard.push(changes.map((c) => c.name)));
+    await replica.receiveBatch([record('bank.balance', '1.0.0', 0), record('bank.transfer', '1.0.0', 1)]);
+    // No timer turn in between: the change is out when the batch is.
+    expect(heard).toEqual([['bank.balance', 'bank.transfer']]);
+    await replica.receiveBatch([record('bank.close', '1.0.0', 2)]);
+    expect(heard).toHaveLength(1);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(heard).toEqual([['bank.balance', 'bank.transfer'], ['bank.close']]);
+  });
+});

@@ -51,6 +51,8 @@ export class CatalogReplica {
   /** The last record of the pending batch: its correlation id goes on the lines the batch's notifications write. */
   private pendingCause?: BusMessage;
   private flushTimer?: NodeJS.Timeout;
+  /** A Kafka batch is being applied: its end decides when its changes go out, not a timer per record. */
+  private inBatch = false;
   /** When listeners last heard of changes: the next batch waits out the rest of the window. */
   private lastFlush = Number.NEGATIVE_INFINITY;
   /** Bumped on every change applied; the visible-list cache is only good for one generation. */
@@ -153,8 +155,13 @@ export class CatalogReplica {
     // Within one batch a tool's change runs from its state before the batch to its latest state.
     if (earlier >= 0) this.pending[earlier] = { name, before: this.pending[earlier].before, after: next };
     else this.pending.push({ name, before, after: next });
-    // A timer even when the window is over: the rest of the records of this batch join the flush.
-    this.flushTimer ??= setTimeout(() => this.flush(), Math.max(0, this.lastFlush + this.coalesceMs - Date.now()));
+    // Within a batch its end flushes (the rest of its records join). Elsewhere a timer even when the
+    // window is over: changes made in the same turn join the flush.
+    if (!this.inBatch) this.flushTimer ??= setTimeout(() => this.flush(), this.windowLeft());
+  }
+
+  private windowLeft(): number {
+    return Math.max(0, this.lastFlush + this.coalesceMs - Date.now());
   }
 
   /** Hands the pending changes to the listeners now. */
@@ -184,7 +191,16 @@ export class CatalogReplica {
 
   /** A batch of catalog records in offset order (catalog.consumer.ts). */
   async receiveBatch(messages: BusMessage[]): Promise<void> {
-    for (const message of messages) await this.receive(message);
+    this.inBatch = true;
+    try {
+      for (const message of messages) await this.receive(message);
+    } finally {
+      this.inBatch = false;
+      // The window is over: the batch's changes go out now, not a timer's turn later (also when a record failed).
+      const left = this.windowLeft();
+      if (this.pending.length > 0 && left === 0) this.flush();
+      else if (this.pending.length > 0) this.flushTimer ??= setTimeout(() => this.flush(), left);
+    }
   }
 
   private async receive(message: BusMessage): Promise<void> {

@@ -32,6 +32,12 @@ export class OutboxRelay {
   /** This instance's own session: holds the relay lock (when leading) and LISTENs for appends. */
   private session?: Client;
   private holdsLock = false;
+  /**
+   * The checkpoint's log size and last event as this instance wrote them last, while it leads: the
+   * check before a send compares with it instead of reading the row back first. Read again after
+   * taking the lock and after any failed pass (a write may have happened or not).
+   */
+  private logged?: { logHigh: string; lastEventId: string | null };
   private readonly wake = new RelayWake(() => this.kick(), () => (!this.holdsLock || this.lastFailure !== undefined ? 'always' : 'idle'));
   private running = false;
   private again = false;
@@ -120,7 +126,10 @@ export class OutboxRelay {
         this.lastFailure = undefined;
         this.failedPasses = 0;
       })
-      .catch((error: unknown) => this.failed(error))
+      .catch((error: unknown) => {
+        this.logged = undefined;
+        this.failed(error);
+      })
       .finally(() => {
         this.running = false;
         if (this.again) {
@@ -144,6 +153,7 @@ export class OutboxRelay {
     );
     if (!result.rows[0].locked) return false;
     await session.query(`LISTEN ${APPEND_CHANNEL}`);
+    this.logged = undefined;
     this.holdsLock = true;
     this.logger.info({ relay: this.name }, 'relay lock taken; publishing');
     return true;
@@ -235,6 +245,7 @@ export class OutboxRelay {
         WHERE relay = $1 AND (tx_id, position) < ($2::xid8, $3::bigint)`,
       [this.name, last.tx_id, last.position, String(held), last.id],
     );
+    this.logged = { logHigh: String(held), lastEventId: last.id };
     return held;
   }
 
@@ -267,7 +278,10 @@ export class OutboxRelay {
    */
   private async checkLog(asked = this.held()): Promise<bigint | undefined> {
     const held = await asked;
-    const checkpoint = await this.db.manager.findOne(RelayCheckpointEntity, { where: { relay: this.name }, select: { logHigh: true, lastEventId: true } });
+    const checkpoint = (this.holdsLock ? this.logged : undefined)
+      ?? (await this.db.manager.findOne(RelayCheckpointEntity, { where: { relay: this.name }, select: { logHigh: true, lastEventId: true } }))
+      ?? undefined;
+    if (checkpoint) this.logged = { logHigh: checkpoint.logHigh, lastEventId: checkpoint.lastEventId };
     const expected = BigInt(checkpoint?.logHigh ?? '0');
     if (held !== undefined && held >= expected) return held;
     if (held === undefined && expected === 0n) {
@@ -290,6 +304,7 @@ export class OutboxRelay {
       `UPDATE registry.relay_checkpoint SET tx_id = '0'::xid8, position = 0, log_high = $2, last_event_id = NULL WHERE relay = $1`,
       [this.name, String(now)],
     );
+    this.logged = { logHigh: String(now), lastEventId: null };
   }
 
   /** How many messages the topic holds (the partitions' high-water marks summed); undefined when it does not exist. */

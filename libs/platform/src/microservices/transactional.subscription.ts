@@ -3,7 +3,7 @@ import type { QueryRunner } from 'typeorm';
 import { poisonReason } from '../consumer/poison.classifier';
 import { inTransaction } from '../database';
 import type { BusBatch, BusMessage, EventBus, Subscription } from '../event-bus.port';
-import { judgePosition, messageEventId } from '../log-position';
+import { judgePosition, messageEventId, type StoredPosition } from '../log-position';
 import type { Logger } from '../logger';
 import { SerialQueue } from '../serial-queue';
 import { invokeBatch } from './batch.invoker';
@@ -22,6 +22,13 @@ export class TransactionalSubscription {
   private subscription?: Subscription;
   /** Per partition: the offset whose message must be the event applied last (first batch after a join). */
   private readonly expected = new Map<number, { offset: string; id: string }>();
+  /**
+   * Per partition: the position this subscription committed last, so a batch does not read it back
+   * from the database first. Only this member writes a partition's position while it holds it; every
+   * group join forgets them all (a partition may have been another member's meanwhile), and so does
+   * a failed transaction (its commit may have happened after all).
+   */
+  private readonly stored = new Map<number, StoredPosition | undefined>();
   private restarting = false;
   private stopped = false;
 
@@ -56,6 +63,7 @@ export class TransactionalSubscription {
 
   private async startAt(partition: number): Promise<string> {
     const { topic } = this.binding;
+    this.stored.clear();
     const log = (await this.bus.offsets(topic)).find((p) => p.partition === partition);
     const verdict = judgePosition(await this.tx.positions.get(topic, partition), log);
     this.expected.delete(partition);
@@ -90,7 +98,7 @@ export class TransactionalSubscription {
    */
   private async unapplied(partition: number, messages: BusMessage[]): Promise<BusMessage[]> {
     if (messages.length === 0) return messages;
-    const stored = await this.tx.positions.get(this.binding.topic, partition);
+    const stored = await this.position(partition);
     if (stored === undefined || BigInt(messages[0].offset) >= BigInt(stored.next)) return messages;
     const lastApplied = messages.find((m) => BigInt(m.offset) + 1n === BigInt(stored.next));
     if (lastApplied !== undefined && messageEventId(lastApplied) === stored.lastEventId) return messages.filter((m) => BigInt(m.offset) >= BigInt(stored.next));
@@ -98,15 +106,32 @@ export class TransactionalSubscription {
     return messages;
   }
 
+  private async position(partition: number): Promise<StoredPosition | undefined> {
+    if (this.stored.has(partition)) return this.stored.get(partition);
+    const stored = await this.tx.positions.get(this.binding.topic, partition);
+    this.stored.set(partition, stored);
+    return stored;
+  }
+
+  /** Writes a position in `work`'s transaction; remembered once it committed, forgotten if the transaction failed. */
+  private async withPosition<T>(partition: number, position: StoredPosition, work: (runner: QueryRunner) => Promise<T>): Promise<T> {
+    this.stored.delete(partition);
+    const result = await this.inTransaction(async (runner) => {
+      const value = await work(runner);
+      await this.tx.positions.set(runner, this.binding.topic, partition, position);
+      return value;
+    });
+    this.stored.set(partition, position);
+    return result;
+  }
+
   /** The batch in one transaction; when it fails for a message's content, each message alone, so only that one is dead-lettered. */
   private async apply(messages: BusMessage[]): Promise<void> {
     let afterCommit: Array<() => Promise<void>>;
     try {
-      afterCommit = await this.inTransaction(async (runner) => {
-        const hooks = await invokeBatch(this.handler, messages, runner, this.binding.spanName ?? `consume ${this.binding.topic}`);
-        await this.storePosition(runner, messages[messages.length - 1]);
-        return hooks;
-      });
+      const last = messages[messages.length - 1];
+      afterCommit = await this.withPosition(last.partition, positionAfter(last), (runner) =>
+        invokeBatch(this.handler, messages, runner, this.binding.spanName ?? `consume ${this.binding.topic}`));
     } catch (error) {
       const reason = poisonReason(error, this.tx.deadLetters.dedupeConstraints);
       if (reason === undefined) throw error;
@@ -122,15 +147,8 @@ export class TransactionalSubscription {
   private async deadLetter(message: BusMessage, reason: string): Promise<void> {
     const sink = this.tx.deadLetters;
     const record = sink.office.record(sink.consumer, message, reason);
-    await this.inTransaction(async (runner) => {
-      await sink.store(runner, record);
-      await this.storePosition(runner, message);
-    });
+    await this.withPosition(message.partition, positionAfter(message), (runner) => sink.store(runner, record));
     await sink.office.send(record);
-  }
-
-  private storePosition(runner: QueryRunner, last: BusMessage): Promise<void> {
-    return this.tx.positions.set(runner, this.binding.topic, last.partition, { next: String(BigInt(last.offset) + 1n), lastEventId: messageEventId(last) });
   }
 
   /** The batch is committed: its follow-up (a publish) is retried in place rather than lost. */
@@ -147,7 +165,7 @@ export class TransactionalSubscription {
 
   private async startOver(partition: number, startAt: string, reason: string, unread: boolean): Promise<void> {
     const { topic } = this.binding;
-    await this.inTransaction((runner) => this.tx.positions.set(runner, topic, partition, { next: startAt, lastEventId: null }));
+    await this.withPosition(partition, { next: startAt, lastEventId: null }, async () => undefined);
     await this.tx.onLogLost({ topic, partition, startAt, reason, unread });
   }
 
@@ -169,4 +187,8 @@ export class TransactionalSubscription {
   private inTransaction<T>(work: (runner: QueryRunner) => Promise<T>): Promise<T> {
     return inTransaction(this.tx.db, work);
   }
+}
+
+function positionAfter(last: BusMessage): StoredPosition {
+  return { next: String(BigInt(last.offset) + 1n), lastEventId: messageEventId(last) };
 }
