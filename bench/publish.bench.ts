@@ -115,7 +115,9 @@ function localBroker(brokers: string[] | undefined): number | undefined {
  * client publishing successive patch versions of its own tool, so each publish loads a stream that
  * grows and classifies the change against the version before.
  */
-export async function measurePublish(brokers: string[] | undefined, progress: (line: string) => void = () => undefined): Promise<PublishFigures[]> {
+export async function measurePublish(
+  brokers: string[] | undefined, progress: (line: string) => void = () => undefined, concurrency: readonly number[] = PUBLISH_CONCURRENCY,
+): Promise<PublishFigures[]> {
   const estate = await startBenchEstate(brokers);
   const bus = brokers ? 'kafka' : 'in-process';
   try {
@@ -126,7 +128,7 @@ export async function measurePublish(brokers: string[] | undefined, progress: (l
     await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
     const idle = Object.values(cpuBetween(quiet, snapshot(estate.child.pid))).reduce((a, b) => a + b, 0) / (IDLE_MS / 1000);
     const figures: PublishFigures[] = [];
-    for (const clients of PUBLISH_CONCURRENCY) {
+    for (const clients of concurrency) {
       progress(`publish throughput, ${clients} client(s), ${bus}`);
       const figure = await publishLoad(estate.registry, token, clients, `r${Date.now().toString(36)}`, sample);
       if (figure.firstError) progress(`  ${figure.errors} refused, the first: ${figure.firstError}`);
@@ -150,7 +152,7 @@ async function benchPublisher(registry: string): Promise<string> {
  * A separate run of the embedded estate under `node --cpu-prof` at 16 clients, so the measured
  * runs carry no profiler: where the estate's process spends a publish (PostgreSQL runs apart).
  */
-export async function profilePublish(brokers: string[] | undefined): Promise<{ summary: ProfileSummary; figures: Omit<PublishFigures, 'bus'> }> {
+export async function profilePublish(brokers: string[] | undefined, keep = false): Promise<{ summary: ProfileSummary; figures: Omit<PublishFigures, 'bus'> }> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'estate-bench-prof-'));
   const spawnedAt = Date.now();
   const estate = await startBenchEstate(brokers, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
@@ -165,7 +167,8 @@ export async function profilePublish(brokers: string[] | undefined): Promise<{ s
     await estate.stop();
   }
   const summary = summarizeProfile(profileIn(dir), window, 25);
-  rmSync(dir, { recursive: true, force: true });
+  if (keep) process.stderr.write(`CPU profile kept in ${dir}\n`);
+  else rmSync(dir, { recursive: true, force: true });
   return { summary, figures };
 }
 

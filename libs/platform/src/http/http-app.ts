@@ -10,6 +10,7 @@ import { BoundedParamsPipe } from './bounded-params.pipe';
 import { metricsEndpoint, type MetricsAccess } from '../metrics/metrics.endpoint';
 import { resumeRequestTrace, traceRequests } from './request-trace.middleware';
 import { logRequests } from './request-log.middleware';
+import { jsonBodyReader, limitInBytes } from './json-body.reader';
 
 /** Nest's own log lines, routed to pino on stderr. */
 export class PinoNestLogger implements LoggerService {
@@ -73,7 +74,10 @@ export async function startHttpApp(options: HttpAppOptions): Promise<{ app: INes
   app.use(logRequests(options.logger));
   options.configure?.(app);
   app.use(guardRequestUrl);
-  app.useBodyParser('json', { limit: options.bodyLimit ?? '1mb' });
+  const bodyLimit = options.bodyLimit ?? '1mb';
+  const plainLimit = limitInBytes(bodyLimit);
+  if (plainLimit !== undefined) app.use(jsonBodyReader(plainLimit));
+  app.useBodyParser('json', { limit: bodyLimit });
   app.use(resumeRequestTrace);
   app.disable('x-powered-by');
   app.useGlobalFilters(new ProblemFilter(options.logger));
