@@ -46,10 +46,10 @@ export async function edgeHealth(url: string): Promise<Health> {
  * The real edge, built (dist/apps/mcp-edge/src/main.js), alone in its own process on Kafka, so
  * its RSS and its CPU profile are its own. Resolves once its replica holds `tools` entries.
  */
-export async function startEdgeChild(brokers: string[], prefix: string, tools: number, nodeFlags: string[] = []): Promise<EdgeChild> {
+export async function startEdgeChild(brokers: string[], prefix: string, tools: number, nodeFlags: string[] = [], distDir = 'dist'): Promise<EdgeChild> {
   const port = await freePort();
   const { child } = await startChild({
-    args: [...nodeFlags, 'dist/apps/mcp-edge/src/main.js'],
+    args: [...nodeFlags, `${distDir}/apps/mcp-edge/src/main.js`],
     env: {
       KAFKA_BROKERS: brokers.join(','),
       ESTATE_TOPIC_PREFIX: prefix,
