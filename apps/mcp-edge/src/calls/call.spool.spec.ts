@@ -79,7 +79,7 @@ describe('call spool (a real directory)', () => {
     spool.acknowledge(a, a.bytes);
     spool.acknowledge(b, b.bytes);
     expect(drained()).toBeUndefined();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await new Promise((resolve) => setTimeout(resolve, 800));
     expect(drained()).toEqual({ segment: 0, offset: b.end });
     const c = spool.append('{"n":3}');
     spool.acknowledge(c, c.bytes);

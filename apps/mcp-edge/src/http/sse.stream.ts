@@ -58,9 +58,12 @@ function writeFrame(res: ServerResponse, frame: SseFrame, last: boolean): void {
 
 /**
  * A POST stream still unopened this long (a slow tool, an upstream that has not answered) sends
- * its headers and priming event, so the client can resume it and keep-alives can start.
+ * its headers and priming event, so the client can resume it and keep-alives can start. At 50 ms
+ * an edge under load (calls queued past 50 ms) opened nearly every stream early, so each answer
+ * took a timer, a separate header write and chunked encoding: more CPU per call exactly when CPU
+ * was short. Half a second still primes a slow tool's stream long before any keep-alive is due.
  */
-const OPEN_AFTER_MS = 50;
+const OPEN_AFTER_MS = 500;
 
 /**
  * One Server-Sent Events response, written straight to the node:http response. A GET stream
