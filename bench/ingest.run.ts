@@ -1,7 +1,8 @@
 /**
- * `node -r @swc-node/register bench/ingest.run.ts [records,...] [publishes] [kafka,postgres]`: audit ingest and discovery
+ * `node -r @swc-node/register bench/ingest.run.ts [records,...] [publishes,...] [kafka,postgres]`: audit ingest and discovery
  * catch-up on Kafka and on the embedded PostgreSQL log, printed as tables (npm run bench runs the
  * same measurements into BENCHMARKS.md). Default: 100,000 call records and 1,000 publishes.
+ * npm run bench runs it at 100k and 1M records and 1,000 and 10,000 publishes.
  */
 import os from 'node:os';
 import { createLogger } from '@estate/platform';
@@ -13,7 +14,7 @@ import { writeBenchSection, sectionHeader } from './support/benchmarks.section';
 import { acquireKafka } from './support/kafka.lease';
 
 
-export async function runIngestBenches(brokers: string[], sizes: number[], publishes: number, progress: (line: string) => void, buses: BusKind[] = ['kafka', 'postgres']) {
+export async function runIngestBenches(brokers: string[], sizes: number[], publishes: number | number[], progress: (line: string) => void, buses: BusKind[] = ['kafka', 'postgres']) {
   const logger = createLogger('bench', 'warn');
   const db = await startBenchDatabase(logger);
   try {
@@ -25,9 +26,11 @@ export async function runIngestBenches(brokers: string[], sizes: number[], publi
       }
     }
     const catchUp: CatchUpFigures[] = [];
-    for (const bus of publishes > 0 ? buses : []) {
-      progress(`discovery catch-up after ${publishes} publishes on ${bus}`);
-      catchUp.push(await measureCatchUp(bus, publishes, brokers, db, logger));
+    for (const count of [publishes].flat().filter((n) => n > 0)) {
+      for (const bus of buses) {
+        progress(`discovery catch-up after ${count} publishes on ${bus}`);
+        catchUp.push(await measureCatchUp(bus, count, brokers, db, logger));
+      }
     }
     return { ingest, catchUp, tables: catchUp.length > 0 ? [ingestTable(ingest), catchUpTable(catchUp)] : [ingestTable(ingest)] };
   } finally {
@@ -37,7 +40,7 @@ export async function runIngestBenches(brokers: string[], sizes: number[], publi
 
 async function main(): Promise<void> {
   const sizes = (process.argv[2] ?? '100000').split(',').map(Number);
-  const publishes = Number(process.argv[3] ?? '1000');
+  const publishes = (process.argv[3] ?? '1000').split(',').map(Number);
   // A third argument picks the buses (e.g. `kafka`); 0 publishes skips the catch-up figure.
   const buses = (process.argv[4] ?? 'kafka,postgres').split(',') as BusKind[];
   const started = Date.now();

@@ -22,7 +22,7 @@ import { batches, LOG_TOOLS, registryLog } from './support/registry-log.fixture'
 
 type Source = 'postgres-log' | 'kafka-log' | 'event-store';
 interface Figures {
-  source: Source; events: number; seconds: number; perSecond: number; baselineMb: number; peakMb: number; tools: number;
+  source: Source; events: number; seconds: number; perSecond: number; baselineMb: number; peakMb: number; peakHeapMb: number; tools: number;
   /** CPU µs per event during the rebuild: discovery (this process), PostgreSQL (all backends), the broker (shared with other clients). */
   cpuUs: { discovery: number; postgres: number; kafka: number };
 }
@@ -30,16 +30,49 @@ interface Figures {
 const logger = createLogger('rebuild-bench', 'warn');
 const mb = (bytes: number) => Math.round(bytes / 1048576);
 
-/** Samples RSS while `work` runs: the peak is what a rebuild of this log needs on top of the process. */
-async function peakRss<T>(work: () => Promise<T>): Promise<{ result: T; peak: number }> {
+/**
+ * Samples RSS and the V8 heap in use while `work` runs: the peaks are what a rebuild of this log
+ * needs on top of the process (the log was filled by another process, so none of it is resident here).
+ */
+async function peakMemory<T>(work: () => Promise<T>): Promise<{ result: T; peak: number; peakHeap: number }> {
   let peak = process.memoryUsage.rss();
-  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 25);
+  let peakHeap = process.memoryUsage().heapUsed;
+  const sample = () => {
+    const { rss, heapUsed } = process.memoryUsage();
+    peak = Math.max(peak, rss);
+    peakHeap = Math.max(peakHeap, heapUsed);
+  };
+  const timer = setInterval(sample, 25);
   try {
     const result = await work();
-    return { result, peak: Math.max(peak, process.memoryUsage.rss()) };
+    sample();
+    return { result, peak, peakHeap };
   } finally {
     clearInterval(timer);
   }
+}
+
+/**
+ * Fills the log or the event store from a child process: a million events published from this one
+ * would leave its heap and RSS grown before the rebuild starts, hiding what the rebuild itself needs.
+ */
+function fillInChild(source: Source, events: number, pgUrl: string, topic: string): void {
+  execFileSync(process.execPath, ['-r', '@swc-node/register', __filename, '--fill', source, String(events), pgUrl, topic], { stdio: ['ignore', 'inherit', 'inherit'] });
+}
+
+async function fill(source: Source, events: number, pgUrl: string, topic: string): Promise<void> {
+  if (source === 'event-store') return fillStore(pgUrl, events);
+  const bus = busOf(source, pgUrl);
+  try {
+    await fillLog(bus, topic, events);
+  } finally {
+    await bus.close();
+  }
+}
+
+function busOf(source: Source, pgUrl: string): EventBus {
+  const brokers = process.env.KAFKA_BROKERS?.split(',').filter(Boolean) ?? [];
+  return source === 'kafka-log' ? new KafkaEventBus({ brokers, clientId: 'rebuild-bench', logger }) : new PostgresEventBus({ url: pgUrl, logger });
 }
 
 async function fillLog(bus: EventBus, topic: string, events: number): Promise<void> {
@@ -83,12 +116,11 @@ async function measure(source: Source, events: number, profileFile?: string): Pr
   const prefix = `bench${Date.now().toString(36)}`;
   const topics = estateTopics(prefix, 60_000);
   const brokers = process.env.KAFKA_BROKERS?.split(',').filter(Boolean) ?? [];
-  const bus: EventBus = source === 'kafka-log' ? new KafkaEventBus({ brokers, clientId: 'rebuild-bench', logger }) : new PostgresEventBus({ url: pg.url, logger });
+  const bus = busOf(source, pg.url);
   const db = await openDatabase({ url: pg.url, schema: 'discovery', migrations: DISCOVERY_MIGRATIONS, entities: DISCOVERY_ENTITIES });
   try {
     await bus.ensureTopics([topics.registryEvents, topics.catalog, topics.deadLetter]);
-    if (source === 'event-store') await fillStore(pg.url, events);
-    else await fillLog(bus, topics.registryEvents.name, events);
+    fillInChild(source, events, pg.url, topics.registryEvents.name);
     // The event store is the registry's table: read it through a data source that knows its entity.
     const registryDb = source === 'event-store' ? await openDatabase({ url: pg.url, schema: 'registry', migrations: REGISTRY_MIGRATIONS, entities: REGISTRY_ENTITIES }) : undefined;
     const reader = new EventLogReader(registryDb ?? db);
@@ -100,7 +132,7 @@ async function measure(source: Source, events: number, profileFile?: string): Pr
     const cpu = startCpuSpan({ discovery: 'self', postgres: [postmasterPid(path.join(dir, 'pg'))], kafka: source === 'kafka-log' ? pidsMatching('kafka.Kafka') : [] });
     const started = performance.now();
     // The event store is read the way `estate verify` and a rebuild over an incomplete log read it (no relay grace wait).
-    const { result: tools, peak } = await peakRss(() => profiled(profileFile, async () => (source === 'event-store'
+    const { result: tools, peak, peakHeap } = await peakMemory(() => profiled(profileFile, async () => (source === 'event-store'
       ? (await new CatalogRebuilder(bus, topics.registryEvents.name, 'bench', logger, { source: store, timeoutMs: 3_600_000 }).foldFromStore()).projection.tools.size
       : (await projector.rebuild()).tools)));
     const seconds = (performance.now() - started) / 1000;
@@ -109,7 +141,7 @@ async function measure(source: Source, events: number, profileFile?: string): Pr
     const cpuUs = { discovery: perEvent(used.discovery), postgres: perEvent(used.postgres), kafka: perEvent(used.kafka) };
     await registryDb?.destroy();
     if (tools !== LOG_TOOLS) throw new Error(`the rebuild ended with ${tools} tools, not ${LOG_TOOLS}`);
-    return { source, events, seconds: Math.round(seconds * 100) / 100, perSecond: Math.round(events / seconds), baselineMb: mb(baseline), peakMb: mb(peak), tools, cpuUs };
+    return { source, events, seconds: Math.round(seconds * 100) / 100, perSecond: Math.round(events / seconds), baselineMb: mb(baseline), peakMb: mb(peak), peakHeapMb: mb(peakHeap), tools, cpuUs };
   } finally {
     await bus.close();
     await db.destroy();
@@ -134,14 +166,19 @@ async function deleteTopics(brokers: string[], names: string[]): Promise<void> {
 /** With `--one <source> <events>` measures once and prints JSON; otherwise runs every case in its own child. */
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
+  if (args[0] === '--fill') {
+    await fill(args[1] as Source, Number(args[2]), args[3], args[4]);
+    return;
+  }
   if (args[0] === '--one') {
     process.stdout.write(`${JSON.stringify(await measure(args[1] as Source, Number(args[2]), args[3]))}\n`);
     return;
   }
-  // 1M events only on the embedded log: on the shared broker they would be a gigabyte.
+  // Both logs at 100k and 1M events (the 1M Kafka log is about 400 MB on the broker; its topics are deleted after).
+  const kafka = process.env.KAFKA_BROKERS ? 'kafka-log' : undefined;
   const cases: Array<[Source, number]> = args.length > 0
     ? args.map((a) => a.split(':') as [Source, string]).map(([source, events]) => [source, Number(events)])
-    : [['postgres-log', 100_000], ...(process.env.KAFKA_BROKERS ? [['kafka-log', 100_000] as [Source, number]] : []), ['event-store', 100_000], ['postgres-log', 1_000_000]];
+    : [['postgres-log', 100_000], ['postgres-log', 1_000_000], ...(kafka ? [[kafka, 100_000], [kafka, 1_000_000]] as Array<[Source, number]> : []), ['event-store', 100_000]];
   const rows: Figures[] = [];
   const load = os.loadavg();
   for (const [source, events] of cases) {
@@ -150,15 +187,16 @@ async function main(): Promise<void> {
     rows.push(JSON.parse(out.trim().split('\n').pop() ?? '{}') as Figures);
   }
   const table = [
-    '| source | events | seconds | events/s | CPU µs/event: discovery | PostgreSQL | broker (shared) | RSS before (MB) | peak RSS during (MB) | tools |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
-    ...rows.map((r) => `| ${r.source} | ${r.events} | ${r.seconds} | ${r.perSecond} | ${r.cpuUs.discovery} | ${r.cpuUs.postgres} | ${r.cpuUs.kafka} | ${r.baselineMb} | ${r.peakMb} | ${r.tools} |`),
+    '| source | events | seconds | events/s | CPU µs/event: discovery | PostgreSQL | broker (shared) | RSS before (MB) | peak RSS during (MB) | peak heap used (MB) | tools |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...rows.map((r) => `| ${r.source} | ${r.events} | ${r.seconds} | ${r.perSecond} | ${r.cpuUs.discovery} | ${r.cpuUs.postgres} | ${r.cpuUs.kafka} | ${r.baselineMb} | ${r.peakMb} | ${r.peakHeapMb} | ${r.tools} |`),
   ];
   process.stdout.write(`${table.join('\n')}\n`);
   const command = `npm run bench:rebuild -- ${args.join(' ')}`.trim();
   writeBenchSection('Discovery rebuild (bench/rebuild.bench.ts)', [
     ...sectionHeader(command, load),
     '- Each case in a fresh child process; the rebuild streams the log (or the event store) through the fold. Issue 15 target: ≥ 50,000 events/s, memory flat in the log\'s length.',
+    '- The log is filled by another child first, so the RSS and heap figures are the rebuild\'s own; heap is sampled every 25 ms (garbage not yet collected counts).',
     '- CPU per event: user + system of each process on the path over the rebuild, from /proc/<pid>/stat; the broker is shared with other clients, so its share is an upper bound.',
     '',
     ...table,
