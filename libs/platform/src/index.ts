@@ -42,6 +42,7 @@ export { traceRequests, requestLogIds } from './http/request-trace.middleware';
 export { logRequests, requestLogger, RequestLog } from './http/request-log.middleware';
 export type { HttpAppOptions } from './http/http-app';
 export { httpError } from './http/http-errors';
+export { collectBody } from './http/body.collector';
 export { startEmbeddedPostgres, freePort } from './embedded-postgres';
 export type { EmbeddedDatabase } from './embedded-postgres';
 export { busFrom, joinEstateOrKafka, stopOnSignals, guardShutdown, failBoot, runService, STOP_DEADLINE_MS } from './service.runtime';

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { collectBody } from './body.collector';
 
 type Next = (error?: unknown) => void;
 type Middleware = (req: IncomingMessage, res: ServerResponse, next: Next) => void;
@@ -59,34 +60,19 @@ function parseStrict(text: string): unknown {
  */
 export function jsonBodyReader(limit: number): Middleware {
   return (req, _res, next) => {
-    const length = plainLength(req, limit);
-    if (length === undefined) return next();
-    const chunks: Buffer[] = [];
-    let received = 0;
-    let settled = false;
-    const settle = (error?: unknown) => {
-      if (settled) return;
-      settled = true;
-      req.removeListener('data', onData);
-      next(error);
-    };
-    const onData = (chunk: Buffer) => {
-      chunks.push(chunk);
-      received += chunk.length;
-    };
-    req.on('data', onData);
-    req.once('error', (error: Error) => settle(Object.assign(error, { status: 400, statusCode: 400, expose: true, type: 'request.aborted' })));
-    req.once('end', () => {
-      if (received !== length) return settle(Object.assign(new Error('request size did not match content length'), { status: 400, statusCode: 400, expose: true, type: 'request.size.invalid' }));
+    if (plainLength(req, limit) === undefined) return next();
+    collectBody(req, limit).then((body) => {
+      // Node holds a body to its declared length, so only a lying peer gets here.
+      if (body === undefined) return next(Object.assign(new Error('request entity too large'), { status: 413, statusCode: 413, expose: true, type: 'entity.too.large' }));
       // iconv, which body-parser decodes with, drops a leading byte order mark; so does this.
-      const raw = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received)).toString('utf8');
+      const raw = body.toString('utf8');
       const text = raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
       try {
         (req as IncomingMessage & { body?: unknown }).body = parseStrict(text);
       } catch (error) {
-        return settle(parseFailure(error as SyntaxError, text));
+        return next(parseFailure(error as SyntaxError, text));
       }
-      settle();
-    });
+      next();
+    }, (error: Error) => next(Object.assign(error, { status: 400, statusCode: 400, expose: true, type: 'request.aborted' })));
   };
 }
