@@ -7,20 +7,14 @@
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createLogger, issueDevToken } from '@estate/platform';
-import { BENCH_AGENT, benchCatalog, NOOP_TOOL } from './catalog.fixture';
+import { NOOP_TOOL } from './catalog.fixture';
 import { CATALOG_SIZE } from './edge.bench';
 import { measureBurst, type BurstFigures } from './edge-burst.bench';
 import { profileIn, summarizeProfile } from './cpu-profile.summary';
-import { startBenchServer } from './support/child-process.launcher';
-import { BENCH_SECRET, benchTopicPrefix, feedCatalog, startEdgeChild, type EdgeChild } from './support/edge.launcher';
-import { acquireKafka } from './support/kafka.lease';
+import { option, runBench } from './support/bench.cli';
+import { type EdgeChild } from './support/edge.launcher';
+import { withEdgeRig } from './support/edge.rig';
 import { round } from './support/load.runner';
-
-function option(name: string): string | undefined {
-  const at = process.argv.indexOf(name);
-  return at < 0 ? undefined : process.argv[at + 1];
-}
 
 function brief(f: BurstFigures): Record<string, number | string | undefined> {
   return {
@@ -33,17 +27,12 @@ function brief(f: BurstFigures): Record<string, number | string | undefined> {
 async function main(): Promise<void> {
   const oldDir = option('--old');
   const repeat = Number(option('--repeat') ?? 1);
-  const kafka = await acquireKafka();
-  const upstream = await startBenchServer('noop-upstream.server.ts', { BENCH_LIST_TOOLS: String(CATALOG_SIZE) });
   const edges: Record<string, EdgeChild> = {};
-  try {
-    const prefix = benchTopicPrefix();
-    await feedCatalog(kafka.brokers, prefix, benchCatalog(CATALOG_SIZE, upstream.url), createLogger('bench', 'warn'));
-    const token = await issueDevToken(BENCH_SECRET, BENCH_AGENT);
+  await withEdgeRig(CATALOG_SIZE, async ({ upstream, token, startEdge }) => {
     const profileDir = process.argv.includes('--profile') ? mkdtempSync(path.join(os.tmpdir(), 'estate-burst-prof-')) : undefined;
     const spawnedAt = Date.now();
-    edges.new = await startEdgeChild(kafka.brokers, prefix, CATALOG_SIZE, profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
-    if (oldDir) edges.old = await startEdgeChild(kafka.brokers, prefix, CATALOG_SIZE, [], path.join(oldDir, 'dist'));
+    edges.new = await startEdge(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
+    if (oldDir) edges.old = await startEdge([], path.join(oldDir, 'dist'));
     let window = { fromMs: 0, toMs: 0 };
     const runs: Array<Record<string, unknown>> = [];
     for (let i = 0; i < repeat; i += 1) {
@@ -62,14 +51,7 @@ async function main(): Promise<void> {
       process.stdout.write(`${JSON.stringify({ busyMs: summary.busyMs, idleMs: summary.idleMs, owners: summary.owners, frames: summary.frames.map((f) => `${f.selfMs} ${f.frame}`) }, null, 1)}\n`);
     }
     process.stdout.write(`${JSON.stringify(runs, null, 1)}\n`);
-  } finally {
-    for (const edge of Object.values(edges)) await edge.child.stop();
-    await upstream.child.stop();
-    await kafka.release();
-  }
+  });
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exitCode = 1;
-});
+runBench(main);

@@ -9,14 +9,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createLogger, issueDevToken } from '@estate/platform';
-import { BENCH_AGENT, benchCatalog, NOOP_ARGUMENTS, NOOP_TOOL } from './catalog.fixture';
+import { NOOP_ARGUMENTS, NOOP_TOOL } from './catalog.fixture';
 import { profileIn, summarizeProfile } from './cpu-profile.summary';
-import { startBenchServer, type BenchChild } from './support/child-process.launcher';
-import { BENCH_SECRET, benchTopicPrefix, feedCatalog, startEdgeChild } from './support/edge.launcher';
-import { acquireKafka } from './support/kafka.lease';
+import { runBench } from './support/bench.cli';
+import { type BenchChild } from './support/child-process.launcher';
+import { startEdgeChild } from './support/edge.launcher';
+import { withEdgeRig } from './support/edge.rig';
 import { concurrentThroughput, round } from './support/load.runner';
-import { loadAgent, McpHttpSession } from './support/mcp-http.client';
+import { McpHttpSession } from './support/mcp-http.client';
 
 const CONCURRENCY = 32;
 const CALLS = 12_000;
@@ -56,19 +56,14 @@ async function profile(brokers: string[], prefix: string, token: string, distDir
 async function main(): Promise<void> {
   const dists = process.argv.slice(2).filter((a) => !a.startsWith('--'));
   if (dists.length === 0) dists.push('dist');
-  const kafka = await acquireKafka();
-  const upstream = await startBenchServer('noop-upstream.server.ts');
-  try {
-    const prefix = benchTopicPrefix();
-    await feedCatalog(kafka.brokers, prefix, benchCatalog(1, upstream.url), createLogger('bench', 'warn'));
-    const token = await issueDevToken(BENCH_SECRET, BENCH_AGENT);
+  await withEdgeRig(1, async ({ brokers, prefix, upstream, token }) => {
     const rows: Record<string, unknown>[] = [];
     const rounds = process.argv.includes('--prof-only') ? 0 : ROUNDS;
     for (let round_ = 0; round_ < rounds; round_ += 1) {
       const direct = await cpuPerCall(upstream.url, undefined, 'noop', [upstream.child]);
       rows.push({ round: round_, subject: 'direct', cpuMsPerCall: round(direct.cpuMs), perSecond: Math.round(direct.perSecond), errors: direct.errors, load: os.loadavg()[0] });
       for (const dist of dists) {
-        const edge = await startEdgeChild(kafka.brokers, prefix, 1, [], dist);
+        const edge = await startEdgeChild(brokers, prefix, 1, [], dist);
         try {
           const m = await cpuPerCall(edge.mcpUrl, token, NOOP_TOOL, [edge.child]);
           const both = await cpuPerCall(edge.mcpUrl, token, NOOP_TOOL, [edge.child, upstream.child]);
@@ -80,16 +75,9 @@ async function main(): Promise<void> {
     }
     process.stdout.write(`${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
     if (process.argv.includes('--prof')) {
-      for (const dist of dists) process.stdout.write(`${dist} profile:\n${JSON.stringify(await profile(kafka.brokers, prefix, token, dist), null, 1)}\n`);
+      for (const dist of dists) process.stdout.write(`${dist} profile:\n${JSON.stringify(await profile(brokers, prefix, token, dist), null, 1)}\n`);
     }
-  } finally {
-    await upstream.child.stop();
-    loadAgent.destroy();
-    await kafka.release();
-  }
+  });
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exitCode = 1;
-});
+runBench(main);

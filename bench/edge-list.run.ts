@@ -7,33 +7,21 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { createLogger, issueDevToken } from '@estate/platform';
-import { BENCH_AGENT, benchCatalog } from './catalog.fixture';
 import { CATALOG_SIZE, profileEdge } from './edge.bench';
-import { startBenchServer } from './support/child-process.launcher';
-import { BENCH_SECRET, benchTopicPrefix, feedCatalog, startEdgeChild, type EdgeChild } from './support/edge.launcher';
-import { acquireKafka } from './support/kafka.lease';
+import { option, runBench } from './support/bench.cli';
+import { type EdgeChild } from './support/edge.launcher';
+import { withEdgeRig } from './support/edge.rig';
 import { concurrentThroughput, interleavedSamples, latencyStats, round } from './support/load.runner';
-import { loadAgent, McpHttpSession } from './support/mcp-http.client';
+import { McpHttpSession } from './support/mcp-http.client';
 
 const CONCURRENCY = 32;
 
-function option(name: string): string | undefined {
-  const at = process.argv.indexOf(name);
-  return at < 0 ? undefined : process.argv[at + 1];
-}
-
 async function main(): Promise<void> {
   const oldDir = option('--old');
-  const kafka = await acquireKafka();
-  const upstream = await startBenchServer('noop-upstream.server.ts', { BENCH_LIST_TOOLS: String(CATALOG_SIZE) });
   const edges: Record<string, EdgeChild> = {};
-  try {
-    const prefix = benchTopicPrefix();
-    await feedCatalog(kafka.brokers, prefix, benchCatalog(CATALOG_SIZE, upstream.url), createLogger('bench', 'warn'));
-    const token = await issueDevToken(BENCH_SECRET, BENCH_AGENT);
-    edges.new = await startEdgeChild(kafka.brokers, prefix, CATALOG_SIZE);
-    if (oldDir) edges.old = await startEdgeChild(kafka.brokers, prefix, CATALOG_SIZE, [], path.join(oldDir, 'dist'));
+  await withEdgeRig(CATALOG_SIZE, async ({ brokers, prefix, token, startEdge }) => {
+    edges.new = await startEdge();
+    if (oldDir) edges.old = await startEdge([], path.join(oldDir, 'dist'));
     const loadBefore = os.loadavg();
     const pools = Object.fromEntries(await Promise.all(Object.entries(edges).map(async ([name, edge]) =>
       [name, await Promise.all(Array.from({ length: CONCURRENCY }, () => McpHttpSession.open(edge.mcpUrl, token)))] as const)));
@@ -63,18 +51,10 @@ async function main(): Promise<void> {
     result.loadAverage = { before: loadBefore, after: os.loadavg() };
     if (process.argv.includes('--profile')) {
       for (const edge of Object.values(edges)) await edge.child.stop();
-      result.profile = (await profileEdge(kafka.brokers, prefix, token, 'list')).summary;
+      result.profile = (await profileEdge(brokers, prefix, token, 'list')).summary;
     }
     process.stdout.write(`${JSON.stringify(result, null, 1)}\n`);
-  } finally {
-    for (const edge of Object.values(edges)) await edge.child.stop();
-    await upstream.child.stop();
-    loadAgent.destroy();
-    await kafka.release();
-  }
+  });
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exitCode = 1;
-});
+runBench(main);

@@ -8,12 +8,8 @@ import os from 'node:os';
 import { toMarkdown } from './contracts.bench';
 import { profileMarkdown } from './cpu-profile.summary';
 import { closePublishClient, measurePublish, profilePublish, publishTable } from './publish.bench';
+import { option, runBench } from './support/bench.cli';
 import { acquireKafka } from './support/kafka.lease';
-
-function option(name: string): string | undefined {
-  const at = process.argv.indexOf(name);
-  return at >= 0 ? process.argv[at + 1] : undefined;
-}
 
 async function main(): Promise<void> {
   const progress = (line: string) => process.stderr.write(`[publish quick] ${line}\n`);
@@ -36,7 +32,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`publish quick failed: ${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exitCode = 1;
-});
+runBench(main);
