@@ -1,4 +1,3 @@
-import { request, type IncomingHttpHeaders } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -8,7 +7,7 @@ import { startNotesServer } from '../examples/notes/notes.http';
 import { notesSpecs } from '../examples/notes/notes.specs';
 import { ADMIN, http, token, waitFor } from './support/estate.harness';
 import { testEstateEnv } from './support/estate.stack';
-import { ACCEPT_BOTH, mirroredHeaders, parseSse, raw, waitForEvent, type SseEvent } from './support/edge-wire';
+import { ACCEPT_BOTH, mirroredHeaders, openStream, raw } from './support/edge-wire';
 import { createTestDatabase } from './support/infra';
 
 /*
@@ -257,23 +256,6 @@ describe('resources, prompts and completions on MCP 2026-07-28 (no sessions)', (
     const params = { notifications };
     const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { ...params, _meta: META } });
     const headers = await headersFor(claims, 'subscriptions/listen', params);
-    return new Promise<{ status: number; headers: IncomingHttpHeaders; events: SseEvent[]; waitFor(p: (e: SseEvent) => boolean, ms?: number): Promise<SseEvent>; close(): void }>((resolve, reject) => {
-      const req = request(urls.mcp, { method: 'POST', headers }, (res) => {
-        const events: SseEvent[] = [];
-        let buffer = '';
-        res.on('data', (chunk: Buffer) => {
-          buffer += chunk.toString('utf8');
-          const cut = buffer.lastIndexOf('\n\n');
-          if (cut < 0) return;
-          events.push(...parseSse(buffer.slice(0, cut)).filter((e) => e.data.trim() !== ''));
-          buffer = buffer.slice(cut + 2);
-        });
-        res.on('error', () => undefined);
-        const waitFor = (predicate: (e: SseEvent) => boolean, ms = 10000) => waitForEvent(events, predicate, ms);
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, events, waitFor, close: () => req.destroy() });
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
+    return openStream(urls.mcp, headers, body);
   }
 });

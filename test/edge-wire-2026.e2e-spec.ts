@@ -1,7 +1,6 @@
-import { request, type IncomingHttpHeaders } from 'node:http';
 import { bankSpecs } from '../examples/bank/bank.specs';
 import { token, waitFor } from './support/estate.harness';
-import { ACCEPT_BOTH, mirroredHeaders, parseSse, raw, waitForEvent, type SseEvent } from './support/edge-wire';
+import { ACCEPT_BOTH, mirroredHeaders, openStream, raw } from './support/edge-wire';
 import { startToolsStack, type ToolsStack } from './support/edge-tools.fixture';
 
 /*
@@ -303,25 +302,6 @@ describe('the edge on the wire, MCP 2026-07-28 (no sessions)', () => {
     const params = { notifications: { toolsListChanged: true, promptsListChanged: true }, _meta: meta() };
     const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params });
     const headers = { authorization: `Bearer ${await token(claims)}`, 'content-type': 'application/json', accept: ACCEPT_BOTH, ...mirroredHeaders('subscriptions/listen', params) };
-    return new Promise<{ status: number; headers: IncomingHttpHeaders; events: SseEvent[]; waitFor(p: (e: SseEvent) => boolean, ms?: number): Promise<SseEvent>; close(): void; closed(): boolean }>((resolve, reject) => {
-      const req = request(url, { method: 'POST', headers }, (res) => {
-        const events: SseEvent[] = [];
-        let buffer = '';
-        let ended = false;
-        res.on('data', (chunk: Buffer) => {
-          buffer += chunk.toString('utf8');
-          const cut = buffer.lastIndexOf('\n\n');
-          if (cut < 0) return;
-          events.push(...parseSse(buffer.slice(0, cut)).filter((e) => e.data.trim() !== ''));
-          buffer = buffer.slice(cut + 2);
-        });
-        res.on('close', () => (ended = true));
-        res.on('error', () => undefined);
-        const waitFor = (predicate: (e: SseEvent) => boolean, ms = 10000) => waitForEvent(events, predicate, ms);
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, events, waitFor, close: () => req.destroy(), closed: () => ended });
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
+    return openStream(url, headers, body);
   }
 });

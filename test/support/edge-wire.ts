@@ -61,21 +61,25 @@ export function sseMessages(text: string): Array<Record<string, unknown>> {
     .map((e) => JSON.parse(e.data) as Record<string, unknown>);
 }
 
-/** A GET stream read as it arrives. */
+/** An SSE answer read as it arrives: a GET stream, or a POST's (a 2026-07-28 `subscriptions/listen`). */
 export interface OpenStream {
   status: number;
   headers: IncomingHttpHeaders;
   events: SseEvent[];
   waitFor(predicate: (e: SseEvent) => boolean, timeoutMs?: number): Promise<SseEvent>;
   close(): void;
+  /** Whether the server has ended the stream. */
+  closed(): boolean;
 }
 
-export function openStream(url: string, headers: Record<string, string>): Promise<OpenStream> {
+/** GETs `url`, or POSTs `body` to it when one is given. */
+export function openStream(url: string, headers: Record<string, string>, body?: string): Promise<OpenStream> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'GET', headers }, (res) => {
+    const req = request(url, { method: body === undefined ? 'GET' : 'POST', headers }, (res) => {
       const events: SseEvent[] = [];
       const waiters: Array<() => void> = [];
       let buffer = '';
+      let ended = false;
       res.on('data', (chunk: Buffer) => {
         buffer += chunk.toString('utf8');
         const cut = buffer.lastIndexOf('\n\n');
@@ -84,6 +88,7 @@ export function openStream(url: string, headers: Record<string, string>): Promis
         buffer = buffer.slice(cut + 2);
         waiters.splice(0).forEach((wake) => wake());
       });
+      res.on('close', () => (ended = true));
       res.on('error', () => undefined);
       const waitFor = (predicate: (e: SseEvent) => boolean, timeoutMs = 10000) =>
         new Promise<SseEvent>((done, fail) => {
@@ -97,10 +102,10 @@ export function openStream(url: string, headers: Record<string, string>): Promis
           };
           check();
         });
-      resolve({ status: res.statusCode ?? 0, headers: res.headers, events, waitFor, close: () => req.destroy() });
+      resolve({ status: res.statusCode ?? 0, headers: res.headers, events, waitFor, close: () => req.destroy(), closed: () => ended });
     });
     req.on('error', reject);
-    req.end();
+    req.end(body);
   });
 }
 
@@ -148,17 +153,6 @@ export class RawSession {
     const isSse = String(response.headers['content-type']).startsWith('text/event-stream');
     return { status: response.status, message: isSse ? sseMessages(response.text)[0] : (JSON.parse(response.text) as Record<string, unknown>) };
   }
-}
-
-/** The first event of a growing list that matches, polled until `ms` have passed. */
-export async function waitForEvent(events: SseEvent[], predicate: (e: SseEvent) => boolean, ms: number): Promise<SseEvent> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    const found = events.find(predicate);
-    if (found) return found;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`no matching SSE event within ${ms} ms; saw ${JSON.stringify(events)}`);
 }
 
 /**
