@@ -56,6 +56,16 @@ describe('upstream elicitation and sampling during a 2026-07-28 tools/call', () 
     return (r.body.entries as Array<Record<string, unknown>> | undefined) ?? [];
   }
 
+  /** The one trail entry `query` finds, once audit has it (never two: a call is recorded once). */
+  async function trailOnce(query: string, what: string): Promise<Record<string, unknown>> {
+    const entries = await waitFor(async () => {
+      const found = await trail(query);
+      return found.length > 0 ? found : undefined;
+    }, what);
+    expect(entries).toHaveLength(1);
+    return entries[0];
+  }
+
   beforeAll(async () => {
     const db = await createTestDatabase();
     stops.push(db.drop);
@@ -110,12 +120,8 @@ describe('upstream elicitation and sampling during a 2026-07-28 tools/call', () 
     expect(replayed.body.error).toMatchObject({ code: -32602 });
     expect(replayed.body.error?.message).toContain('already used');
 
-    const relayed = await waitFor(async () => {
-      const entries = await trail('principal=alice&type=UpstreamRequestRelayed&tool=notes.ask-user');
-      return entries.length === 1 ? entries : undefined;
-    }, 'the relayed elicitation under alice');
-    expect(relayed[0]).toMatchObject({ outcome: 'answered' });
-    await waitFor(async () => ((await trail('principal=alice&type=ToolCallCompleted&tool=notes.ask-user&outcome=ok')).length === 1 ? true : undefined), 'the completed call under alice');
+    expect(await trailOnce('principal=alice&type=UpstreamRequestRelayed&tool=notes.ask-user', 'the relayed elicitation under alice')).toMatchObject({ outcome: 'answered' });
+    await trailOnce('principal=alice&type=ToolCallCompleted&tool=notes.ask-user&outcome=ok', 'the completed call under alice');
   });
 
   it("relays the upstream's sampling request the same way", async () => {
@@ -186,11 +192,7 @@ describe('upstream elicitation and sampling during a 2026-07-28 tools/call', () 
     expect(late.body.error).toMatchObject({ code: -32602 });
     expect(late.body.error?.message).toContain('params.requestState: it expired');
     // The upstream heard the withdrawal and its tool ended: the call is in the trail as the pipeline records it.
-    const completed = await waitFor(async () => {
-      const entries = await trail('principal=alice&type=ToolCallCompleted&tool=panel.interview&outcome=tool_error');
-      return entries.length === 1 ? entries : undefined;
-    }, 'the withdrawn call recorded as a tool error');
-    expect(completed).toHaveLength(1);
+    await trailOnce('principal=alice&type=ToolCallCompleted&tool=panel.interview&outcome=tool_error', 'the withdrawn call recorded as a tool error');
     expect(await trail('principal=alice&type=UpstreamRequestRelayed&tool=panel.interview&outcome=failed')).toHaveLength(1);
   });
 
