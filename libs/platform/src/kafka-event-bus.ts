@@ -31,6 +31,10 @@ export class KafkaEventBus implements EventBus {
   private producer?: Promise<Producer>;
   /** Kept open: the relay and the consumers ask for offsets every few seconds. */
   private admin?: Promise<Admin>;
+  /** The tail of the admin's work queue: one admin operation at a time (see withAdmin). */
+  private adminTail: Promise<unknown> = Promise.resolve();
+  /** Offsets being read, per topic: callers asking at the same time share one read. */
+  private readonly offsetReads = new Map<string, Promise<PartitionOffsets[]>>();
   private readonly logger: Logger;
   /** Declared specs, so a topic lost with a broker's data comes back with its configuration, never a default one. */
   private readonly specs = new Map<string, TopicSpec>();
@@ -172,7 +176,9 @@ export class KafkaEventBus implements EventBus {
   }
 
   async offsets(topic: string): Promise<PartitionOffsets[]> {
-    return this.withAdmin(async (admin) => {
+    const reading = this.offsetReads.get(topic);
+    if (reading) return reading;
+    const read = this.withAdmin(async (admin) => {
       // Asking for a missing topic's offsets would retry for a long while before failing. The
       // metadata of this one topic says whether it exists at once; listTopics would fetch and decode
       // every topic of the cluster (tens of ms on a broker with thousands), on every relay send.
@@ -181,7 +187,9 @@ export class KafkaEventBus implements EventBus {
       return offsets
         .map((o) => ({ partition: o.partition, low: o.low, high: o.high }))
         .sort((a, b) => a.partition - b.partition);
-    });
+    }).finally(() => this.offsetReads.delete(topic));
+    this.offsetReads.set(topic, read);
+    return read;
   }
 
   async committed(groupId: string, topic: string): Promise<Map<number, string>> {
@@ -223,7 +231,19 @@ export class KafkaEventBus implements EventBus {
    * once more: a kafkajs admin keeps refreshing metadata for every topic it ever asked about, and
    * fails on each call once one of them was deleted (a broker's data lost).
    */
-  private async withAdmin<T>(work: (admin: Admin) => Promise<T>): Promise<T> {
+  private withAdmin<T>(work: (admin: Admin) => Promise<T>): Promise<T> {
+    const turn = this.adminTail.then(() => this.adminOnce(work));
+    this.adminTail = turn.catch(() => undefined);
+    return turn;
+  }
+
+  /**
+   * kafkajs's admin is not safe for concurrent calls: two `fetchTopicOffsets` at once share one
+   * metadata refresh and can fail with a TypeError, and replacing the admin after such a failure
+   * closed the connection under every other caller (the relay then failed with "Closed
+   * connection"). withAdmin queues the work, so an admin is only replaced when nobody else uses it.
+   */
+  private async adminOnce<T>(work: (admin: Admin) => Promise<T>): Promise<T> {
     try {
       return await work(await this.openAdmin());
     } catch {
@@ -255,11 +275,11 @@ export class KafkaEventBus implements EventBus {
     consumer.on(consumer.events.CRASH, () => {
       const spec = this.specs.get(topic);
       if (!spec || spec.recreate === false) return;
-      void this.withAdmin(async (admin) => {
-        if ((await admin.listTopics()).includes(topic)) return;
+      void (async () => {
+        if ((await this.withAdmin((admin) => admin.listTopics())).includes(topic)) return;
         this.logger.warn({ topic }, `topic ${topic} no longer exists; creating it again with its declared configuration`);
         await this.ensureTopics([spec]);
-      }).catch(() => undefined);
+      })().catch(() => undefined);
     });
   }
 

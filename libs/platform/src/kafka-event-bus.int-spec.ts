@@ -1,0 +1,47 @@
+import { Kafka, logLevel } from 'kafkajs';
+import { kafkaBrokers, randomTopicPrefix } from '../../../test/support/infra';
+import { KafkaEventBus } from './kafka-event-bus';
+import { createLogger } from './logger';
+
+describe('Kafka bus offsets under concurrent callers (real Kafka)', () => {
+  const bus = new KafkaEventBus({ brokers: kafkaBrokers(), clientId: 'bus-offsets-int', logger: createLogger('bus-offsets-int', 'silent') });
+  const other = new Kafka({ clientId: 'bus-offsets-int-setup', brokers: kafkaBrokers(), logLevel: logLevel.NOTHING });
+  afterAll(() => bus.close());
+
+  it('answers offset reads that overlap, of topics it has not seen before and of a missing one, each with its own topic', async () => {
+    // What the relay, verify and every consumer's join do at the same moment on a busy estate.
+    for (let round = 0; round < 2; round += 1) {
+      const prefix = randomTopicPrefix();
+      const topics = Array.from({ length: 6 }, (_, i) => ({ name: `${prefix}offsets-${i}`, partitions: 1 + (i % 3), messages: i + 1 }));
+      // Created and filled by another client, so the bus learns of them only through the reads below.
+      const admin = other.admin();
+      await admin.connect();
+      await admin.createTopics({ waitForLeaders: true, topics: topics.map((t) => ({ topic: t.name, numPartitions: t.partitions })) });
+      await admin.disconnect();
+      const producer = other.producer();
+      await producer.connect();
+      for (const t of topics) await producer.send({ topic: t.name, messages: Array.from({ length: t.messages }, (_, n) => ({ key: `k${n}`, value: `${n}` })) });
+      await producer.disconnect();
+
+      // Callers come and go at random moments for a while, so reads of one topic overlap reads of another at every stage.
+      const names = [...topics.map((t) => t.name), `${prefix}missing`];
+      const reads: Array<{ name: string; offsets: Array<{ partition: number; high: string }> }> = [];
+      const failed: string[] = [];
+      const until = Date.now() + 1500;
+      await Promise.all(Array.from({ length: 12 }, async (_, caller) => {
+        for (let n = caller; Date.now() < until; n += 1) {
+          const name = names[(n * 7 + caller) % names.length];
+          await bus.offsets(name).then((offsets) => void reads.push({ name, offsets }), (error: unknown) => void failed.push(String(error)));
+          await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 4)));
+        }
+      }));
+      expect(failed).toEqual([]);
+      for (const { name, offsets } of reads) {
+        const want = topics.find((t) => t.name === name);
+        expect({ name, partitions: offsets.map((o) => o.partition), messages: offsets.reduce((sum, o) => sum + Number(o.high), 0) })
+          .toEqual({ name, partitions: Array.from({ length: want?.partitions ?? 0 }, (_, p) => p), messages: want?.messages ?? 0 });
+      }
+      expect(reads.length).toBeGreaterThan(names.length);
+    }
+  });
+});
