@@ -1,21 +1,17 @@
-import http, { type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
-import https from 'node:https';
+import type { OutgoingHttpHeaders } from 'node:http';
+import { StringDecoder } from 'node:string_decoder';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { injectTraceHeaders } from '@estate/platform';
 import { SseParser } from './sse.parser';
 import { isJsonRpcResponse as isResponse } from '@estate/protocol';
+import { readText, UpstreamHttpError, type UpstreamResponse } from './upstream-response';
+import { UpstreamRequester, type UpstreamRequest } from './upstream.requester';
+
+export { UpstreamHttpError } from './upstream-response';
 
 /** The SDK client's reconnection defaults for the GET stream: 1 s, growing 1.5×, at most 30 s, 2 tries. */
 const RECONNECT = { initialMs: 1000, grow: 1.5, maxMs: 30000, tries: 2 };
-
-/** A refusal by the upstream's HTTP layer, with its status (the SDK's StreamableHTTPError carries the same). */
-export class UpstreamHttpError extends Error {
-  /** `body`: the start of an error body, for the log only (it can hold a traceback with secrets). */
-  constructor(readonly status: number, message: string, readonly body?: string) {
-    super(message);
-  }
-}
 
 /** How much the edge reads from an upstream before it gives up on a response. */
 export interface UpstreamReadLimits {
@@ -46,43 +42,8 @@ function requestIdOf(message: JSONRPCMessage): RequestId | undefined {
 }
 
 /**
- * Reads a body up to `limit` bytes. Past it: `truncate` keeps what came and drops the connection
- * (an error body, only logged); otherwise the read fails. Nothing past the limit is buffered.
- */
-function readText(res: IncomingMessage, limit: number, truncate = false): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(res.headers['content-length']);
-    if (!truncate && declared > limit) {
-      res.destroy();
-      reject(new UpstreamHttpError(-1, `the upstream's response of ${declared} bytes exceeds the edge's limit of ${limit} bytes`));
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    res.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) return void chunks.push(chunk);
-      res.destroy();
-      if (truncate) resolve(Buffer.concat(chunks).toString('utf8'));
-      else reject(new UpstreamHttpError(-1, `the upstream's response exceeded the edge's limit of ${limit} bytes`));
-    });
-    res.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    res.once('error', reject);
-  });
-}
-
-/*
- * Idle sockets kept per upstream. Node keeps 256 by default, so after a burst of 1,000 calls it
- * closed ~750 sockets and the next burst connected them again (connect was a sixth of the edge's
- * CPU in the burst profile). LIFO reuse leaves the extra ones idle until the upstream's
- * keep-alive timeout closes them; the number in flight is not capped (a slow tool must not
- * queue the others).
- */
-const AGENT_OPTIONS = { keepAlive: true, maxFreeSockets: 2_048, scheduling: 'lifo' } as const;
-
-/**
- * The client side of Streamable HTTP on node:http with a keep-alive agent, for the edge's upstream
- * connections: POSTs each message, reads the SSE or JSON answer straight off the socket, and keeps
+ * The client side of Streamable HTTP over keep-alive connections (upstream.requester.ts), for the
+ * edge's upstream connections: POSTs each message, reads the SSE or JSON answer straight off the socket, and keeps
  * the GET stream open for what the upstream sends on its own (list_changed, resources/updated,
  * logging, sampling and elicitation requests). It replaces the SDK's fetch-based transport, whose
  * undici and Web-stream plumbing cost more CPU than the rest of the edge's call path together.
@@ -96,10 +57,10 @@ export class HttpClientTransport implements Transport {
   headersFor?: (message: JSONRPCMessage) => OutgoingHttpHeaders;
   /** Told when the SSE answer to a request ended without its response (a subscriptions/listen stream that dropped). */
   onUnansweredEnd?: (requestId: RequestId) => void;
-  private readonly agent: http.Agent;
-  private readonly open = new Set<http.ClientRequest>();
+  private readonly requester: UpstreamRequester;
+  private readonly open = new Set<UpstreamRequest>();
   /** The POST carrying each request whose answer is still being read, by JSON-RPC id. */
-  private readonly inFlight = new Map<RequestId, http.ClientRequest>();
+  private readonly inFlight = new Map<RequestId, UpstreamRequest>();
   private protocolVersion?: string;
   private retryMs?: number;
   /** Hands messages over one microtask apart; see deliver(). */
@@ -108,9 +69,8 @@ export class HttpClientTransport implements Transport {
   private started = false;
   private closed = false;
 
-  constructor(private readonly url: URL, private readonly limits: UpstreamReadLimits = DEFAULT_READ_LIMITS) {
-    const secure = url.protocol === 'https:';
-    this.agent = secure ? new https.Agent(AGENT_OPTIONS) : new http.Agent(AGENT_OPTIONS);
+  constructor(url: URL, private readonly limits: UpstreamReadLimits = DEFAULT_READ_LIMITS) {
+    this.requester = new UpstreamRequester(url, limits.maxHeaderBytes);
   }
 
   async start(): Promise<void> {
@@ -138,10 +98,10 @@ export class HttpClientTransport implements Transport {
     }
   }
 
-  private async answer(message: JSONRPCMessage, res: IncomingMessage, options?: TransportSendOptions): Promise<void> {
+  private async answer(message: JSONRPCMessage, res: UpstreamResponse, options?: TransportSendOptions): Promise<void> {
     const session = res.headers['mcp-session-id'];
     if (typeof session === 'string') this.sessionId = session;
-    const status = res.statusCode ?? 0;
+    const status = res.status;
     if (status < 200 || status > 299) {
       // The body may be a stack trace with secrets: it is read only far enough for the log.
       const text = await readText(res, this.limits.maxErrorBodyBytes, true).catch(() => '');
@@ -150,7 +110,7 @@ export class HttpClientTransport implements Transport {
     const type = (res.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
     const hasRequests = Array.isArray(message) ? message.some(isRequest) : isRequest(message);
     if (status === 202 || !hasRequests) {
-      res.resume();
+      res.discard();
       if (status === 202 && 'method' in message && message.method === 'notifications/initialized') {
         this.openStream().catch((e: Error) => this.onerror?.(e));
       }
@@ -162,7 +122,7 @@ export class HttpClientTransport implements Transport {
       for (const entry of Array.isArray(data) ? data : [data]) this.deliver(entry);
       return;
     }
-    res.resume();
+    res.discard();
     throw new UpstreamHttpError(-1, `Unexpected content type: ${type}`);
   }
 
@@ -182,7 +142,7 @@ export class HttpClientTransport implements Transport {
    * upstream restarted, or closed it to make the client poll) is resumed with Last-Event-ID when
    * it gave an id, and the GET stream is always reopened.
    */
-  private readStream(res: IncomingMessage, standalone: boolean, onToken?: (token: string) => void, replayId?: RequestId, requestId?: RequestId): void {
+  private readStream(res: UpstreamResponse, standalone: boolean, onToken?: (token: string) => void, replayId?: RequestId, requestId?: RequestId): void {
     let lastId: string | undefined;
     let answered = false;
     let overflowed = false;
@@ -214,8 +174,7 @@ export class HttpClientTransport implements Transport {
         }
       },
     }, this.limits.maxMessageBytes);
-    res.setEncoding('utf8');
-    res.on('data', (chunk: string) => parser.push(chunk));
+    const decoder = new StringDecoder('utf8');
     const finished = (error?: Error) => {
       if (this.closed || overflowed) return;
       if (error) this.onerror?.(new Error(`SSE stream disconnected: ${error.message}`));
@@ -223,9 +182,7 @@ export class HttpClientTransport implements Transport {
       if (answered || !(standalone || lastId !== undefined)) return;
       this.scheduleReconnect(lastId, replayId, 0);
     };
-    res.once('end', () => finished());
-    res.once('error', finished);
-    res.once('aborted', () => finished(new Error('aborted')));
+    res.read({ data: (chunk) => parser.push(decoder.write(chunk)), end: () => finished(), error: finished });
   }
 
   /** Opens (or, with a last event id, resumes) a stream with GET; a 405 means the upstream offers none. */
@@ -233,9 +190,9 @@ export class HttpClientTransport implements Transport {
     const headers: OutgoingHttpHeaders = { accept: 'text/event-stream' };
     if (lastEventId) headers['last-event-id'] = lastEventId;
     const res = await this.request('GET', headers);
-    const status = res.statusCode ?? 0;
+    const status = res.status;
     if (status < 200 || status > 299) {
-      res.resume();
+      res.discard();
       if (status === 405) return;
       throw new UpstreamHttpError(status, `Failed to open SSE stream: HTTP ${status}`);
     }
@@ -260,7 +217,7 @@ export class HttpClientTransport implements Transport {
   /** Tells the upstream the session is over (a courtesy the SDK client skips): best effort, bounded. */
   private async endUpstreamSession(): Promise<void> {
     if (!this.sessionId) return;
-    const ended = this.request('DELETE', {}).then((res) => void res.resume(), () => undefined);
+    const ended = this.request('DELETE', {}).then((res) => res.discard(), () => undefined);
     await Promise.race([ended, new Promise<void>((resolve) => setTimeout(resolve, 500).unref())]);
   }
 
@@ -274,25 +231,19 @@ export class HttpClientTransport implements Transport {
     return req !== undefined;
   }
 
-  private request(method: string, extra: OutgoingHttpHeaders, body?: string, id?: RequestId): Promise<IncomingMessage> {
+  private request(method: string, extra: OutgoingHttpHeaders, body?: string, id?: RequestId): Promise<UpstreamResponse> {
     if (this.closed) return Promise.reject(new Error('the upstream transport is closed'));
     // The call's trace goes on at the upstream (W3C traceparent), when one is active.
     const headers: OutgoingHttpHeaders = { ...injectTraceHeaders<Record<string, string>>({}), ...extra };
     if (this.sessionId) headers['mcp-session-id'] = this.sessionId;
     if (this.protocolVersion) headers['mcp-protocol-version'] = this.protocolVersion;
-    const send = this.url.protocol === 'https:' ? https.request : http.request;
-    return new Promise((resolve, reject) => {
-      const req = send(this.url, { method, headers, agent: this.agent, maxHeaderSize: this.limits.maxHeaderBytes });
-      this.open.add(req);
-      if (id !== undefined) this.inFlight.set(id, req);
-      req.once('close', () => {
-        this.open.delete(req);
-        if (id !== undefined && this.inFlight.get(id) === req) this.inFlight.delete(id);
-      });
-      req.once('response', resolve);
-      req.once('error', reject);
-      req.end(body);
+    const req = this.requester.send(method, headers, body, () => {
+      this.open.delete(req);
+      if (id !== undefined && this.inFlight.get(id) === req) this.inFlight.delete(id);
     });
+    this.open.add(req);
+    if (id !== undefined) this.inFlight.set(id, req);
+    return req.response;
   }
 
   async close(): Promise<void> {
@@ -302,7 +253,7 @@ export class HttpClientTransport implements Transport {
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     for (const req of this.open) req.destroy();
     this.open.clear();
-    this.agent.destroy();
+    this.requester.destroy();
     this.onclose?.();
   }
 }
