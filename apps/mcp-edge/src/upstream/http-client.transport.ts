@@ -1,7 +1,7 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { injectTraceHeaders } from '@estate/platform';
 import { SseParser } from './sse.parser';
 import { isJsonRpcResponse as isResponse } from '@estate/protocol';
@@ -61,6 +61,8 @@ export class HttpClientTransport implements Transport {
   private readonly open = new Set<UpstreamRequest>();
   /** The POST carrying each request whose answer is still being read, by JSON-RPC id. */
   private readonly inFlight = new Map<RequestId, UpstreamRequest>();
+  /** Requests sent around the SDK client (direct-call.ts): their responses go back there, by id. */
+  private readonly expected = new Map<RequestId, (response: JSONRPCMessage | Error) => void>();
   private protocolVersion?: string;
   private retryMs?: number;
   /** Hands messages over one microtask apart; see deliver(). */
@@ -131,10 +133,23 @@ export class HttpClientTransport implements Transport {
       this.onerror?.(new Error('the upstream sent something that is not a JSON-RPC 2.0 message'));
       return;
     }
-    if (replayId !== undefined && isResponse(entry)) (entry as { id: RequestId }).id = replayId;
+    const response = isResponse(entry);
+    if (replayId !== undefined && response) (entry as { id: RequestId }).id = replayId;
+    const settle = response ? this.expected.get((entry as { id: RequestId }).id) : undefined;
     // The SDK protocol runs notification handlers a microtask later but settles responses at once:
     // a progress notification read in the same chunk as its response would find its handler gone.
-    this.inbox = this.inbox.then(() => this.onmessage?.(entry as JSONRPCMessage)).catch((error: Error) => this.onerror?.(error));
+    // A direct call's response waits its turn alike, after what the upstream sent before it.
+    const hand = settle ? () => settle(entry as JSONRPCMessage) : () => this.onmessage?.(entry as JSONRPCMessage);
+    this.inbox = this.inbox.then(hand).catch((error: Error) => this.onerror?.(error));
+  }
+
+  /** The response to request `id` goes to `settle` instead of onmessage (direct-call.ts). */
+  expect(id: RequestId, settle: (response: JSONRPCMessage | Error) => void): void {
+    this.expected.set(id, settle);
+  }
+
+  forget(id: RequestId): void {
+    this.expected.delete(id);
   }
 
   /**
@@ -254,6 +269,10 @@ export class HttpClientTransport implements Transport {
     for (const req of this.open) req.destroy();
     this.open.clear();
     this.requester.destroy();
+    // As the SDK client fails its own requests when its transport closes.
+    const closed = McpError.fromError(ErrorCode.ConnectionClosed, 'Connection closed');
+    for (const settle of [...this.expected.values()]) settle(closed);
+    this.expected.clear();
     this.onclose?.();
   }
 }

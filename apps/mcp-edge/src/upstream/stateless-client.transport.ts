@@ -85,6 +85,11 @@ export class StatelessUpstreamTransport implements Transport {
     return this.era;
   }
 
+  /** The plain transport underneath once the upstream turned out to keep sessions (this one only passes messages on then). */
+  get sessionTransport(): HttpClientTransport | undefined {
+    return this.era === 'session' ? this.inner : undefined;
+  }
+
   async start(): Promise<void> {
     this.inner.onmessage = (message) => this.receive(message);
     this.inner.onerror = (error) => this.onerror?.(error);

@@ -5,6 +5,7 @@ import type { Logger } from '@estate/platform';
 import { STATELESS_ERROR } from '@estate/protocol';
 import type { FailureKind } from '../policy/retry.policy';
 import { DEFAULT_READ_LIMITS, HttpClientTransport, UpstreamHttpError, type UpstreamReadLimits } from './http-client.transport';
+import { callDirect } from './direct-call';
 import { StatelessUpstreamTransport, type UpstreamEra } from './stateless-client.transport';
 import { BoundedStdioTransport } from './stdio-client.transport';
 
@@ -36,6 +37,8 @@ interface Connection {
   client: Client;
   closed: boolean;
   relist?: NodeJS.Timeout;
+  /** The HTTP transport of a session-era upstream, which takes calls around the SDK client (direct-call.ts). */
+  direct?: HttpClientTransport;
 }
 
 /** Bounds on what the edge accepts from upstreams. */
@@ -123,6 +126,8 @@ export class UpstreamPool {
     const key = connectionKey(upstream, options.sessionId, this.eras.get(eraKey(upstream)));
     const connection = await this.connection(upstream, key);
     try {
+      // A call with progress needs the SDK client's progress tokens; one to a 2026-07-28 upstream, its input rounds.
+      if (connection.direct && !options.onprogress) return await callDirect(connection.direct, { name: tool, arguments: args }, timeoutMs, signal);
       const requestOptions = { timeout: timeoutMs, signal, onprogress: options.onprogress };
       // request(), not callTool(): the SDK would check the result against the schema the upstream
       // advertises; the edge checks it against the one published (upstream.step.ts).
@@ -175,7 +180,9 @@ export class UpstreamPool {
     client.onclose = () => this.drop(key, connection);
     for (const setup of this.setups) setup(client, upstream);
     try {
-      await client.connect(this.transportFor(upstream));
+      const transport = this.transportFor(upstream);
+      await client.connect(transport);
+      connection.direct = transport instanceof StatelessUpstreamTransport ? transport.sessionTransport : transport instanceof HttpClientTransport ? transport : undefined;
       this.failures.delete(upstream.server);
     } catch (error) {
       const previous = this.failures.get(upstream.server)?.count ?? 0;
