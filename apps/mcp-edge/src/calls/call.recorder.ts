@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { CallEvent, EventEnvelope } from '@estate/events';
 import { batchBySize, BusClientProxy, injectTraceHeaders, messageBytes, publishOrSetAside, type EventBus, type Logger, type OutgoingMessage } from '@estate/platform';
 import { CallSpool, type SpooledLine, type SpoolOptions } from './call.spool';
+import { messageOfLine, spoolLine } from './spool.line';
 
 /**
  * How long a record waits for others before its batch goes to the bus (it is in the spool
@@ -90,7 +91,7 @@ export class CallRecorder {
     // Sent later in a batch: the call's trace is taken now, so audit's record joins it.
     const message: OutgoingMessage = { key: principal, value: JSON.stringify(envelope), headers: injectTraceHeaders({ 'estate-type': event.type }) };
     try {
-      this.buffer.push({ message, line: this.spool.append(JSON.stringify(message)) });
+      this.buffer.push({ message, line: this.spool.append(spoolLine(message)) });
     } catch (error) {
       // The disk refused the write (full, gone): the record still goes to the bus, but a crash before it does loses it.
       this.logger.error({ err: error }, 'could not write a call record to the spool');
@@ -124,9 +125,9 @@ export class CallRecorder {
     if (this.spool.opened || this.closed) return;
     for (const { text, line } of this.spool.open()) {
       try {
-        this.buffer.push({ message: JSON.parse(text) as OutgoingMessage, line });
+        this.buffer.push({ message: messageOfLine(text), line });
       } catch {
-        this.logger.error({ bytes: line.bytes }, 'a spooled call record is not JSON and is dropped');
+        this.logger.error({ bytes: line.bytes }, 'a spooled call record cannot be read (not JSON, or no key) and is dropped');
         this.spool.acknowledge(line, line.bytes);
       }
     }

@@ -147,11 +147,11 @@ export class CallSpool {
 
   private write(text: string): SpooledLine {
     if (this.fd < 0) throw new Error('the call spool is closed');
-    const data = Buffer.from(`${text}\n`, 'utf8');
-    fs.writeSync(this.fd, data);
-    this.offset += data.length;
-    this.unsent += data.length;
-    const line = { segment: this.segment, end: this.offset, bytes: data.length };
+    // A string is encoded straight into the write: no Buffer of its own per record.
+    const bytes = fs.writeSync(this.fd, `${text}\n`);
+    this.offset += bytes;
+    this.unsent += bytes;
+    const line = { segment: this.segment, end: this.offset, bytes };
     if (this.offset >= (this.options.segmentBytes ?? DEFAULT_SEGMENT_BYTES)) {
       fs.fdatasyncSync(this.fd);
       fs.closeSync(this.fd);
