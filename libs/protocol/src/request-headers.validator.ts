@@ -26,11 +26,23 @@ export type HeaderLookup = { readonly present: false } | { readonly present: tru
 /** One header by name, any case. Sent twice it is malformed: which copy would a router have used? */
 export function readHeader(headers: HttpHeaders, name: string): HeaderLookup {
   const wanted = name.toLowerCase();
-  const values = Object.entries(headers)
-    .filter(([key, value]) => key.toLowerCase() === wanted && value !== undefined)
-    .flatMap(([, value]) => (typeof value === 'string' ? [value] : [...(value as readonly string[])]));
-  if (values.length === 0) return { present: false };
-  return values.length === 1 ? { present: true, value: values[0] as string } : { present: true, repeated: true };
+  // Runs on every MCP request: a plain loop, where entries, filter and flatMap built three arrays.
+  let count = 0;
+  let value: string | undefined;
+  for (const key of Object.keys(headers)) {
+    if (key.length !== wanted.length || key.toLowerCase() !== wanted) continue;
+    const found = headers[key];
+    if (found === undefined) continue;
+    if (typeof found === 'string') {
+      count += 1;
+      value = found;
+    } else {
+      count += found.length;
+      value = found[0];
+    }
+  }
+  if (count === 0 || value === undefined) return { present: false };
+  return count === 1 ? { present: true, value } : { present: true, repeated: true };
 }
 
 /**
