@@ -5,7 +5,7 @@ import type { UpstreamResponse } from './upstream-response';
 import { requestHead } from './upstream.requester';
 
 /** A real node HTTP server; `answer` sees each request with the number of the socket it came on. */
-async function server(answer: (req: IncomingMessage, res: ServerResponse, socket: number) => void) {
+async function server(answer: (req: IncomingMessage, res: ServerResponse, socket: number) => void, keepAliveTimeout?: number) {
   const sockets = new WeakMap<object, number>();
   let opened = 0;
   const srv = http.createServer((req, res) => {
@@ -17,6 +17,7 @@ async function server(answer: (req: IncomingMessage, res: ServerResponse, socket
       answer(req, res, sockets.get(req.socket)!);
     });
   });
+  if (keepAliveTimeout !== undefined) srv.keepAliveTimeout = keepAliveTimeout;
   await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
   const url = new URL(`http://127.0.0.1:${(srv.address() as AddressInfo).port}/mcp?x=1`);
   return {
@@ -96,6 +97,30 @@ describe('KeepAlivePool (real HTTP server)', () => {
     } finally {
       pool.destroy();
       await srv.close();
+    }
+  });
+
+  it('does not write to an idle connection the upstream is about to close (its Keep-Alive timeout, less a second)', async () => {
+    // node's server says `Keep-Alive: timeout=2` for 2 s, and `timeout=1` for 1.5 s.
+    const srv = await server((_req, res) => res.writeHead(200, { 'content-length': '2' }).end('ok'), 2000);
+    const short = await server((_req, res) => res.writeHead(200, { 'content-length': '2' }).end('ok'), 1500);
+    const pool = new KeepAlivePool('127.0.0.1', Number(srv.url.port), OPTIONS);
+    const shortPool = new KeepAlivePool('127.0.0.1', Number(short.url.port), OPTIONS);
+    try {
+      expect(await post(pool, srv.url, '{}').request.response.then(body)).toBe('ok');
+      expect(await post(pool, srv.url, '{}').request.response.then(body)).toBe('ok');
+      expect(srv.opened()).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      expect(await post(pool, srv.url, '{}').request.response.then(body)).toBe('ok');
+      expect(srv.opened()).toBe(2);
+      expect(await post(shortPool, short.url, '{}').request.response.then(body)).toBe('ok');
+      expect(await post(shortPool, short.url, '{}').request.response.then(body)).toBe('ok');
+      expect(short.opened()).toBe(2);
+    } finally {
+      pool.destroy();
+      shortPool.destroy();
+      await srv.close();
+      await short.close();
     }
   });
 

@@ -19,6 +19,19 @@ export interface PooledRequest {
   destroy(): void;
 }
 
+/**
+ * An idle connection is not used again this close to the time the upstream said it keeps one
+ * (`Keep-Alive: timeout=5`): a request written as the upstream closes it would fail.
+ */
+const KEEP_ALIVE_MARGIN_MS = 1000;
+const KEEP_ALIVE_HINT = /(?:^|,)\s*timeout=(\d+)/i;
+
+/** How long the upstream keeps an idle connection, by its Keep-Alive header; undefined when it does not say. */
+function keepAliveMs(headers: Record<string, string>): number | undefined {
+  const hint = KEEP_ALIVE_HINT.exec(headers['keep-alive'] ?? '')?.[1];
+  return hint === undefined ? undefined : Number(hint) * 1000;
+}
+
 /** Node's wording for a connection that closed before its response came. */
 function hangUp(): Error {
   return Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
@@ -91,6 +104,8 @@ class Exchange implements UpstreamResponse, PooledRequest {
 /** A pooled socket: one parser and one set of listeners for its whole life, serving one exchange at a time. */
 class Connection {
   exchange?: Exchange;
+  /** Until when it may carry a request again once idle (the upstream's keep-alive hint), in performance.now() time. */
+  usableUntil = Infinity;
   private reusable = false;
   private readonly parser: Http1ResponseParser;
 
@@ -126,7 +141,9 @@ class Connection {
     if (!this.parser.complete) return;
     this.exchange = undefined;
     exchange.settle();
-    this.pool.release(this, this.reusable);
+    const keepMs = keepAliveMs(exchange.headers);
+    this.usableUntil = keepMs === undefined ? Infinity : performance.now() + keepMs - KEEP_ALIVE_MARGIN_MS;
+    this.pool.release(this, this.reusable && (keepMs === undefined || keepMs > KEEP_ALIVE_MARGIN_MS));
   }
 
   private fail(error?: Error): void {
@@ -161,8 +178,11 @@ export class KeepAlivePool {
       return { response: Promise.reject(new Error('the upstream connection pool is closed')), destroy: () => undefined };
     }
     let connection = this.idle.pop();
-    // Closed by the upstream a moment ago, its close event not yet handled.
-    while (connection?.socket.destroyed) connection = this.idle.pop();
+    // Closed by the upstream a moment ago (its close event not yet handled), or about to be.
+    while (connection && (connection.socket.destroyed || connection.usableUntil <= performance.now())) {
+      connection.socket.destroy();
+      connection = this.idle.pop();
+    }
     connection ??= this.connect();
     connection.socket.ref();
     const exchange = new Exchange(connection, onClose);
