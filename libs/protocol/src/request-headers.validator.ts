@@ -26,12 +26,26 @@ export type HeaderLookup = { readonly present: false } | { readonly present: tru
 /** One header by name, any case. Sent twice it is malformed: which copy would a router have used? */
 export function readHeader(headers: HttpHeaders, name: string): HeaderLookup {
   const wanted = name.toLowerCase();
-  const values = Object.entries(headers)
-    .filter(([key, value]) => key.toLowerCase() === wanted && value !== undefined)
-    .flatMap(([, value]) => (typeof value === 'string' ? [value] : [...(value as readonly string[])]));
-  if (values.length === 0) return { present: false };
-  return values.length === 1 ? { present: true, value: values[0] as string } : { present: true, repeated: true };
+  // A loop without intermediate arrays: every session POST asks for the version header (issue 10).
+  let count = 0;
+  let only = '';
+  for (const key in headers) {
+    const value = headers[key];
+    if (value === undefined || key.length !== wanted.length || key.toLowerCase() !== wanted) continue;
+    if (typeof value === 'string') {
+      count += 1;
+      only = value;
+    } else {
+      count += value.length;
+      if (value.length > 0) only = value[0] as string;
+    }
+  }
+  if (count === 0) return ABSENT;
+  return count === 1 ? { present: true, value: only } : REPEATED;
 }
+
+const ABSENT: HeaderLookup = Object.freeze({ present: false });
+const REPEATED: HeaderLookup = Object.freeze({ present: true, repeated: true });
 
 /**
  * Checks the headers a stateless POST must mirror from its body: the protocol version, the method
