@@ -4,6 +4,7 @@ import { withDeadline } from './bounded-stop';
 import { MessageRefused, type BusMessage, type EventBus, type OutgoingMessage, type PartitionOffsets, type SubscribeOptions, type Subscription, type TopicSpec } from './event-bus.port';
 import { eachBatchHandler, toBusMessage } from './kafka-batch.handler';
 import { KafkaPageReader } from './kafka-page.reader';
+import { fixKafkaRequestQueue } from './kafka-request-queue.fix';
 import { correctTopicConfigs, declaredConfig } from './kafka-topic.configs';
 
 export interface KafkaBusOptions {
@@ -11,6 +12,8 @@ export interface KafkaBusOptions {
   clientId: string;
   logger: Logger;
 }
+
+fixKafkaRequestQueue();
 
 const DISCONNECT_MS = 2000;
 /** How long the broker may hold an empty fetch (see subscribeOnce). */

@@ -26,24 +26,26 @@ export type HeaderLookup = { readonly present: false } | { readonly present: tru
 /** One header by name, any case. Sent twice it is malformed: which copy would a router have used? */
 export function readHeader(headers: HttpHeaders, name: string): HeaderLookup {
   const wanted = name.toLowerCase();
-  // Runs on every MCP request: a plain loop, where entries, filter and flatMap built three arrays.
+  // A loop without intermediate arrays: every session POST asks for the version header (issue 10).
   let count = 0;
-  let value: string | undefined;
-  for (const key of Object.keys(headers)) {
-    if (key.length !== wanted.length || key.toLowerCase() !== wanted) continue;
-    const found = headers[key];
-    if (found === undefined) continue;
-    if (typeof found === 'string') {
+  let only = '';
+  for (const key in headers) {
+    const value = headers[key];
+    if (value === undefined || key.length !== wanted.length || key.toLowerCase() !== wanted) continue;
+    if (typeof value === 'string') {
       count += 1;
-      value = found;
+      only = value;
     } else {
-      count += found.length;
-      value = found[0];
+      count += value.length;
+      if (value.length > 0) only = value[0] as string;
     }
   }
-  if (count === 0 || value === undefined) return { present: false };
-  return count === 1 ? { present: true, value } : { present: true, repeated: true };
+  if (count === 0) return ABSENT;
+  return count === 1 ? { present: true, value: only } : REPEATED;
 }
+
+const ABSENT: HeaderLookup = Object.freeze({ present: false });
+const REPEATED: HeaderLookup = Object.freeze({ present: true, repeated: true });
 
 /**
  * Checks the headers a stateless POST must mirror from its body: the protocol version, the method

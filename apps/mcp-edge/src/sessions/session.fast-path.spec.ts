@@ -4,15 +4,28 @@ import { WireError } from '../mcp/wire-error';
 import { recordDirectHandlers, SessionFastPath, type DirectHandler, type SessionSide } from './session.fast-path';
 
 /** A server with tools/call and tools/list handlers, and what the fast path sent for it. */
-function setUp(call: (params: Record<string, unknown> | undefined, signal: AbortSignal) => Promise<unknown>, side?: SessionSide) {
+function setUp(call: (params: Record<string, unknown> | undefined, signal: AbortSignal) => Promise<unknown>, side?: SessionSide, readSignalLate = false) {
   const server = new Server({ name: 't', version: '0' }, { capabilities: { tools: {} } });
   const handlers = new Map<string, DirectHandler>();
   recordDirectHandlers(server, handlers);
   server.setRequestHandler(ListToolsRequestSchema, async (request) => ({ tools: [], nextCursor: request.params?.cursor }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => call(request.params, extra.signal) as never);
+  // readSignalLate: the handler is given a view that reads `extra.signal` only when it is used.
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => call(request.params, readSignalLate ? lateSignal(extra) : extra.signal) as never);
   const sent: JSONRPCMessage[] = [];
   const fast = new SessionFastPath(server, handlers, async (message) => void sent.push(message), 'session-1', side);
   return { fast, sent };
+}
+
+/** A stand-in signal whose every property reads the handler's real signal at that moment. */
+function lateSignal(extra: { signal: AbortSignal }): AbortSignal {
+  return {
+    get aborted() {
+      return extra.signal.aborted;
+    },
+    get reason() {
+      return extra.signal.reason as unknown;
+    },
+  } as AbortSignal;
 }
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
@@ -59,6 +72,22 @@ describe('SessionFastPath', () => {
     expect(fast.take({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 9, reason: 'gave up' } }, {})).toBe(false);
     await settle();
     expect(aborted).toBe('gave up');
+    expect(sent).toEqual([]);
+  });
+
+  it('hands a handler that looks at its signal only after a cancel an already aborted signal, with the reason', async () => {
+    let seen: { aborted: boolean; reason: unknown } | undefined;
+    let release: () => void = () => undefined;
+    const { fast, sent } = setUp(async (_params, signalOf) => {
+      await new Promise<void>((resolve) => (release = resolve));
+      seen = { aborted: signalOf.aborted, reason: signalOf.reason };
+      return { content: [] };
+    }, undefined, true);
+    fast.take({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'late' } }, {});
+    fast.take({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 4, reason: 'too slow' } }, {});
+    release();
+    await settle();
+    expect(seen).toEqual({ aborted: true, reason: 'too slow' });
     expect(sent).toEqual([]);
   });
 
