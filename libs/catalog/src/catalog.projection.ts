@@ -60,13 +60,22 @@ export function withUpstream(entry: CatalogEntry, server: ServerRegisteredData):
   return { ...entry, upstream: upstreamOf(server, server.name) };
 }
 
+/**
+ * Each version is split once, not in every comparison: an entry holds every version of its tool
+ * and is sorted on every publish, and splitting both sides of each of n log n comparisons was the
+ * fold's largest cost on a tool with hundreds of versions (profiled). Same comparisons, same order.
+ */
 function sortVersions<T extends { version: string }>(versions: T[]): T[] {
-  return [...versions].sort((a, b) => compareVersions(a.version, b.version));
+  const keyed = versions.map((item) => ({ item, parts: versionParts(item.version) }));
+  keyed.sort((a, b) => compareParts(a.parts, a.item.version, b.parts, b.item.version));
+  return keyed.map((k) => k.item);
 }
 
-function compareVersions(a: string, b: string): number {
-  const pa = a.split(/[.+-]/).map(Number);
-  const pb = b.split(/[.+-]/).map(Number);
+function versionParts(version: string): number[] {
+  return version.split(/[.+-]/).map(Number);
+}
+
+function compareParts(pa: number[], a: string, pb: number[], b: string): number {
   for (let i = 0; i < 3; i += 1) if (pa[i] !== pb[i]) return pa[i] - pb[i];
   return a < b ? -1 : a > b ? 1 : 0;
 }
