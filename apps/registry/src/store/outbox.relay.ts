@@ -185,15 +185,10 @@ export class OutboxRelay {
   /** Publish until nothing visible is left. Returns the number of events sent. */
   async drain(): Promise<number> {
     let sent = 0;
-    // The log's size as read right after this pass's last send: the next read's check uses it
-    // instead of asking the broker again a moment later (three round trips each time). A log that
-    // loses events in between is still caught, by the check after the next send.
-    let afterSend: bigint | undefined;
     for (;;) {
       // The log's size is asked for (a Kafka round trip) beside the read: the first send waits for
       // the slower of the two, not both. The database is used one query at a time, as before.
-      const asked = afterSend === undefined ? this.held() : Promise.resolve(afterSend);
-      afterSend = undefined;
+      const asked = this.held();
       asked.catch(() => undefined); // awaited in checkLog; a failure meanwhile is not an unhandled rejection
       const rows = await readRelayBatch(this.db, this.name, this.maxBatchBytes);
       const checked = await this.checkLog(asked);
@@ -215,7 +210,6 @@ export class OutboxRelay {
           if (held === undefined) break;
           sent += batch.length;
         }
-        afterSend = held;
       } finally {
         for (const { span } of outgoing.slice(handed)) span.end();
       }
