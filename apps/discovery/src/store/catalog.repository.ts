@@ -30,10 +30,6 @@ export class CatalogRepository {
     return row?.position;
   }
 
-  async setStreamPosition(runner: Runner, streamId: string, position: number): Promise<void> {
-    await runner.manager.upsert(StreamPositionEntity, { streamId, position }, ['streamId']);
-  }
-
   /** Once per batch: plain SQL, since building TypeORM's upsert cost more CPU than PostgreSQL's running it. */
   async setCheckpoint(runner: Runner, topic: string, partition: number, position: StoredPosition): Promise<void> {
     await runner.manager.query(SET_CHECKPOINT, [topic, partition, position.next, position.lastEventId]);
