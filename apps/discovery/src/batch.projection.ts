@@ -17,26 +17,6 @@ export class BatchProjection implements ProjectionTarget {
 
   constructor(private readonly repo: CatalogRepository, private readonly runner: QueryRunner) {}
 
-  /**
-   * Reads, in one round trip, the rows the batch's events name (their streams, tools and servers),
-   * with the same locks: a batch of sixteen publishes read thirty-odd rows one query each. What a
-   * value does not name plainly (it is malformed, or a server's tools) is still read when asked.
-   */
-  async prefetch(values: unknown[]): Promise<void> {
-    const wanted = { streams: new Set<string>(), tools: new Set<string>(), servers: new Set<string>() };
-    for (const value of values) namedRows(value, wanted);
-    const streams = [...wanted.streams].filter((id) => !this.streams.has(id));
-    const tools = [...wanted.tools].filter((name) => !this.tools.has(name));
-    const servers = [...wanted.servers].filter((name) => !this.servers.has(name));
-    if (streams.length + tools.length + servers.length === 0) return;
-    const found = await this.repo.batchRows(this.runner, { streams, tools, servers });
-    for (const id of streams) this.streams.set(id, found.streams.get(id));
-    for (const name of tools) this.tools.set(name, found.tools.get(name));
-    for (const name of servers) this.servers.set(name, found.servers.get(name));
-    // Servers of the tools read: their rows came along (not locked, as server() does not lock).
-    for (const [name, server] of found.servers) if (!this.servers.has(name)) this.servers.set(name, server);
-  }
-
   async streamPosition(streamId: string): Promise<number | undefined> {
     if (!this.streams.has(streamId)) this.streams.set(streamId, await this.repo.streamPosition(this.runner, streamId));
     return this.streams.get(streamId);
@@ -94,32 +74,10 @@ export class BatchProjection implements ProjectionTarget {
     return entries;
   }
 
-  /** Writes every row the batch changed, once each, in the batch's transaction: one statement for all of them. */
+  /** Writes every row the batch changed, once each, in the batch's transaction. */
   async flush(): Promise<void> {
-    await this.repo.writeBatch(this.runner, {
-      servers: [...this.dirty.servers].map((name) => this.servers.get(name) as ServerRegisteredData),
-      tools: [...this.dirty.tools].map((name) => this.tools.get(name) as CatalogEntry),
-      streams: [...this.dirty.streams].map((id): [string, number] => [id, this.streams.get(id) as number]),
-    });
+    for (const name of this.dirty.servers) await this.repo.upsertServer(this.runner, this.servers.get(name) as ServerRegisteredData);
+    for (const name of this.dirty.tools) await this.repo.upsertTool(this.runner, this.tools.get(name) as CatalogEntry);
+    for (const id of this.dirty.streams) await this.repo.setStreamPosition(this.runner, id, this.streams.get(id) as number);
   }
-}
-
-/** The stream, tool and server a registry envelope names, as far as its shape says; anything else is left to the lazy reads. */
-function namedRows(value: unknown, wanted: { streams: Set<string>; tools: Set<string>; servers: Set<string> }): void {
-  if (!isRecord(value) || typeof value.stream !== 'string' || !isRecord(value.data)) return;
-  wanted.streams.add(value.stream);
-  const { data } = value;
-  if (value.type === 'ServerRegistered') {
-    if (typeof data.name === 'string') wanted.servers.add(data.name);
-    return;
-  }
-  const spec = value.type === 'ToolVersionPublished' && isRecord(data.spec) ? data.spec : undefined;
-  const name = spec ? spec.name : data.name;
-  if (typeof name === 'string') wanted.tools.add(name);
-  const server = spec && isRecord(spec.upstream) ? spec.upstream.server : undefined;
-  if (typeof server === 'string') wanted.servers.add(server);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -66,10 +66,8 @@ export class CatalogProjector {
     await this.mutex.run(async () => {
       const causes = new Map<string, BusMessage>();
       const target = new BatchProjection(this.repo, runner);
-      const values = messages.map((message) => parseJson(message.value));
-      await target.prefetch(values);
-      for (const [index, message] of messages.entries()) {
-        const applied = await applyEnvelope(target, values[index]);
+      for (const message of messages) {
+        const applied = await applyEnvelope(target, parseJson(message.value));
         for (const name of applied.touched) causes.set(name, message);
         // One line per event with its ids; a child logger per message only when someone reads debug (catch-up applies thousands).
         if (this.logger.isLevelEnabled('debug')) {
@@ -160,10 +158,7 @@ export class CatalogProjector {
   }
 
   private async publish(names: string[], headers: Record<string, string>, entries?: CatalogEntry[]): Promise<void> {
-    const texts = this.repo.texts;
-    await publishCatalogEntries(
-      this.client.publisher, this.topics.catalog, entries ?? (await this.repo.toolsNamed(names)), CATALOG_ENTRY_MAX_BYTES, this.logger, headers, (entry) => texts.text(entry),
-    );
+    await publishCatalogEntries(this.client.publisher, this.topics.catalog, entries ?? (await this.repo.toolsNamed(names)), CATALOG_ENTRY_MAX_BYTES, this.logger, headers);
   }
 
   private async publishAll(): Promise<void> {

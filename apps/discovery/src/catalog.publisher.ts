@@ -12,10 +12,8 @@ const BATCH = 500;
  */
 export async function publishCatalogEntries(
   bus: Pick<EventBus, 'publish'>, topic: string, entries: CatalogEntry[], maxBytes: number, logger: Logger, headers?: Record<string, string>,
-  /** An entry's JSON text; the projector's reuses the text it just wrote to the entry's row. */
-  text: (entry: CatalogEntry) => string = (entry) => JSON.stringify(entry),
 ): Promise<void> {
-  const messages: OutgoingMessage[] = entries.map((entry) => ({ key: entry.name, value: text(entry), ...(headers ? { headers } : {}) }));
+  const messages: OutgoingMessage[] = entries.map((entry) => ({ key: entry.name, value: JSON.stringify(entry), ...(headers ? { headers } : {}) }));
   for (const batch of batchBySize(messages, messageBytes, BATCH, maxBytes)) {
     await publishOrSetAside(bus, topic, batch, (m) => m, async (entry, error) => {
       logger.error(

@@ -6,7 +6,6 @@ import { CatalogCheckpointEntity } from './catalog-checkpoint.entity';
 import { CatalogDeadLetterEntity } from './catalog-dead-letter.entity';
 import { CatalogServerEntity } from './catalog-server.entity';
 import { CatalogToolEntity } from './catalog-tool.entity';
-import { EntryTexts } from './entry-text.memo';
 import { StreamPositionEntity } from './stream-position.entity';
 
 /** A query runner in the projection's transaction: its manager reads and locks rows in that transaction. */
@@ -20,9 +19,6 @@ const whole = <T>(value: T): QueryDeepPartialEntity<T> => value as QueryDeepPart
 
 /** The discovery schema: catalog rows, per-stream positions and Kafka checkpoints. */
 export class CatalogRepository {
-  /** Entry texts as written and read by the batch path (entries grow with every version). */
-  readonly texts = new EntryTexts();
-
   constructor(readonly db: DataSource) {}
 
   async streamPosition(runner: Runner, streamId: string): Promise<number | undefined> {
@@ -30,60 +26,14 @@ export class CatalogRepository {
     return row?.position;
   }
 
-  /** Once per batch: plain SQL, since building TypeORM's upsert cost more CPU than PostgreSQL's running it. */
+  async setStreamPosition(runner: Runner, streamId: string, position: number): Promise<void> {
+    await runner.manager.upsert(StreamPositionEntity, { streamId, position }, ['streamId']);
+  }
+
   async setCheckpoint(runner: Runner, topic: string, partition: number, position: StoredPosition): Promise<void> {
-    await runner.manager.query(SET_CHECKPOINT, [topic, partition, position.next, position.lastEventId]);
-  }
-
-  /**
-   * Everything a batch's events may read, in one round trip: the positions of their streams and
-   * their tools' entries, both locked as the one-by-one reads lock them, and the servers named
-   * (or offering those tools). A row not there is not returned; the caller knows what it asked for.
-   */
-  async batchRows(runner: Runner, wanted: { streams: string[]; tools: string[]; servers: string[] }): Promise<BatchRows> {
-    const rows: Array<{ kind: 's' | 't' | 'v'; key: string; value: string }> = await runner.manager.query(BATCH_ROWS, [wanted.streams, wanted.tools, wanted.servers]);
-    const found: BatchRows = { streams: new Map(), tools: new Map(), servers: new Map() };
-    for (const { kind, key, value } of rows) {
-      if (kind === 's') found.streams.set(key, Number(value));
-      else if (kind === 't') found.tools.set(key, this.texts.parse(key, value));
-      else found.servers.set(key, JSON.parse(value) as ServerRegisteredData);
-    }
-    return found;
-  }
-
-  /**
-   * A batch's writes in one statement, a parameter per column: PostgreSQL parses each entry's JSON
-   * once (a JSON array split server-side parsed every entry twice, and entries grow with every
-   * version). A row appears at most once per table (the batch writes each once), which a multi-row
-   * ON CONFLICT DO UPDATE requires.
-   */
-  async writeBatch(runner: Runner, rows: { servers: ServerRegisteredData[]; tools: CatalogEntry[]; streams: Array<[string, number]> }): Promise<void> {
-    const values: unknown[] = [];
-    const tuples = (count: number, columns: string[], row: (i: number) => unknown[]): string => {
-      const out: string[] = [];
-      for (let i = 0; i < count; i += 1) {
-        const at = values.length;
-        values.push(...row(i));
-        out.push(`(${columns.map((cast, c) => `$${at + c + 1}${cast}`).join(', ')})`);
-      }
-      return out.join(', ');
-    };
-    const parts: string[] = [];
-    if (rows.servers.length > 0) {
-      parts.push(`INSERT INTO discovery.servers (name, data) VALUES ${tuples(rows.servers.length, ['', '::json'], (i) => [rows.servers[i].name, JSON.stringify(rows.servers[i])])}
-        ON CONFLICT (name) DO UPDATE SET data = EXCLUDED.data`);
-    }
-    if (rows.tools.length > 0) {
-      parts.push(`INSERT INTO discovery.tools (name, server, entry) VALUES ${tuples(rows.tools.length, ['', '', '::json'], (i) => [rows.tools[i].name, rows.tools[i].upstream.server, this.texts.text(rows.tools[i])])}
-        ON CONFLICT (name) DO UPDATE SET server = EXCLUDED.server, entry = EXCLUDED.entry`);
-    }
-    if (rows.streams.length > 0) {
-      parts.push(`INSERT INTO discovery.streams (stream_id, position) VALUES ${tuples(rows.streams.length, ['', '::integer'], (i) => rows.streams[i])}
-        ON CONFLICT (stream_id) DO UPDATE SET position = EXCLUDED.position`);
-    }
-    if (parts.length === 0) return;
-    // Data-modifying CTEs all run, whether the final SELECT reads them or not.
-    await runner.manager.query(`WITH ${parts.map((part, i) => `w${i} AS (${part})`).join(', ')} SELECT 1`, values);
+    await runner.manager.upsert(
+      CatalogCheckpointEntity, { topic, partition, nextOffset: position.next, lastEventId: position.lastEventId }, ['topic', 'partition'],
+    );
   }
 
   async checkpoint(topic: string, partition: number): Promise<StoredPosition | undefined> {
@@ -197,24 +147,6 @@ export class CatalogRepository {
     }
   }
 }
-
-/** What batchRows found: stream positions, tool entries and servers by key. */
-export interface BatchRows {
-  streams: Map<string, number>;
-  tools: Map<string, CatalogEntry>;
-  servers: Map<string, ServerRegisteredData>;
-}
-
-const SET_CHECKPOINT = `INSERT INTO discovery.checkpoints (topic, partition, next_offset, last_event_id) VALUES ($1, $2, $3, $4)
-  ON CONFLICT (topic, partition) DO UPDATE SET next_offset = EXCLUDED.next_offset, last_event_id = EXCLUDED.last_event_id`;
-
-const BATCH_ROWS = `WITH s AS (SELECT stream_id, position FROM discovery.streams WHERE stream_id = ANY($1::text[]) FOR UPDATE),
-  t AS (SELECT name, server, entry FROM discovery.tools WHERE name = ANY($2::text[]) FOR UPDATE),
-  v AS (SELECT name, data FROM discovery.servers WHERE name = ANY($3::text[]) OR name IN (SELECT server FROM t))
-  SELECT 's' AS kind, stream_id AS key, position::text AS value FROM s
-  UNION ALL SELECT 't', name, entry::text FROM t
-  UNION ALL SELECT 'v', name, data::text FROM v`;
-
 
 /** Rows per insert of the swap: large enough to amortize a round trip, small enough to bound one statement's parameters. */
 const SWAP_BATCH = 1000;
