@@ -27,6 +27,8 @@ export interface PublishFigures {
   cpuPerPublish: Record<CpuRole, number>;
   /** 1-minute load average at the end of the run: the machine is shared. */
   load: number;
+  /** CPU ms per publish of the load generator itself (this process): it shares the cores with the estate. */
+  clientCpuPerPublish?: number;
   /** CPU ms per second the estate's processes spend with nothing published (polls, timers): what a slow rate pays per publish. */
   idleCpuPerSecond?: number;
 }
@@ -80,7 +82,12 @@ async function publishLoad(
   const end = measureFrom + RUN_MS;
   let before: CpuSnapshot = new Map();
   let after: CpuSnapshot = new Map();
-  const timers = [setTimeout(() => (before = sample()), WARM_UP_MS), setTimeout(() => (after = sample()), WARM_UP_MS + RUN_MS)];
+  let clientFrom: NodeJS.CpuUsage | undefined;
+  let client: NodeJS.CpuUsage | undefined;
+  const timers = [
+    setTimeout(() => { before = sample(); clientFrom = process.cpuUsage(); }, WARM_UP_MS),
+    setTimeout(() => { after = sample(); client = process.cpuUsage(clientFrom); }, WARM_UP_MS + RUN_MS),
+  ];
   await Promise.all(Array.from({ length: clients }, async (_, c) => {
     const tool = `bench.${run}c${clients}w${c}`;
     for (let n = 0; performance.now() < end; n += 1) {
@@ -96,10 +103,12 @@ async function publishLoad(
   }));
   for (const timer of timers) clearTimeout(timer);
   if (after.size === 0) after = sample();
+  client ??= process.cpuUsage(clientFrom);
   const spent = cpuBetween(before, after);
   const cpuPerPublish = Object.fromEntries(Object.entries(spent).map(([role, ms]) => [role, ms / Math.max(1, completed)])) as Record<CpuRole, number>;
   return {
     clients, published: times.length, perSecond: completed / (RUN_MS / 1000), errors, firstError, latency: latencyStats(times), cpuPerPublish, load: os.loadavg()[0],
+    clientCpuPerPublish: (client.user + client.system) / 1000 / Math.max(1, completed),
   };
 }
 
@@ -193,6 +202,8 @@ export function publishTable(figures: PublishFigures[]): BenchTable {
       'postgres background': round(f.cpuPerPublish['postgres background'], 2),
       'kafka broker': f.bus === 'kafka' ? round(f.cpuPerPublish['kafka broker'], 2) : '-',
       total: round(Object.values(f.cpuPerPublish).reduce((a, b) => a + b, 0), 2),
+      // Not in the total: the load generator shares the cores, so what it spends is not the estate's to spend.
+      'load generator CPU (ms/publish)': f.clientCpuPerPublish === undefined ? '-' : round(f.clientCpuPerPublish, 2),
       'load (1 min)': round(f.load, 1),
       'estate idle CPU (ms/s)': f.idleCpuPerSecond === undefined ? '-' : round(f.idleCpuPerSecond, 0),
       // What the publishes themselves cost the estate and PostgreSQL: the idle share the rate carries taken out.

@@ -71,8 +71,27 @@ const PATTERN_RULES: readonly PatternRule[] = [
 const verdicts = new PromptTextVerdicts();
 
 export function inspectPromptText(text: string, path: string, context: PromptTextContext = {}): ContractIssue[] {
-  const { kind, skip, metadataValues } = context;
-  return verdicts.verdict(text, JSON.stringify([kind ?? 'block', skip ?? [], metadataValues ?? null]), path, () => judgePromptText(text, path, context));
+  return verdicts.verdict(text, contextKey(context), path, () => judgePromptText(text, path, context));
+}
+
+/**
+ * A walk passes the same metadata array with every text of a spec: its JSON is written once per
+ * array, not once per text (serializing the whole context for each text was 2% of a publish).
+ */
+const metadataKeys = new WeakMap<readonly string[], string>();
+
+/**
+ * The verdict cache's context: the kind, the skipped rule ids (identifiers, no comma) and the
+ * metadata as JSON, last. None holds U+0000 (JSON escapes it), which the cache relies on.
+ */
+function contextKey({ kind, skip, metadataValues }: PromptTextContext): string {
+  let metadata = 'null';
+  if (metadataValues !== undefined) {
+    const known = metadataKeys.get(metadataValues);
+    metadata = known ?? JSON.stringify(metadataValues);
+    if (known === undefined) metadataKeys.set(metadataValues, metadata);
+  }
+  return `${kind ?? 'block'}\u0001${skip === undefined ? '' : skip.join(',')}\u0001${metadata}`;
 }
 
 function judgePromptText(text: string, path: string, context: PromptTextContext): ContractIssue[] {

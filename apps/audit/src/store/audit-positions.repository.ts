@@ -14,7 +14,11 @@ export class AuditPositions implements PositionStore {
     return row ? { next: row.nextOffset, lastEventId: row.lastEventId } : undefined;
   }
 
+  /** Once per batch: plain SQL, since building TypeORM's upsert cost more CPU than PostgreSQL's running it. */
   async set(runner: Pick<QueryRunner, 'manager'>, topic: string, partition: number, position: StoredPosition): Promise<void> {
-    await runner.manager.upsert(AuditPositionEntity, { topic, partition, nextOffset: position.next, lastEventId: position.lastEventId }, ['topic', 'partition']);
+    await runner.manager.query(SET_POSITION, [topic, partition, position.next, position.lastEventId]);
   }
 }
+
+const SET_POSITION = `INSERT INTO audit.positions (topic, partition, next_offset, last_event_id) VALUES ($1, $2, $3, $4)
+  ON CONFLICT (topic, partition) DO UPDATE SET next_offset = EXCLUDED.next_offset, last_event_id = EXCLUDED.last_event_id`;

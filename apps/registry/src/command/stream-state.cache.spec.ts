@@ -10,7 +10,7 @@ describe('the stream state cache', () => {
     expect(cache.get(serverDecider, 'server:a')).toEqual({ state: { status: 'unregistered' }, version: 0 });
     cache.set(serverDecider, 'server:a', { state: registered, version: 1 });
     expect(cache.get(serverDecider, 'server:a')).toEqual({ state: registered, version: 1 });
-    expect(cache.get(toolDecider(), 'server:a')).toEqual({ state: { versions: {} }, version: 0 });
+    expect(cache.get(toolDecider(), 'server:a')).toEqual({ state: { versions: new Map() }, version: 0 });
   });
 
   it('holds at most its limit, dropping the stream used least recently', () => {

@@ -1,5 +1,5 @@
 import type { CompatPolicy, SchemaChange, ToolSpec } from '@estate/contracts';
-import { latestVersion, type ClassifyChange, type ToolState } from './tool.decider';
+import { latestVersion, type ClassifyChange, type ToolState, type ToolVersionState } from './tool.decider';
 
 /**
  * What publish and check answer besides the decision: the ESTATE_COMPAT policy in force, the bump
@@ -20,6 +20,6 @@ export function publishReport(state: ToolState, spec: ToolSpec, classify: Classi
   const { policy } = classify;
   const latest = latestVersion(state);
   if (latest === undefined) return { compat: { policy, strictBump: 'initial' }, changes: [] };
-  const { strictBump, changes } = classify(state.versions[latest].spec, spec);
+  const { strictBump, changes } = classify((state.versions.get(latest) as ToolVersionState).spec, spec);
   return { compat: { policy, strictBump }, changes };
 }

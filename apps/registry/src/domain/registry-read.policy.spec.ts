@@ -1,20 +1,20 @@
 import type { Principal, ToolSpec } from '@estate/contracts';
 import { bankSpecs } from '../../../../examples/bank/bank.specs';
 import { serverViewFor, toolSummaryFor, toolViewFor, versionViewFor } from './registry-read.policy';
-import type { ToolState } from './tool.decider';
+import type { ToolState, ToolVersionState } from './tool.decider';
 
 const [lookup] = bankSpecs('bank');
 const version = (v: string, extra: Partial<ToolSpec> = {}) => ({ spec: { ...lookup, version: v, ...extra }, quarantined: false });
 
 // Given a tool with a retired, a deprecated, a quarantined and an active version, and one only a tenant may see
 const state: ToolState = {
-  versions: {
+  versions: new Map(Object.entries({
     '1.0.0': { ...version('1.0.0'), status: 'retired' },
     '1.1.0': { ...version('1.1.0'), status: 'deprecated', sunsetAt: '2027-01-01T00:00:00.000Z' },
     '1.2.0': { ...version('1.2.0'), status: 'active', quarantined: true },
     '1.3.0': { ...version('1.3.0'), status: 'active' },
     '2.0.0': { ...version('2.0.0', { tenants: ['north'] }), status: 'active' },
-  },
+  } satisfies Record<string, ToolVersionState>)),
 };
 const agent: Principal = { id: 'a', scopes: ['bank:read'], clearance: 'internal' };
 const publisher: Principal = { id: 'p', scopes: ['estate:publish'], clearance: 'public' };
@@ -28,7 +28,7 @@ describe('registry read policy', () => {
 
   it('lists every version for publishers and admins', () => {
     expect(Object.keys(toolSummaryFor(publisher, 'bank.lookup', state)?.versions ?? {})).toEqual(['1.0.0', '1.1.0', '1.2.0', '1.3.0', '2.0.0']);
-    expect(toolViewFor(publisher, 'bank.lookup', state)?.versions['1.2.0']).toEqual(state.versions['1.2.0']);
+    expect(toolViewFor(publisher, 'bank.lookup', state)?.versions['1.2.0']).toEqual(state.versions.get('1.2.0'));
   });
 
   it('shows an agent a version as MCP clients see it, with its status and sunset, and nothing of governance', () => {
@@ -42,7 +42,7 @@ describe('registry read policy', () => {
   it('answers a tool the viewer may not see exactly as a missing one: nothing', () => {
     expect(toolSummaryFor(stranger, 'bank.lookup', state)).toBeUndefined();
     expect(toolViewFor(stranger, 'bank.lookup', state)).toBeUndefined();
-    expect(toolViewFor(publisher, 'bank.nothing', { versions: {} })).toBeUndefined();
+    expect(toolViewFor(publisher, 'bank.nothing', { versions: new Map() })).toBeUndefined();
   });
 
   it('shows server registrations to publishers and admins only', () => {

@@ -40,13 +40,13 @@ export interface ToolView {
  * exact pin, and its sunset is what the agent needs to know.
  */
 function discoverable(viewer: Principal, state: ToolState): Array<[string, ToolVersionState]> {
-  return Object.entries(state.versions)
+  return [...state.versions]
     .filter(([, v]) => v.status !== 'retired' && !v.quarantined && isVisible(viewer, v.spec))
     .sort(([a], [b]) => rcompare(a, b));
 }
 
 function readable(viewer: Principal, state: ToolState): Array<[string, ToolVersionState]> {
-  return readsGovernance(viewer) ? Object.entries(state.versions).sort(([a], [b]) => rcompare(a, b)) : discoverable(viewer, state);
+  return readsGovernance(viewer) ? [...state.versions].sort(([a], [b]) => rcompare(a, b)) : discoverable(viewer, state);
 }
 
 function agentView(version: string, state: ToolVersionState): AgentVersionView {
@@ -62,7 +62,7 @@ export function toolSummaryFor(viewer: Principal, name: string, state: ToolState
 }
 
 export function toolViewFor(viewer: Principal, name: string, state: ToolState): ToolView | undefined {
-  if (readsGovernance(viewer)) return Object.keys(state.versions).length === 0 ? undefined : { name, versions: { ...state.versions } };
+  if (readsGovernance(viewer)) return state.versions.size === 0 ? undefined : { name, versions: Object.fromEntries(state.versions) };
   const versions = discoverable(viewer, state);
   if (versions.length === 0) return undefined;
   return { name, versions: Object.fromEntries([...versions].reverse().map(([v, st]) => [v, agentView(v, st)])) };

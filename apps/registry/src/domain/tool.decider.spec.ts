@@ -239,7 +239,7 @@ describe('evolving tool state', () => {
       { type: 'ToolQuarantined', version: 1, data: { name: 'pay.transfer', version: '1.0.0', reason: 'r' } },
     ];
     const state: ToolState = history.reduce(evolveTool, initialToolState());
-    expect(Object.fromEntries(Object.entries(state.versions).map(([v, s]) => [v, [s.status, s.quarantined]]))).toEqual({
+    expect(Object.fromEntries([...state.versions].map(([v, s]) => [v, [s.status, s.quarantined]]))).toEqual({
       '1.0.0': ['active', true], '1.1.0': ['deprecated', false], '2.0.0': ['retired', false],
     });
     expect(latestVersion(state)).toBe('2.0.0');
@@ -248,7 +248,7 @@ describe('evolving tool state', () => {
   it('does not change the state it was given', () => {
     const before = initialToolState();
     evolveTool(before, published(spec()));
-    expect(before).toEqual({ versions: {} });
+    expect(before).toEqual({ versions: new Map() });
   });
 });
 
@@ -277,7 +277,7 @@ describe('reaching a sunset date', () => {
     const first = given(published(spec()), deprecatedUntil('1.0.0', '2027-01-01T00:00:00.000Z')).when(sweep('2027-02-01T00:00:00.000Z'));
     const events = [published(spec()), deprecatedUntil('1.0.0', '2027-01-01T00:00:00.000Z'), ...accepted(first)];
     expect(accepted(given(...events).when(sweep('2027-03-01T00:00:00.000Z')))).toEqual([]);
-    expect(events.reduce(evolveTool, initialToolState()).versions['1.0.0'].status).toBe('retired');
+    expect(events.reduce(evolveTool, initialToolState()).versions.get('1.0.0')?.status).toBe('retired');
   });
 });
 
@@ -298,6 +298,6 @@ describe('the newest version of a folded state', () => {
     }, initialToolState());
     expect(seen).toEqual(['1.2.0', '1.10.0', '1.10.0', '1.10.0', '2.0.0-beta.1', '2.0.0', '2.0.0']);
     // A state built without evolve (deserialised, say) is answered by looking at every version.
-    expect(latestVersion({ versions: { '0.9.0': { spec: spec({ version: '0.9.0' }), status: 'active', quarantined: false } } })).toBe('0.9.0');
+    expect(latestVersion({ versions: new Map([['0.9.0', { spec: spec({ version: '0.9.0' }), status: 'active', quarantined: false }]]) })).toBe('0.9.0');
   });
 });

@@ -1,6 +1,6 @@
 import { lt, rcompare } from 'semver';
 import { bumpBetween, DEFAULT_COMPAT_POLICY, type SchemaChange } from '@estate/contracts';
-import { classifierFor, type ClassifyChange, type ToolState } from './tool.decider';
+import { classifierFor, type ClassifyChange, type ToolState, type ToolVersionState } from './tool.decider';
 
 /**
  * What changed from the version published just before `version` (the highest lower one): the
@@ -22,11 +22,11 @@ export interface VersionDiff {
  * `classify` runs under the ESTATE_COMPAT in force now, which may differ from the one the version was published under.
  */
 export function versionDiffFor(name: string, state: ToolState, version: string, classify: ClassifyChange = classifierFor(DEFAULT_COMPAT_POLICY)): VersionDiff | undefined {
-  const current = state.versions[version];
+  const current = state.versions.get(version);
   if (!current) return undefined;
-  const previous = Object.keys(state.versions).filter((v) => lt(v, version)).sort(rcompare)[0];
+  const previous = [...state.versions.keys()].filter((v) => lt(v, version)).sort(rcompare)[0];
   if (previous === undefined) return { name, version, previous: null, declared: null, required: null, changes: [] };
-  const classification = classify(state.versions[previous].spec, current.spec);
+  const classification = classify((state.versions.get(previous) as ToolVersionState).spec, current.spec);
   const diff: VersionDiff = {
     name, version, previous, declared: bumpBetween(previous, version), required: classification.bump, changes: classification.changes,
   };
