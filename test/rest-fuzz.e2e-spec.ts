@@ -92,6 +92,10 @@ describe('REST fuzz across registry, discovery, audit and edge', () => {
       expect({ url, status: (await http('GET', url, admin)).status }).toEqual({ url, status: 200 });
     }
     const accepted = answers.filter((a) => a.service === 'registry' && a.request.method === 'POST' && (a.status === 200 || a.status === 201)).length;
+    // verify's caughtUp is measured against the logs: an accepted write the relay has not sent yet is
+    // not in them, so the trail is first awaited until it holds every accepted write (and the setup's server).
+    await waitFor(async () => ((await countRegistryEntries(estate.auditUrl as string, admin)) >= accepted + 1 ? true : undefined),
+      'every accepted registry write to reach the trail', 30000);
     const verify = await waitFor(async () => {
       const v = await http('GET', `${estate.auditUrl}/v1/audit/verify`, admin);
       return v.body.caughtUp === true ? v.body : undefined;
