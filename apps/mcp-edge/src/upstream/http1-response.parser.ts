@@ -70,14 +70,10 @@ export class Http1ResponseParser {
           at = end + HEAD_END.length;
           break;
         }
-        case 'length': {
-          const take = Math.min(this.remaining, buffer.length - at);
-          this.events.onBody(buffer.subarray(at, at + take));
-          at += take;
-          this.remaining -= take;
+        case 'length':
+          at = this.body(buffer, at);
           if (this.remaining === 0) this.finish();
           break;
-        }
         case 'chunk-size': {
           const end = buffer.indexOf(CRLF, at);
           if (end < 0) return this.hold(buffer, at, MAX_CHUNK_LINE, 'a chunk-size line');
@@ -86,14 +82,10 @@ export class Http1ResponseParser {
           this.state = this.remaining === 0 ? 'trailers' : 'chunk-data';
           break;
         }
-        case 'chunk-data': {
-          const take = Math.min(this.remaining, buffer.length - at);
-          this.events.onBody(buffer.subarray(at, at + take));
-          at += take;
-          this.remaining -= take;
+        case 'chunk-data':
+          at = this.body(buffer, at);
           if (this.remaining === 0) this.state = 'chunk-end';
           break;
-        }
         case 'chunk-end': {
           if (buffer.length - at < CRLF.length) return this.hold(buffer, at, CRLF.length, 'a chunk');
           if (buffer[at] !== 13 || buffer[at + 1] !== 10) throw new HttpResponseError('a chunk of the upstream\'s response did not end with CRLF');
@@ -116,6 +108,14 @@ export class Http1ResponseParser {
           throw new HttpResponseError('the upstream sent bytes after its response');
       }
     }
+  }
+
+  /** Hands on what of the `remaining` body bytes this read holds; returns where the body stopped. */
+  private body(buffer: Buffer, at: number): number {
+    const take = Math.min(this.remaining, buffer.length - at);
+    this.events.onBody(buffer.subarray(at, at + take));
+    this.remaining -= take;
+    return at + take;
   }
 
   /** Keeps an unfinished line or head for the next read, bounded so that an endless one fails. */
