@@ -12,23 +12,21 @@ import { fromIncoming, type UpstreamResponse } from './upstream-response';
  */
 const MAX_IDLE = 2_048;
 const AGENT_OPTIONS = { keepAlive: true, maxFreeSockets: MAX_IDLE, scheduling: 'lifo' } as const;
-/** What node's client refuses in a header value (it would end the header early or smuggle another). */
-const INVALID_HEADER_CHAR = /[^\t\x20-\x7e\x80-\xff]/;
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /** A request on its way: its response, and a way to abandon it. */
 export type UpstreamRequest = PooledRequest;
 
-/** The head of an HTTP/1.1 request as node's client would write it for these headers, checked alike. */
+/** The head of an HTTP/1.1 request as node's client would write it for these headers, checked by node's own validators. */
 export function requestHead(method: string, url: URL, headers: OutgoingHttpHeaders): string {
   let head = `${method} ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\n`;
   for (const name of Object.keys(headers)) {
     const value = headers[name];
     if (value === undefined) continue;
-    if (!TOKEN.test(name)) throw Object.assign(new TypeError(`Header name must be a valid HTTP token ["${name}"]`), { code: 'ERR_INVALID_HTTP_TOKEN' });
+    // node's own checks, so a header its client would refuse is refused here with the same error.
+    http.validateHeaderName(name);
     for (const one of Array.isArray(value) ? value : [value]) {
       const text = String(one);
-      if (INVALID_HEADER_CHAR.test(text)) throw Object.assign(new TypeError(`Invalid character in header content ["${name}"]`), { code: 'ERR_INVALID_CHAR' });
+      http.validateHeaderValue(name, text);
       head += `${name}: ${text}\r\n`;
     }
   }
