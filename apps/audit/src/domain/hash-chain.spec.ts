@@ -125,3 +125,40 @@ describe('ChainVerifier', () => {
     expect(verify(links, { lastSeq: 2, hash: 'f'.repeat(64) })).toEqual({ ok: false, entries: 2, firstBrokenSeq: 2 });
   });
 });
+
+describe('ChainVerifier.acceptStored (payload as the stored text)', () => {
+  const stored = (links: AuditEntry[], texts: string[], head = { lastSeq: links.at(-1)?.seq ?? 0, hash: links.at(-1)?.hash ?? GENESIS_HASH }) => {
+    const verifier = new ChainVerifier(head);
+    links.forEach(({ payload: _payload, ...link }, i) => verifier.acceptStored(link, texts[i]));
+    return verifier.result();
+  };
+  const canonicalTexts = (links: AuditEntry[]) => links.map((link) => canonicalJson(link.payload));
+
+  it('gives the verdict accept gives, for intact and broken chains alike', () => {
+    const links = chain(['a', 'b', 'c']);
+    const changed = links.map((link, i) => (i === 1 ? { ...link, outcome: 'tool_error' } : link));
+    const cases: Array<[AuditEntry[], { lastSeq: number; hash: string } | undefined]> = [
+      [links, undefined], [changed, undefined], [[links[0], links[2]], undefined],
+      [links.slice(0, 2), { lastSeq: 3, hash: links[2].hash }], [links, { lastSeq: 2, hash: links[1].hash }],
+    ];
+    for (const [chainCase, head] of cases) expect(stored(chainCase, canonicalTexts(chainCase), head)).toEqual(verify(chainCase, head));
+  });
+
+  it('accepts a payload stored with other whitespace or key order, since its content hashes the same', () => {
+    const links = chain(['a', 'b']);
+    const texts = canonicalTexts(links);
+    texts[0] = JSON.stringify({ ...links[0].payload, data: {}, id: 'a' }, null, 2);
+    expect(texts[0]).not.toBe(canonicalJson(links[0].payload));
+    expect(stored(links, texts)).toEqual({ ok: true, entries: 2, headHash: links[1].hash });
+  });
+
+  it('reports the entry whose payload text was changed, or is not JSON', () => {
+    const links = chain(['a', 'b', 'c']);
+    const changed = canonicalTexts(links);
+    changed[1] = changed[1].replace('"actor":"edge"', '"actor":"mallory"');
+    expect(stored(links, changed)).toEqual({ ok: false, entries: 3, firstBrokenSeq: 2 });
+    const garbled = canonicalTexts(links);
+    garbled[2] = garbled[2].slice(0, -1);
+    expect(stored(links, garbled)).toEqual({ ok: false, entries: 3, firstBrokenSeq: 3 });
+  });
+});

@@ -70,6 +70,14 @@ export function canonicalEntry(c: AuditEntryContent, payloadText: string): strin
       principal: c.principal, outcome: c.outcome, occurredAt: c.occurredAt, payload: c.payload,
     });
   }
+  return entryText(c, payloadText);
+}
+
+/** A stored entry without its payload: every field is a string or null, as the table holds it. */
+export type StoredLink = Omit<AuditEntry, 'payload'>;
+
+/** The canonical entry from fields that are all present (null counts as present) and the payload's canonical text. */
+function entryText(c: Omit<AuditEntryContent, 'payload'>, payloadText: string): string {
   const j = JSON.stringify;
   return `{"eventId":${j(c.eventId)},"occurredAt":${j(c.occurredAt)},"outcome":${j(c.outcome)},"payload":${payloadText},"principal":${j(c.principal)},`
     + `"stream":${j(c.stream)},"tool":${j(c.tool)},"topic":${j(c.topic)},"type":${j(c.type)},"version":${j(c.version)}}`;
@@ -105,7 +113,26 @@ export class ChainVerifier {
   accept(link: AuditEntry): void {
     this.count += 1;
     if (this.brokenAt !== undefined) return;
-    const linked = link.prevHash === this.expectedPrev && entryHash(link.prevHash, link) === link.hash;
+    this.settle(link, link.prevHash === this.expectedPrev && entryHash(link.prevHash, link) === link.hash);
+  }
+
+  /**
+   * An entry read back with its payload as stored text. The trail stores the canonical text it
+   * hashed, so hashing that text as read is the same check as `accept` without parsing and
+   * serializing the payload again; text that does not hash (written differently, or changed) is
+   * parsed and canonicalized, so the verdict is always the one `accept` gives. Text that is not
+   * JSON breaks the chain there.
+   */
+  acceptStored(link: StoredLink, payloadText: string): void {
+    this.count += 1;
+    if (this.brokenAt !== undefined) return;
+    if (link.prevHash !== this.expectedPrev) return this.settle(link, false);
+    if (hash('sha256', link.prevHash + entryText(link, payloadText), 'hex') === link.hash) return this.settle(link, true);
+    const payload = parsed(payloadText);
+    this.settle(link, payload !== NOT_JSON && entryHash(link.prevHash, { ...link, payload: payload as AuditEntry['payload'] }) === link.hash);
+  }
+
+  private settle(link: { seq: number; hash: string }, linked: boolean): void {
     // An entry past the head was not appended through the chain.
     if (!linked || link.seq > this.head.lastSeq) {
       this.brokenAt = link.seq;
@@ -124,5 +151,15 @@ export class ChainVerifier {
     if (this.lastSeq !== this.head.lastSeq) return { ok: false, entries: this.count, firstBrokenSeq: this.lastSeq + 1 };
     if (this.expectedPrev !== this.head.hash) return { ok: false, entries: this.count, firstBrokenSeq: this.head.lastSeq };
     return { ok: true, entries: this.count, headHash: this.head.hash };
+  }
+}
+
+const NOT_JSON = Symbol('not JSON');
+
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return NOT_JSON;
   }
 }

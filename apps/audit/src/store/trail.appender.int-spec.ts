@@ -99,4 +99,18 @@ describe('batched chained append', () => {
     expect(trail.rows.map((r) => r.hash)).toEqual(expected);
     expect(trail.verify).toEqual({ ok: true, entries: entries.length, headHash: expected[expected.length - 1] });
   });
+
+  it('verifies a trail of several pages, accepts a payload rewritten with the same content and reports one whose content changed', async () => {
+    const db = await trailDatabase();
+    const long = Array.from({ length: 12_001 }, (_, i) => callEntry(i));
+    await inTransaction(db, (runner) => appendChained(runner, long, { notify: false }));
+    const expected = foldedChain(long);
+    expect(await new AuditRepository(db).verify()).toEqual({ ok: true, entries: long.length, headHash: expected[expected.length - 1] });
+    await db.query(`ALTER TABLE audit.entries DISABLE TRIGGER entries_append_only`);
+    // Whitespace only: the stored text no longer hashes as read, but its content still does.
+    await db.query(`UPDATE audit.entries SET payload = replace(payload, '"durationMs":', '"durationMs": ') WHERE seq = 7777`);
+    expect(await new AuditRepository(db).verify()).toEqual({ ok: true, entries: long.length, headHash: expected[expected.length - 1] });
+    await db.query(`UPDATE audit.entries SET payload = replace(payload, '"attempts":1', '"attempts":2') WHERE seq = 9001`);
+    expect(await new AuditRepository(db).verify()).toEqual({ ok: false, entries: long.length, firstBrokenSeq: 9001 });
+  });
 });
