@@ -90,7 +90,7 @@ async function main(): Promise<void> {
       }
       result[s.name] = figures;
     }
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
     for (const s of subjects) if (s.edge) (result[s.name] as Record<string, unknown>).edge = edgeTiming(s.edge);
     loadAgent.destroy();
     process.stdout.write(`${JSON.stringify(result, null, 1)}\n`);
