@@ -1,5 +1,5 @@
 /**
- * `node -r @swc-node/register bench/edge-latency.compare.ts --old <checkout> [--op call|list] [--count n] [--sessions n]`:
+ * `node -r @swc-node/register bench/edge-latency.compare.ts --old <checkout> [--op call|list] [--count n] [--sessions n] [--new-env NAME=value,...]`:
  * sequential latency of a zero-work tools/call (or the filtered tools/list) straight to the
  * upstream, through the edge built in <checkout>/dist and through this checkout's dist/, measured
  * in short alternating rounds so the noise of a shared machine lands on all three alike. Beside
@@ -56,6 +56,8 @@ async function main(): Promise<void> {
     // `--flags "<node flags>"` adds flags to both edges (a CPU profile, say).
     const flags = [...PRELOAD, ...(option('--flags')?.split(' ').filter(Boolean) ?? [])];
     const oldEdge = await startEdge(flags, path.join(oldDir, 'dist'));
+    // `--new-env NAME=value,...`: settings for this checkout's edge only (the same build on both sides isolates a setting).
+    for (const pair of option('--new-env')?.split(',') ?? []) process.env[pair.split('=')[0]] = pair.slice(pair.indexOf('=') + 1);
     const newEdge = await startEdge(flags);
     for (const edge of [oldEdge, newEdge]) await holdSessions(edge, token, held);
     const subjects: Subject[] = [
