@@ -8,9 +8,12 @@ import { messageOfLine, spoolLine } from './spool.line';
  * How long a record waits for others before its batch goes to the bus (it is in the spool
  * meanwhile). A send costs ~1.2 ms of CPU whatever its size, a record ~10 µs more
  * (bench/call-records.cpu.ts): at 20 ms an edge answering 1,000 calls a second paid ~70 µs per
- * call, at 100 ms ~20 µs. Audit sees a call up to this much later.
+ * call, at 100 ms ~20 µs. The send also holds up whichever call is being served when it runs
+ * (and the one its acknowledgement lands in): at 100 ms that was 2 % of sequential calls, enough
+ * to set their p99 (bench/edge-latency.compare.ts counts them); at 500 ms it is 0.4 %. Audit
+ * sees a call up to this much later.
  */
-const FLUSH_MS = 100;
+const FLUSH_MS = 500;
 /** Records per send, and bytes per send: well under the calls topic's ~1 MB max.message.bytes (the broker's default). */
 const BATCH = 500;
 const BATCH_BYTES = 512 * 1024;
