@@ -103,7 +103,7 @@ export class BatchProjection implements ProjectionTarget {
   async flush(): Promise<void> {
     for (const name of this.dirty.servers) await this.repo.upsertServer(this.runner, this.servers.get(name) as ServerRegisteredData);
     await this.repo.writeTools(this.runner, this.toolWrites());
-    for (const id of this.dirty.streams) await this.repo.setStreamPosition(this.runner, id, this.streams.get(id) as number);
+    await this.repo.setStreamPositions(this.runner, new Map([...this.dirty.streams].map((id) => [id, this.streams.get(id) as number])));
   }
 
   /** Each changed tool's head, and the versions that are not the objects read: the fold copies a version it changes. */

@@ -12,20 +12,27 @@ import { StreamPositionEntity } from './stream-position.entity';
 /** A query runner in the projection's transaction: its manager reads and locks rows in that transaction. */
 type Runner = Pick<QueryRunner, 'manager'>;
 
-/** Rows the apply step is about to change: locked until its transaction ends, so two appliers take turns. */
-const FOR_UPDATE = { mode: 'pessimistic_write' } as const;
-
 /** The discovery schema: catalog rows, per-stream positions and Kafka checkpoints. */
 export class CatalogRepository {
   constructor(readonly db: DataSource) {}
 
   async streamPosition(runner: Runner, streamId: string): Promise<number | undefined> {
-    const row = await runner.manager.findOne(StreamPositionEntity, { where: { streamId }, lock: FOR_UPDATE });
-    return row?.position;
+    const rows = (await runner.manager.query(`SELECT position FROM discovery.streams WHERE stream_id = $1 FOR UPDATE`, [streamId])) as Array<{ position: number }>;
+    return rows[0]?.position;
   }
 
   async setStreamPosition(runner: Runner, streamId: string, position: number): Promise<void> {
-    await runner.manager.upsert(StreamPositionEntity, { streamId, position }, ['streamId']);
+    await this.setStreamPositions(runner, new Map([[streamId, position]]));
+  }
+
+  /** Every position a batch moved, in one statement: a batch touches a stream per tool it publishes. */
+  async setStreamPositions(runner: Runner, positions: ReadonlyMap<string, number>): Promise<void> {
+    if (positions.size === 0) return;
+    await runner.manager.query(
+      `INSERT INTO discovery.streams (stream_id, position) SELECT p->>0, (p->>1)::integer FROM json_array_elements($1::json) AS p
+       ON CONFLICT (stream_id) DO UPDATE SET position = excluded.position`,
+      [JSON.stringify([...positions])],
+    );
   }
 
   async setCheckpoint(runner: Runner, topic: string, partition: number, position: StoredPosition): Promise<void> {
