@@ -54,7 +54,11 @@ function batchApplier(repo: CatalogRepository, logger: Logger, cache: unknown): 
   return async (from, count) => {
     const target = await inTransaction(repo.db, async (runner) => {
       const batch = new (BatchProjection as unknown as new (...args: unknown[]) => BatchProjection)(repo, runner, cache);
-      for (let n = from; n < from + count; n += 1) for (let tool = 0; tool < TOOLS; tool += 1) await applyEnvelope(batch, published(tool, n));
+      const events: EventEnvelope[] = [];
+      for (let n = from; n < from + count; n += 1) for (let tool = 0; tool < TOOLS; tool += 1) events.push(published(tool, n));
+      // As the projector does, where the code has it: what the batch names is read up front.
+      await (batch as unknown as { prefetch?: (raws: unknown[]) => Promise<void> }).prefetch?.(events);
+      for (const event of events) await applyEnvelope(batch, event);
       await batch.flush();
       return batch;
     });

@@ -65,6 +65,8 @@ describe('batched projection apply', () => {
       }
       const target = await inTransaction(db, async (runner) => {
         const batch = new BatchProjection(repo, runner, cache);
+        // As the projector does with a cache: what the batch names is read up front.
+        if (cache) await batch.prefetch(log.slice(at, at + size));
         for (const raw of log.slice(at, at + size)) await applyEnvelope(batch, raw);
         await batch.flush();
         return batch;

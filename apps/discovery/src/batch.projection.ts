@@ -28,6 +28,30 @@ export class BatchProjection implements ProjectionTarget {
     private readonly cache: ToolVersionsCache = new ToolVersionsCache(),
   ) {}
 
+  /**
+   * Reads the stream positions and tool rows the batch's messages name in two statements, instead
+   * of two per event. Names are taken loosely from the raw messages: one whose event turns out not
+   * to apply costs a row read, nothing more; what applying reads later is then already here.
+   */
+  async prefetch(raws: readonly unknown[]): Promise<void> {
+    const streams = new Set<string>();
+    const tools = new Set<string>();
+    for (const raw of raws) {
+      if (typeof raw !== 'object' || raw === null) continue;
+      const { stream, type, data } = raw as { stream?: unknown; type?: unknown; data?: { name?: unknown; spec?: { name?: unknown } } };
+      if (typeof stream === 'string') streams.add(stream);
+      const tool = type === 'ToolVersionPublished' ? data?.spec?.name : type === 'ServerRegistered' ? undefined : data?.name;
+      if (typeof tool === 'string') tools.add(tool);
+    }
+    const unread = [...streams].filter((id) => !this.streams.has(id));
+    const positions = await this.repo.streamPositions(this.runner, unread);
+    for (const id of unread) this.streams.set(id, positions.get(id));
+    const names = [...tools].filter((name) => !this.tools.has(name));
+    if (names.length === 0) return;
+    for (const entry of await this.load(await this.repo.lockHeads(this.runner, { names }))) this.tools.set(entry.name, entry);
+    for (const name of names) if (!this.tools.has(name)) this.tools.set(name, undefined);
+  }
+
   async streamPosition(streamId: string): Promise<number | undefined> {
     if (!this.streams.has(streamId)) this.streams.set(streamId, await this.repo.streamPosition(this.runner, streamId));
     return this.streams.get(streamId);

@@ -69,8 +69,10 @@ export class CatalogProjector {
     await this.mutex.run(async () => {
       const causes = new Map<string, BusMessage>();
       const target = new BatchProjection(this.repo, runner, this.versions);
-      for (const message of messages) {
-        const applied = await applyEnvelope(target, parseJson(message.value));
+      const values = messages.map((message) => parseJson(message.value));
+      await target.prefetch(values);
+      for (const [index, message] of messages.entries()) {
+        const applied = await applyEnvelope(target, values[index]);
         for (const name of applied.touched) causes.set(name, message);
         // One line per event with its ids; a child logger per message only when someone reads debug (catch-up applies thousands).
         if (this.logger.isLevelEnabled('debug')) {

@@ -21,6 +21,15 @@ export class CatalogRepository {
     return rows[0]?.position;
   }
 
+  /** Positions of these streams (those with one), locked like streamPosition's. */
+  async streamPositions(runner: Runner, streamIds: string[]): Promise<Map<string, number>> {
+    if (streamIds.length === 0) return new Map();
+    const rows = (await runner.manager.query(
+      `SELECT stream_id, position FROM discovery.streams WHERE stream_id = ANY($1) ORDER BY stream_id FOR UPDATE`, [streamIds],
+    )) as Array<{ stream_id: string; position: number }>;
+    return new Map(rows.map((r) => [r.stream_id, r.position]));
+  }
+
   async setStreamPosition(runner: Runner, streamId: string, position: number): Promise<void> {
     await this.setStreamPositions(runner, new Map([[streamId, position]]));
   }
