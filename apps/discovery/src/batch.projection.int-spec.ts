@@ -7,6 +7,7 @@ import { BatchProjection } from './batch.projection';
 import { applyEnvelope, MemoryProjection } from './catalog.apply';
 import { CatalogRepository } from './store/catalog.repository';
 import { DISCOVERY_ENTITIES, DISCOVERY_MIGRATIONS } from './store/migrations';
+import { ToolVersionsCache } from './tool-versions.cache';
 
 const [lookup, refund] = bankSpecs('pay');
 let next = 0;
@@ -46,25 +47,58 @@ describe('batched projection apply', () => {
     await test.drop();
   });
 
-  it.each([[1], [4], [7], [log.length]])('applies the log in batches of %i with the result of applying it one event at a time', async (size) => {
-    const reference = new MemoryProjection();
-    const outcomes: unknown[] = [];
-    for (const raw of log) outcomes.push(await applyEnvelope(reference, raw));
-    expect(outcomes.filter((o) => (o as { skipped?: string }).skipped !== undefined)).toHaveLength(1);
-
+  /** Applies the log in batches; with a cache kept across batches as the projector keeps it, a batch in `failing` rolls back once first. */
+  async function project(size: number, cache?: ToolVersionsCache, failing = new Set<number>()): Promise<CatalogRepository> {
     const db = await openDatabase({ url: test.url, schema: 'discovery', migrations: DISCOVERY_MIGRATIONS, entities: DISCOVERY_ENTITIES, poolSize: 2 });
     sources.push(db);
     await db.query(`DELETE FROM discovery.tools; DELETE FROM discovery.servers; DELETE FROM discovery.streams`);
     const repo = new CatalogRepository(db);
     for (let at = 0; at < log.length; at += size) {
-      await inTransaction(db, async (runner) => {
-        const target = new BatchProjection(repo, runner);
-        for (const raw of log.slice(at, at + size)) await applyEnvelope(target, raw);
-        await target.flush();
+      if (failing.has(at)) {
+        const attempt = inTransaction(db, async (runner) => {
+          const target = new BatchProjection(repo, runner, cache);
+          for (const raw of log.slice(at, at + size)) await applyEnvelope(target, raw);
+          await target.flush();
+          throw new Error('the batch fails after its writes');
+        });
+        await expect(attempt).rejects.toThrow('the batch fails after its writes');
+      }
+      const target = await inTransaction(db, async (runner) => {
+        const batch = new BatchProjection(repo, runner, cache);
+        // As the projector does with a cache: what the batch names is read up front.
+        if (cache) await batch.prefetch(log.slice(at, at + size));
+        for (const raw of log.slice(at, at + size)) await applyEnvelope(batch, raw);
+        await batch.flush();
+        return batch;
       });
+      target.remember();
     }
+    return repo;
+  }
+
+  async function expectAsReference(repo: CatalogRepository): Promise<void> {
+    const reference = new MemoryProjection();
+    const outcomes: unknown[] = [];
+    for (const raw of log) outcomes.push(await applyEnvelope(reference, raw));
+    expect(outcomes.filter((o) => (o as { skipped?: string }).skipped !== undefined)).toHaveLength(1);
     expect(await repo.allServers()).toEqual([...reference.servers.values()]);
     expect(await repo.allTools()).toEqual([...reference.tools.values()].sort((a, b) => a.name.localeCompare(b.name)));
     expect(await repo.appliedEvents()).toBe([...reference.streams.values()].reduce((sum, p) => sum + p + 1, 0));
+  }
+
+  it.each([[1], [4], [7], [log.length]])('applies the log in batches of %i with the result of applying it one event at a time', async (size) => {
+    await expectAsReference(await project(size));
+  });
+
+  it.each([[1], [4], [7]])('gives the same result with the versions of each tool kept across batches of %i, a batch rolled back and applied again included', async (size) => {
+    await expectAsReference(await project(size, new ToolVersionsCache(), new Set([0, size * 2])));
+  });
+
+  it('stores each version of a tool as a row of its own, its text as published', async () => {
+    const repo = await project(4, new ToolVersionsCache());
+    const [entry] = await repo.toolsNamed([lookup.name]);
+    const rows = (await repo.db.query(`SELECT version, body::text AS body FROM discovery.tool_versions WHERE tool = $1`, [lookup.name])) as Array<{ version: string; body: string }>;
+    expect(rows).toHaveLength(entry.versions.length);
+    expect(new Map(rows.map((r) => [r.version, r.body]))).toEqual(new Map(entry.versions.map((v) => [v.version, JSON.stringify(v)])));
   });
 });

@@ -5,6 +5,7 @@ import {
 } from '@estate/platform';
 import type { CatalogEntry } from '@estate/events';
 import { BatchProjection } from './batch.projection';
+import { ToolVersionsCache } from './tool-versions.cache';
 import { applyEnvelope } from './catalog.apply';
 import { diffCatalogs } from './catalog.diff';
 import { publishCatalogEntries } from './catalog.publisher';
@@ -22,6 +23,8 @@ import type { CatalogRepository } from './store/catalog.repository';
 export class CatalogProjector {
   private readonly mutex = new SerialQueue();
   private readonly client: BusClientProxy;
+  /** Each tool's versions as last committed: a batch reads (and parses) only the head row of a tool it touches. */
+  private readonly versions = new ToolVersionsCache();
 
   constructor(
     private readonly repo: CatalogRepository,
@@ -65,9 +68,11 @@ export class CatalogProjector {
     const runner = context.requireTransaction();
     await this.mutex.run(async () => {
       const causes = new Map<string, BusMessage>();
-      const target = new BatchProjection(this.repo, runner);
-      for (const message of messages) {
-        const applied = await applyEnvelope(target, parseJson(message.value));
+      const target = new BatchProjection(this.repo, runner, this.versions);
+      const values = messages.map((message) => parseJson(message.value));
+      await target.prefetch(values);
+      for (const [index, message] of messages.entries()) {
+        const applied = await applyEnvelope(target, values[index]);
         for (const name of applied.touched) causes.set(name, message);
         // One line per event with its ids; a child logger per message only when someone reads debug (catch-up applies thousands).
         if (this.logger.isLevelEnabled('debug')) {
@@ -81,6 +86,7 @@ export class CatalogProjector {
         context.afterCommit(() => this.deadLetters.send(record));
       }
       await target.flush();
+      context.afterCommit(async () => target.remember());
       for (const [cause, names] of byCause(causes)) {
         // The event's trace and correlation id go on to the edges: their list_changed notification is its last step.
         const headers = injectTraceHeaders(correlationHeaders(cause));
@@ -101,6 +107,7 @@ export class CatalogProjector {
       { topic: this.topics.events, partition: lost.partition, startAt: lost.startAt },
       `the registry log was reset, truncated or recreated (${lost.reason}); discovery re-reads it from offset ${lost.startAt}, events already applied change nothing`,
     );
+    this.versions.clear();
     await this.bus.ensureTopics([catalogTopicSpec(this.topics.catalog)]);
     await this.publishAll();
     // Reading the log again cannot bring back events deleted before they were read: the event store can.
@@ -136,6 +143,7 @@ export class CatalogProjector {
     const { projection } = rebuilt;
     const tools = [...projection.tools.values()];
     await this.inTransaction((runner) => this.repo.replaceAll(runner, [...projection.servers.values()], tools, projection.streams));
+    this.versions.clear();
     // The entries just swapped in, from memory: reading the whole catalog back cost as much as writing it.
     tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     await publishCatalogEntries(this.client.publisher, this.topics.catalog, tools, CATALOG_ENTRY_MAX_BYTES, this.logger);

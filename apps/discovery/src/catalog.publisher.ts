@@ -1,3 +1,4 @@
+import { catalogEntryText } from '@estate/catalog';
 import type { CatalogEntry } from '@estate/events';
 import { batchBySize, messageBytes, publishOrSetAside, type EventBus, type Logger, type OutgoingMessage } from '@estate/platform';
 
@@ -13,7 +14,7 @@ const BATCH = 500;
 export async function publishCatalogEntries(
   bus: Pick<EventBus, 'publish'>, topic: string, entries: CatalogEntry[], maxBytes: number, logger: Logger, headers?: Record<string, string>,
 ): Promise<void> {
-  const messages: OutgoingMessage[] = entries.map((entry) => ({ key: entry.name, value: JSON.stringify(entry), ...(headers ? { headers } : {}) }));
+  const messages: OutgoingMessage[] = entries.map((entry) => ({ key: entry.name, value: catalogEntryText(entry), ...(headers ? { headers } : {}) }));
   for (const batch of batchBySize(messages, messageBytes, BATCH, maxBytes)) {
     await publishOrSetAside(bus, topic, batch, (m) => m, async (entry, error) => {
       logger.error(

@@ -33,7 +33,7 @@ export function evolveCatalogEntry(
     const base: CatalogEntry = entry ?? { name: spec.name, upstream: upstreamOf(server, spec.upstream.server), versions: [], position };
     const versions = base.versions.filter((v) => v.version !== spec.version);
     versions.push({ version: spec.version, status: 'active', quarantined: false, spec, publishedAt: occurredAt });
-    return { ...base, upstream: upstreamOf(server, spec.upstream.server), versions: sortVersions(versions), position };
+    return { ...base, upstream: upstreamOf(server, spec.upstream.server), versions: sortCatalogVersions(versions), position };
   }
   if (!entry) throw new Error(`${event.type} for a tool the catalog has never seen`);
   const versions = entry.versions.map((v) => {
@@ -65,7 +65,7 @@ export function withUpstream(entry: CatalogEntry, server: ServerRegisteredData):
  * and is sorted on every publish, and splitting both sides of each of n log n comparisons was the
  * fold's largest cost on a tool with hundreds of versions (profiled). Same comparisons, same order.
  */
-function sortVersions<T extends { version: string }>(versions: T[]): T[] {
+export function sortCatalogVersions<T extends { version: string }>(versions: T[]): T[] {
   const keyed = versions.map((item) => ({ item, parts: versionParts(item) }));
   keyed.sort((a, b) => compareParts(a.parts, a.item.version, b.parts, b.item.version));
   return keyed.map((k) => k.item);

@@ -1,4 +1,5 @@
-export { evolveCatalogEntry, withUpstream, upstreamOf } from './catalog.projection';
+export { evolveCatalogEntry, withUpstream, upstreamOf, sortCatalogVersions } from './catalog.projection';
+export { catalogEntryText, catalogVersionText, parseCatalogVersion } from './catalog-entry.text';
 export { resolveForPrincipal, listVisible } from './catalog.view';
 export type { Pins, VisibleTool } from './catalog.view';
 export { VisibleListCache, visibilityKey, isVisibleCatalog } from './visible-list.cache';

@@ -1,7 +1,9 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import type { CatalogEntry } from '@estate/events';
 
-/** A tool's catalog entry, found by name or by the server that offers it. */
+/** A catalog entry without its versions (they are rows of tool_versions); found by name or by the server that offers it. */
+export type CatalogToolHead = Omit<CatalogEntry, 'versions'>;
+
 @Entity({ schema: 'discovery', name: 'tools' })
 @Index('tools_server', ['server'])
 export class CatalogToolEntity {
@@ -13,5 +15,5 @@ export class CatalogToolEntity {
 
   /** json, not jsonb: the published contract reaches agents with its key order. */
   @Column({ type: 'json' })
-  entry!: CatalogEntry;
+  head!: CatalogToolHead;
 }

@@ -41,7 +41,7 @@ describe('the catalog as one read', () => {
 
   // The batch commits while the reader waits on one table: then some reads ran before the commit
   // and the rest after. Each table in turn, so the test holds whatever order the reads take.
-  it.each([['servers'], ['tools']])('never shows a batch half committed (the commit lands while %s is read)', async (table) => {
+  it.each([['servers'], ['tools'], ['tool_versions']])('never shows a batch half committed (the commit lands while %s is read)', async (table) => {
     const batch = db.createQueryRunner();
     await batch.connect();
     try {

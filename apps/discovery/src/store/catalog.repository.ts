@@ -1,33 +1,47 @@
-import { In, type DataSource, type EntityManager, type QueryDeepPartialEntity, type QueryRunner } from 'typeorm';
+import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { escapeUnstorable } from '@estate/contracts';
-import type { CatalogEntry, ServerRegisteredData } from '@estate/events';
+import type { CatalogEntry, CatalogVersion, ServerRegisteredData } from '@estate/events';
 import { inTransaction, type StoredPosition } from '@estate/platform';
 import { CatalogCheckpointEntity } from './catalog-checkpoint.entity';
 import { CatalogDeadLetterEntity } from './catalog-dead-letter.entity';
 import { CatalogServerEntity } from './catalog-server.entity';
-import { CatalogToolEntity } from './catalog-tool.entity';
+import type { CatalogToolHead } from './catalog-tool.entity';
+import { assemble, entryOf, readAllHeads, readHeads, readVersions, writeTools, type ToolWrite } from './catalog-tool.rows';
 import { StreamPositionEntity } from './stream-position.entity';
 
 /** A query runner in the projection's transaction: its manager reads and locks rows in that transaction. */
 type Runner = Pick<QueryRunner, 'manager'>;
-
-/** Rows the apply step is about to change: locked until its transaction ends, so two appliers take turns. */
-const FOR_UPDATE = { mode: 'pessimistic_write' } as const;
-
-/** TypeORM types a json column's value as a deep partial, which open JSON Schemas (unknown values) do not fit; it is stored whole. */
-const whole = <T>(value: T): QueryDeepPartialEntity<T> => value as QueryDeepPartialEntity<T>;
 
 /** The discovery schema: catalog rows, per-stream positions and Kafka checkpoints. */
 export class CatalogRepository {
   constructor(readonly db: DataSource) {}
 
   async streamPosition(runner: Runner, streamId: string): Promise<number | undefined> {
-    const row = await runner.manager.findOne(StreamPositionEntity, { where: { streamId }, lock: FOR_UPDATE });
-    return row?.position;
+    const rows = (await runner.manager.query(`SELECT position FROM discovery.streams WHERE stream_id = $1 FOR UPDATE`, [streamId])) as Array<{ position: number }>;
+    return rows[0]?.position;
+  }
+
+  /** Positions of these streams (those with one), locked like streamPosition's. */
+  async streamPositions(runner: Runner, streamIds: string[]): Promise<Map<string, number>> {
+    if (streamIds.length === 0) return new Map();
+    const rows = (await runner.manager.query(
+      `SELECT stream_id, position FROM discovery.streams WHERE stream_id = ANY($1) ORDER BY stream_id FOR UPDATE`, [streamIds],
+    )) as Array<{ stream_id: string; position: number }>;
+    return new Map(rows.map((r) => [r.stream_id, r.position]));
   }
 
   async setStreamPosition(runner: Runner, streamId: string, position: number): Promise<void> {
-    await runner.manager.upsert(StreamPositionEntity, { streamId, position }, ['streamId']);
+    await this.setStreamPositions(runner, new Map([[streamId, position]]));
+  }
+
+  /** Every position a batch moved, in one statement: a batch touches a stream per tool it publishes. */
+  async setStreamPositions(runner: Runner, positions: ReadonlyMap<string, number>): Promise<void> {
+    if (positions.size === 0) return;
+    await runner.manager.query(
+      `INSERT INTO discovery.streams (stream_id, position) SELECT p->>0, (p->>1)::integer FROM json_array_elements($1::json) AS p
+       ON CONFLICT (stream_id) DO UPDATE SET position = excluded.position`,
+      [JSON.stringify([...positions])],
+    );
   }
 
   async setCheckpoint(runner: Runner, topic: string, partition: number, position: StoredPosition): Promise<void> {
@@ -63,29 +77,46 @@ export class CatalogRepository {
     await runner.manager.upsert(CatalogServerEntity, { name: server.name, data: server }, ['name']);
   }
 
+  /** The tool's entry, its row locked for the transaction. */
   async tool(runner: Runner, name: string): Promise<CatalogEntry | undefined> {
-    const row = await runner.manager.findOne(CatalogToolEntity, { where: { name }, lock: FOR_UPDATE });
-    return row?.entry;
+    const [head] = await readHeads(runner.manager, { names: [name] }, true);
+    return head && entryOf(head, (await readVersions(runner.manager, [name])).get(name) ?? []);
+  }
+
+  /** Heads only, rows locked: the caller may hold the versions already (see ToolVersionsCache). */
+  async lockHeads(runner: Runner, where: { names: string[] } | { server: string }): Promise<CatalogToolHead[]> {
+    return readHeads(runner.manager, where, true);
+  }
+
+  async versionsOf(runner: Runner, names: string[]): Promise<Map<string, CatalogVersion[]>> {
+    return names.length === 0 ? new Map() : readVersions(runner.manager, names);
   }
 
   async toolsOfServer(runner: Runner, server: string): Promise<CatalogEntry[]> {
-    const rows = await runner.manager.find(CatalogToolEntity, { where: { server }, lock: FOR_UPDATE });
-    return rows.map((r) => r.entry);
+    const heads = await readHeads(runner.manager, { server }, true);
+    return assemble(heads, await this.versionsOf(runner, heads.map((h) => h.name)));
   }
 
+  /** Stores the entry whole: its head and every version. */
   async upsertTool(runner: Runner, entry: CatalogEntry): Promise<void> {
-    await runner.manager.upsert(CatalogToolEntity, { name: entry.name, server: entry.upstream.server, entry: whole(entry) }, ['name']);
+    await writeTools(runner.manager, [{ entry, versions: entry.versions }]);
+  }
+
+  /** Stores these heads and, of each tool, only the versions given: a publish writes one version row, not the entry. */
+  async writeTools(runner: Runner, writes: readonly ToolWrite[]): Promise<void> {
+    await writeTools(runner.manager, writes);
   }
 
   async toolsNamed(names: string[]): Promise<CatalogEntry[]> {
     if (names.length === 0) return [];
-    const rows = await this.db.manager.findBy(CatalogToolEntity, { name: In(names) });
-    return rows.map((r) => r.entry);
+    const heads = await readHeads(this.db.manager, { names });
+    return assemble(heads, await readVersions(this.db.manager, names));
   }
 
+  /** Every entry, by name. Callers that need one snapshot of heads and versions pass a REPEATABLE READ manager. */
   async allTools(manager: EntityManager = this.db.manager): Promise<CatalogEntry[]> {
-    const rows = await manager.find(CatalogToolEntity, { order: { name: 'ASC' } });
-    return rows.map((r) => r.entry);
+    if (manager === this.db.manager) return inTransaction(this.db, (runner) => this.allTools(runner.manager), 'REPEATABLE READ');
+    return assemble(await readAllHeads(manager), await readVersions(manager));
   }
 
   async allServers(manager: EntityManager = this.db.manager): Promise<ServerRegisteredData[]> {
@@ -130,18 +161,14 @@ export class CatalogRepository {
     // cannot say. (Text arrays were escaped character by character by the driver: for a catalog
     // of large entries that cost more than the rest of the swap.) The json columns keep each
     // element's text as written, key order included.
+    await runner.manager.query(`DELETE FROM discovery.tool_versions`);
     await runner.manager.query(`DELETE FROM discovery.tools`);
     await runner.manager.query(`DELETE FROM discovery.servers`);
     await runner.manager.query(`DELETE FROM discovery.streams`);
     for (const part of chunks(servers)) {
       await runner.manager.query(`INSERT INTO discovery.servers (name, data) SELECT d->>'name', d FROM json_array_elements($1::json) AS d`, [JSON.stringify(part)]);
     }
-    for (const part of chunks(tools)) {
-      await runner.manager.query(
-        `INSERT INTO discovery.tools (name, server, entry) SELECT e->>'name', e->'upstream'->>'server', e FROM json_array_elements($1::json) AS e`,
-        [JSON.stringify(part)],
-      );
-    }
+    for (const part of chunksOfVersions(tools)) await writeTools(runner.manager, part);
     for (const part of chunks([...streams])) {
       await runner.manager.query(`INSERT INTO discovery.streams (stream_id, position) SELECT p->>0, (p->>1)::integer FROM json_array_elements($1::json) AS p`, [JSON.stringify(part)]);
     }
@@ -150,6 +177,24 @@ export class CatalogRepository {
 
 /** Rows per insert of the swap: large enough to amortize a round trip, small enough to bound one statement's parameters. */
 const SWAP_BATCH = 1000;
+
+/** Whole tools per write, about SWAP_BATCH version rows each: a tool's versions are a row each now. */
+function chunksOfVersions(tools: CatalogEntry[]): ToolWrite[][] {
+  const parts: ToolWrite[][] = [];
+  let part: ToolWrite[] = [];
+  let rows = 0;
+  for (const entry of tools) {
+    part.push({ entry, versions: entry.versions });
+    rows += entry.versions.length + 1;
+    if (rows >= SWAP_BATCH) {
+      parts.push(part);
+      part = [];
+      rows = 0;
+    }
+  }
+  if (part.length > 0) parts.push(part);
+  return parts;
+}
 
 function chunks<T>(rows: T[]): T[][] {
   const parts: T[][] = [];

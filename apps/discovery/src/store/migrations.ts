@@ -3,6 +3,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { CatalogCheckpointEntity } from './catalog-checkpoint.entity';
 import { CatalogDeadLetterEntity } from './catalog-dead-letter.entity';
 import { CatalogServerEntity } from './catalog-server.entity';
+import { CatalogToolVersionEntity } from './catalog-tool-version.entity';
 import { CatalogToolEntity } from './catalog-tool.entity';
 import { StreamPositionEntity } from './stream-position.entity';
 
@@ -72,7 +73,43 @@ export class CheckpointEventId1732900000010 implements MigrationInterface {
   }
 }
 
-export const DISCOVERY_MIGRATIONS = [CreateCatalogProjection1732900000001, KeepCatalogText1732900000003, CheckpointEventId1732900000010, CatalogDeadLetters1764500000101];
+/**
+ * A tool's versions move to rows of their own: an entry holds every version of its tool, so
+ * rewriting it whole on every publish made a publish cost more the more versions the tool had.
+ * The tools row keeps the rest of the entry (name, upstream, position) as `head`.
+ */
+export class ToolVersionRows1764600000001 implements MigrationInterface {
+  name = 'ToolVersionRows1764600000001';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`
+      CREATE TABLE discovery.tool_versions (
+        tool text NOT NULL, version text NOT NULL, body json NOT NULL,
+        PRIMARY KEY (tool, version),
+        CONSTRAINT tool_versions_tool_fk FOREIGN KEY (tool) REFERENCES discovery.tools (name) ON DELETE CASCADE
+      )`);
+    await runner.query(`
+      INSERT INTO discovery.tool_versions (tool, version, body)
+      SELECT t.name, v->>'version', v FROM discovery.tools t, json_array_elements(t.entry->'versions') AS v`);
+    await runner.query(`ALTER TABLE discovery.tools RENAME COLUMN entry TO head`);
+    await runner.query(`UPDATE discovery.tools SET head = json_build_object('name', head->'name', 'upstream', head->'upstream', 'position', head->'position')`);
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    // Versions come back ordered as text; the next publish of the tool sorts them by semver again.
+    await runner.query(`
+      UPDATE discovery.tools t SET head = json_build_object(
+        'name', t.head->'name', 'upstream', t.head->'upstream',
+        'versions', coalesce((SELECT json_agg(v.body ORDER BY v.version) FROM discovery.tool_versions v WHERE v.tool = t.name), '[]'::json),
+        'position', t.head->'position')`);
+    await runner.query(`ALTER TABLE discovery.tools RENAME COLUMN head TO entry`);
+    await runner.query(`DROP TABLE discovery.tool_versions`);
+  }
+}
+
+export const DISCOVERY_MIGRATIONS = [
+  CreateCatalogProjection1732900000001, KeepCatalogText1732900000003, CheckpointEventId1732900000010, CatalogDeadLetters1764500000101, ToolVersionRows1764600000001,
+];
 
 /** The tables these migrations create; the schema drift test holds the two together. */
-export const DISCOVERY_ENTITIES = [CatalogServerEntity, CatalogToolEntity, StreamPositionEntity, CatalogCheckpointEntity, CatalogDeadLetterEntity];
+export const DISCOVERY_ENTITIES = [CatalogServerEntity, CatalogToolEntity, CatalogToolVersionEntity, StreamPositionEntity, CatalogCheckpointEntity, CatalogDeadLetterEntity];
