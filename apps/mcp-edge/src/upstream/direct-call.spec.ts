@@ -1,4 +1,5 @@
 import { ErrorCode, McpError, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { signalCancellation } from './call.cancellation';
 import { callDirect, type DirectCallTransport } from './direct-call';
 
 /** An in-memory transport: records what is sent, and lets the test answer as the upstream. */
@@ -79,13 +80,13 @@ describe('callDirect', () => {
   it('on abort cancels upstream with the abort reason, and an aborted signal sends nothing', async () => {
     const transport = new MemoryTransport();
     const controller = new AbortController();
-    const pending = callDirect(transport, PARAMS, 1000, controller.signal);
+    const pending = callDirect(transport, PARAMS, 1000, signalCancellation(controller.signal));
     await Promise.resolve();
     controller.abort('client cancelled');
     await expect(pending).rejects.toMatchObject({ code: ErrorCode.RequestTimeout, message: expect.stringContaining('client cancelled') });
     expect(transport.sent[1]).toMatchObject({ method: 'notifications/cancelled', params: { reason: 'client cancelled' } });
     const before = transport.sent.length;
-    await expect(callDirect(transport, PARAMS, 1000, controller.signal)).rejects.toBe('client cancelled');
+    await expect(callDirect(transport, PARAMS, 1000, signalCancellation(controller.signal))).rejects.toBe('client cancelled');
     expect(transport.sent.length).toBe(before);
   });
 

@@ -1,4 +1,5 @@
 import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { CallCancellation } from './call.cancellation';
 
 /** What a direct call needs of the client transport (http-client.transport.ts). */
 export interface DirectCallTransport {
@@ -31,9 +32,9 @@ function settleResponse(response: JSONRPCMessage | Error): CallToolResult {
  * answer becomes the same McpError. Only calls without progress come this way; what the upstream
  * sends during the call (logging, sampling and elicitation requests) still reaches the SDK client.
  */
-export function callDirect(transport: DirectCallTransport, params: { name: string; arguments: Record<string, unknown> }, timeoutMs: number, signal?: AbortSignal): Promise<CallToolResult> {
+export function callDirect(transport: DirectCallTransport, params: { name: string; arguments: Record<string, unknown> }, timeoutMs: number, cancellation?: CallCancellation): Promise<CallToolResult> {
   return new Promise((resolve, reject) => {
-    signal?.throwIfAborted();
+    if (cancellation?.aborted) cancellation.signal.throwIfAborted();
     const id = nextId;
     nextId = nextId >= Number.MAX_SAFE_INTEGER ? FIRST_ID : nextId + 1;
     let settled = false;
@@ -41,7 +42,7 @@ export function callDirect(transport: DirectCallTransport, params: { name: strin
     const finish = () => {
       settled = true;
       clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
+      stopListening?.();
       transport.forget(id);
     };
     const cancel = (reason: unknown) => {
@@ -51,8 +52,8 @@ export function callDirect(transport: DirectCallTransport, params: { name: strin
       transport.send(cancelled).catch(() => undefined);
       reject(reason instanceof McpError ? reason : new McpError(ErrorCode.RequestTimeout, String(reason)));
     };
-    const onAbort = () => cancel(signal?.reason);
-    signal?.addEventListener('abort', onAbort, { once: true });
+    // Registered after `finish` and `cancel` exist; neither can run before this line (a cancel that came first threw above).
+    const stopListening = cancellation?.onAbort(() => cancel(cancellation.signal.reason));
     transport.expect(id, (response) => {
       if (settled) return;
       finish();
