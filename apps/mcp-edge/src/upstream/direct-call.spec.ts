@@ -40,6 +40,28 @@ describe('callDirect', () => {
     expect(transport.waiting.size).toBe(0);
   });
 
+  it('hands back a result of text blocks as the SDK schema would, and still refuses one the schema refuses', async () => {
+    const { CallToolResultSchema } = await import('@modelcontextprotocol/sdk/types.js');
+    const results = [
+      { content: [{ type: 'text', text: 'ok' }] },
+      { content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }], isError: true },
+      { content: [{ type: 'text', text: 'ok', annotations: { priority: 1 } }], _meta: { x: 1 } },
+      { content: [] },
+    ];
+    for (const result of results) {
+      const transport = new MemoryTransport();
+      const pending = callDirect(transport, PARAMS, 1000);
+      await Promise.resolve();
+      transport.answer({ result });
+      await expect(pending).resolves.toEqual(CallToolResultSchema.parse(result));
+    }
+    const transport = new MemoryTransport();
+    const pending = callDirect(transport, PARAMS, 1000);
+    await Promise.resolve();
+    transport.answer({ result: { content: [{ type: 'text', text: 7 }] } });
+    await expect(pending).rejects.toThrow();
+  });
+
   it('gives every call its own id, above any the SDK client uses', async () => {
     const transport = new MemoryTransport();
     void callDirect(transport, PARAMS, 50).catch(() => undefined);
