@@ -18,7 +18,7 @@ export { correlationOf, derivedTraceId, logIdsOf, traceIdOf } from './logging/lo
 export type { LogIds } from './logging/log.ids';
 export { eventLogger, correlationHeaders, CORRELATION_HEADER } from './logging/event.logger';
 export type { Logger, LogFormat, LoggerOptions } from './logger';
-export { withSpan, openSpan, injectTraceHeaders, extractTraceContext, currentTraceparent, activeTraceIds, withTraceContext, SpanKind } from './tracing/tracing';
+export { withSpan, openSpan, injectTraceHeaders, extractTraceContext, currentTraceparent, activeTraceIds, withTraceContext, tracingStarted, SpanKind } from './tracing/tracing';
 export type { OpenSpan, SpanOptions, TraceContext } from './tracing/tracing';
 export { startTracing, tracingWanted } from './tracing/tracing.sdk';
 export type { Tracing, TracingOptions } from './tracing/tracing.sdk';

@@ -18,6 +18,7 @@ import { unknownTool, WireError } from './wire-error';
 import { InputRequiredSignal } from './input-required.signal';
 import { mcpRequestLogger, requestCorrelationId, type RequestOrigin } from './request.logger';
 import type { UpstreamCallOptions, UpstreamPool } from '../upstream/upstream.pool';
+import { signalCancellation, type CallCancellation } from '../upstream/call.cancellation';
 
 export interface CallParams {
   name: string;
@@ -28,6 +29,8 @@ export interface CallParams {
 /** What the SDK hands a request handler that the pipeline uses. */
 export interface CallContext extends RequestOrigin {
   signal?: AbortSignal;
+  /** The session fast path's cancellation, read instead of `signal`, which it makes only when read (upstream/call.cancellation.ts). */
+  cancellation?: CallCancellation;
   requestId?: RequestId;
   /** The rights this request's token carries (sessions/request-rights.ts). */
   authInfo?: AuthInfo;
@@ -153,7 +156,7 @@ export class ToolCallPipeline {
     const args = repaired.value as Record<string, unknown>;
     const refusal = await withSpan('edge policy', step, () => this.policyStep.apply(session, principal, version, args, params._meta, context));
     if (refusal) return refusal;
-    return withSpan('edge upstream call', step, () => this.upstreamStep.forward(session, entry, version, args, { repaired: repaired.changes.length, signal: context.signal, options, log }));
+    return withSpan('edge upstream call', step, () => this.upstreamStep.forward(session, entry, version, args, { repaired: repaired.changes.length, cancellation: cancellationOf(context), options, log }));
   }
 
   private invalidArguments(session: CallerContext, name: string, version: CatalogVersion, errors: ValidationError[]): CallToolResult {
@@ -163,6 +166,10 @@ export class ToolCallPipeline {
     if (PROTOCOL_ERROR_VERSIONS.has(session.protocolVersion ?? '')) throw new WireError(-32602, message, { errors });
     return toolError(`${message}:\n${lines.join('\n')}`, { 'io.estate/validation': errors });
   }
+}
+
+function cancellationOf(context: CallContext): CallCancellation | undefined {
+  return context.cancellation ?? (context.signal ? signalCancellation(context.signal) : undefined);
 }
 
 /** The SDK checks the request schema; this catches what it lets through (an empty name, array arguments). */

@@ -3,6 +3,7 @@ import type { CatalogEntry, CatalogVersion } from '@estate/events';
 import type { LineLogger, Logger } from '@estate/platform';
 import type { CatalogReplica } from '../catalog/catalog.replica';
 import type { CallPolicy } from '../policy/call.policy';
+import type { CallCancellation } from '../upstream/call.cancellation';
 import { nextRetryDelay } from '../policy/retry.policy';
 import type { CallerContext } from './caller.context';
 import { failureRef, outputSchemaProblems, stripEstateMeta } from '../upstream/upstream-answer.guard';
@@ -13,7 +14,7 @@ import { unknownTool } from './wire-error';
 
 export interface ForwardOptions {
   repaired: number;
-  signal?: AbortSignal;
+  cancellation?: CallCancellation;
   options?: UpstreamCallOptions;
   /** The request's own logger (its session, request and correlation ids); the step's otherwise. */
   log?: LineLogger;
@@ -58,7 +59,7 @@ export class UpstreamStep {
   }
 
   async forward(session: CallerContext, entry: CatalogEntry, version: CatalogVersion, args: Record<string, unknown>, call: ForwardOptions): Promise<CallToolResult> {
-    const { repaired, signal } = call;
+    const { repaired, cancellation } = call;
     const attempt: Attempt = { session, version, started: this.now(), attempts: 0, repaired, log: call.log ?? this.logger };
     const { spec } = version;
     for (;;) {
@@ -70,12 +71,12 @@ export class UpstreamStep {
           this.records.refuse(session, spec.name, version.version, 'quarantined', 'quarantined on upstream drift');
           throw unknownTool(spec.name);
         }
-        const result = await this.upstreams.call(entry.upstream, spec.upstream.tool, args, this.timeoutMs, signal, { ...call.options, sessionId: session.sessionId });
+        const result = await this.upstreams.call(entry.upstream, spec.upstream.tool, args, this.timeoutMs, cancellation, { ...call.options, sessionId: session.sessionId });
         return this.finish(attempt, result);
       } catch (error) {
         if (!(error instanceof UpstreamFailure)) throw error;
         const delay = nextRetryDelay(spec.sideEffect, error.kind, attempt.attempts);
-        if (delay !== undefined && !signal?.aborted) {
+        if (delay !== undefined && !cancellation?.aborted) {
           await new Promise((resolve) => setTimeout(resolve, delay));
           continue;
         }

@@ -34,11 +34,22 @@ export function boundedToolLabels(catalog: PublishedTools, tool: string, version
   return { tool: entry.name, version: known ? version : UNKNOWN_LABEL };
 }
 
+type CallLabels = { tool: string; version: string; outcome: string };
+
+/** Distinct label sets of completed calls kept at once; past it the cache starts over (a catalog this large churns rarely). */
+const MAX_LABEL_SETS = 10_000;
+
 /**
  * The edge's call metrics, fed by every record the call recorder publishes (the one place each
  * call's outcome is known), so the pipeline itself carries no instrumentation.
  */
 export class EdgeCallMetrics {
+  /**
+   * Completed calls by label set: one labels object per set, and the calls not yet added to the
+   * counter. prom-client checks and hashes the labels on every inc and observe (~4 µs a call with
+   * a fresh object each time); the count is added when the counter is read instead.
+   */
+  private readonly completed = new Map<string, { labels: CallLabels; pending: number }>();
   private readonly calls: Counter<'tool' | 'version' | 'outcome'>;
   private readonly duration: Histogram<'tool' | 'version' | 'outcome'>;
   private readonly refusals: Counter<'reason'>;
@@ -46,7 +57,10 @@ export class EdgeCallMetrics {
 
   constructor(registry: Registry, private readonly catalog: PublishedTools) {
     const registers = [registry];
-    this.calls = new Counter({ name: 'estate_tool_calls_total', help: 'tools/call requests by tool, version and outcome (refused included).', labelNames: ['tool', 'version', 'outcome'], registers });
+    this.calls = new Counter({
+      name: 'estate_tool_calls_total', help: 'tools/call requests by tool, version and outcome (refused included).', labelNames: ['tool', 'version', 'outcome'], registers,
+      collect: () => this.addPendingCalls(),
+    });
     this.duration = new Histogram({
       name: 'estate_tool_call_duration_seconds', help: 'Time from a tools/call reaching the edge to its answer, for calls that reached an upstream.',
       labelNames: ['tool', 'version', 'outcome'], buckets: DURATION_BUCKETS, registers,
@@ -60,9 +74,9 @@ export class EdgeCallMetrics {
   observe(event: CallEvent): void {
     switch (event.type) {
       case 'ToolCallCompleted': {
-        const labels = { ...boundedToolLabels(this.catalog, event.data.tool, event.data.version), outcome: event.data.outcome };
-        this.calls.inc(labels);
-        this.duration.observe(labels, event.data.durationMs / 1000);
+        const set = this.completedSet(event.data.tool, event.data.version, event.data.outcome);
+        set.pending += 1;
+        this.duration.observe(set.labels, event.data.durationMs / 1000);
         return;
       }
       case 'ToolCallRefused':
@@ -79,6 +93,30 @@ export class EdgeCallMetrics {
         const unexpected: never = event;
         return unexpected;
       }
+    }
+  }
+
+  private completedSet(tool: string, version: string, outcome: string): { labels: CallLabels; pending: number } {
+    const bounded = boundedToolLabels(this.catalog, tool, version);
+    const key = `${bounded.tool}\n${bounded.version}\n${outcome}`;
+    let set = this.completed.get(key);
+    if (!set) {
+      if (this.completed.size >= MAX_LABEL_SETS) {
+        this.addPendingCalls();
+        this.completed.clear();
+      }
+      set = { labels: { tool: bounded.tool, version: bounded.version, outcome }, pending: 0 };
+      this.completed.set(key, set);
+    }
+    return set;
+  }
+
+  /** Runs before every read of the counter (prom-client's collect). */
+  private addPendingCalls(): void {
+    for (const set of this.completed.values()) {
+      if (set.pending === 0) continue;
+      this.calls.inc(set.labels, set.pending);
+      set.pending = 0;
     }
   }
 

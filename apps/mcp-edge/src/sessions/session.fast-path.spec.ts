@@ -1,6 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { WireError } from '../mcp/wire-error';
+import type { CallCancellation } from '../upstream/call.cancellation';
 import { recordDirectHandlers, SessionFastPath, type DirectHandler, type SessionSide } from './session.fast-path';
 
 /** A server with tools/call and tools/list handlers, and what the fast path sent for it. */
@@ -88,6 +89,26 @@ describe('SessionFastPath', () => {
     release();
     await settle();
     expect(seen).toEqual({ aborted: true, reason: 'too slow' });
+    expect(sent).toEqual([]);
+  });
+
+  it('tells a call listening on its cancellation (as tools/call does) of a cancel, with the reason on its signal', async () => {
+    const server = new Server({ name: 't', version: '0' }, { capabilities: { tools: {} } });
+    const handlers = new Map<string, DirectHandler>();
+    recordDirectHandlers(server, handlers);
+    let reason: unknown;
+    server.setRequestHandler(CallToolRequestSchema, async (_request, extra) => {
+      const { cancellation } = extra as typeof extra & { cancellation: CallCancellation };
+      await new Promise<void>((resolve) => cancellation.onAbort(() => resolve()));
+      reason = cancellation.aborted ? cancellation.signal.reason : undefined;
+      return { content: [] };
+    });
+    const sent: JSONRPCMessage[] = [];
+    const fast = new SessionFastPath(server, handlers, async (message) => void sent.push(message), 'session-1');
+    fast.take({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'slow' } }, {});
+    fast.take({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 5, reason: 'changed my mind' } }, {});
+    await settle();
+    expect(reason).toBe('changed my mind');
     expect(sent).toEqual([]);
   });
 

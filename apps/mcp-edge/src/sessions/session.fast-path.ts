@@ -72,6 +72,8 @@ function errorOf(error: unknown): { code: number; message: string; data?: unknow
 class LazyAbort {
   private controller?: AbortController;
   private cancelled?: { reason: unknown };
+  /** Told of a cancel without a controller (upstream/call.cancellation.ts: tools/call listens so). */
+  private listeners?: Array<() => void>;
 
   get signal(): AbortSignal {
     if (!this.controller) {
@@ -85,10 +87,21 @@ class LazyAbort {
     return this.cancelled !== undefined;
   }
 
+  onAbort(listener: () => void): () => void {
+    (this.listeners ??= []).push(listener);
+    return () => {
+      const at = this.listeners?.indexOf(listener) ?? -1;
+      if (at >= 0) this.listeners?.splice(at, 1);
+    };
+  }
+
   abort(reason?: unknown): void {
     if (this.cancelled) return;
     this.cancelled = { reason };
     this.controller?.abort(reason);
+    const listeners = this.listeners;
+    this.listeners = undefined;
+    for (const listener of listeners ?? []) listener();
   }
 }
 
@@ -121,6 +134,11 @@ class DirectExtra {
 
   get signal(): AbortSignal {
     return this.abort.signal;
+  }
+
+  /** Read by tools/call instead of `signal`, so that no AbortController is made (upstream/call.cancellation.ts). */
+  get cancellation(): LazyAbort {
+    return this.abort;
   }
 }
 

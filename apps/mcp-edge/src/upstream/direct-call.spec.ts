@@ -1,4 +1,5 @@
 import { ErrorCode, McpError, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { signalCancellation } from './call.cancellation';
 import { callDirect, type DirectCallTransport } from './direct-call';
 
 /** An in-memory transport: records what is sent, and lets the test answer as the upstream. */
@@ -37,6 +38,28 @@ describe('callDirect', () => {
     transport.answer({ result: { structuredContent: { ok: true } } });
     await expect(pending).resolves.toEqual({ content: [], structuredContent: { ok: true } });
     expect(transport.waiting.size).toBe(0);
+  });
+
+  it('hands back a result of text blocks as the SDK schema would, and still refuses one the schema refuses', async () => {
+    const { CallToolResultSchema } = await import('@modelcontextprotocol/sdk/types.js');
+    const results = [
+      { content: [{ type: 'text', text: 'ok' }] },
+      { content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }], isError: true },
+      { content: [{ type: 'text', text: 'ok', annotations: { priority: 1 } }], _meta: { x: 1 } },
+      { content: [] },
+    ];
+    for (const result of results) {
+      const transport = new MemoryTransport();
+      const pending = callDirect(transport, PARAMS, 1000);
+      await Promise.resolve();
+      transport.answer({ result });
+      await expect(pending).resolves.toEqual(CallToolResultSchema.parse(result));
+    }
+    const transport = new MemoryTransport();
+    const pending = callDirect(transport, PARAMS, 1000);
+    await Promise.resolve();
+    transport.answer({ result: { content: [{ type: 'text', text: 7 }] } });
+    await expect(pending).rejects.toThrow();
   });
 
   it('gives every call its own id, above any the SDK client uses', async () => {
@@ -79,13 +102,13 @@ describe('callDirect', () => {
   it('on abort cancels upstream with the abort reason, and an aborted signal sends nothing', async () => {
     const transport = new MemoryTransport();
     const controller = new AbortController();
-    const pending = callDirect(transport, PARAMS, 1000, controller.signal);
+    const pending = callDirect(transport, PARAMS, 1000, signalCancellation(controller.signal));
     await Promise.resolve();
     controller.abort('client cancelled');
     await expect(pending).rejects.toMatchObject({ code: ErrorCode.RequestTimeout, message: expect.stringContaining('client cancelled') });
     expect(transport.sent[1]).toMatchObject({ method: 'notifications/cancelled', params: { reason: 'client cancelled' } });
     const before = transport.sent.length;
-    await expect(callDirect(transport, PARAMS, 1000, controller.signal)).rejects.toBe('client cancelled');
+    await expect(callDirect(transport, PARAMS, 1000, signalCancellation(controller.signal))).rejects.toBe('client cancelled');
     expect(transport.sent.length).toBe(before);
   });
 

@@ -2,7 +2,7 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { injectTraceHeaders } from '@estate/platform';
+import { injectTraceHeaders, tracingStarted } from '@estate/platform';
 import { SseParser } from './sse.parser';
 import { isJsonRpcResponse as isResponse } from '@estate/protocol';
 import { readText, UpstreamHttpError, type UpstreamResponse } from './upstream-response';
@@ -91,7 +91,8 @@ export class HttpClientTransport implements Transport {
         return;
       }
       const body = JSON.stringify(message);
-      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': Buffer.byteLength(body), ...this.headersFor?.(message) };
+      const headers: OutgoingHttpHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': Buffer.byteLength(body) };
+      if (this.headersFor) Object.assign(headers, this.headersFor(message));
       const res = await this.request('POST', headers, body, requestIdOf(message));
       await this.answer(message, res, options);
     } catch (error) {
@@ -248,8 +249,8 @@ export class HttpClientTransport implements Transport {
 
   private request(method: string, extra: OutgoingHttpHeaders, body?: string, id?: RequestId): Promise<UpstreamResponse> {
     if (this.closed) return Promise.reject(new Error('the upstream transport is closed'));
-    // The call's trace goes on at the upstream (W3C traceparent), when one is active.
-    const headers: OutgoingHttpHeaders = { ...injectTraceHeaders<Record<string, string>>({}), ...extra };
+    // The call's trace goes on at the upstream (W3C traceparent), when one is active; `extra` is this request's own object.
+    const headers: OutgoingHttpHeaders = tracingStarted() ? { ...injectTraceHeaders<Record<string, string>>({}), ...extra } : extra;
     if (this.sessionId) headers['mcp-session-id'] = this.sessionId;
     if (this.protocolVersion) headers['mcp-protocol-version'] = this.protocolVersion;
     const req = this.requester.send(method, headers, body, () => {

@@ -5,6 +5,7 @@ import type { Logger } from '@estate/platform';
 import { STATELESS_ERROR } from '@estate/protocol';
 import type { FailureKind } from '../policy/retry.policy';
 import { DEFAULT_READ_LIMITS, HttpClientTransport, UpstreamHttpError, type UpstreamReadLimits } from './http-client.transport';
+import type { CallCancellation } from './call.cancellation';
 import { callDirect } from './direct-call';
 import { StatelessUpstreamTransport, type UpstreamEra } from './stateless-client.transport';
 import { BoundedStdioTransport } from './stdio-client.transport';
@@ -121,14 +122,14 @@ export class UpstreamPool {
   }
 
   async call(
-    upstream: CatalogUpstream, tool: string, args: Record<string, unknown>, timeoutMs: number, signal?: AbortSignal, options: UpstreamCallOptions = {},
+    upstream: CatalogUpstream, tool: string, args: Record<string, unknown>, timeoutMs: number, cancellation?: CallCancellation, options: UpstreamCallOptions = {},
   ): Promise<CallToolResult> {
     const key = connectionKey(upstream, options.sessionId, this.eras.get(eraKey(upstream)));
     const connection = await this.connection(upstream, key);
     try {
       // A call with progress needs the SDK client's progress tokens; one to a 2026-07-28 upstream, its input rounds.
-      if (connection.direct && !options.onprogress) return await callDirect(connection.direct, { name: tool, arguments: args }, timeoutMs, signal);
-      const requestOptions = { timeout: timeoutMs, signal, onprogress: options.onprogress };
+      if (connection.direct && !options.onprogress) return await callDirect(connection.direct, { name: tool, arguments: args }, timeoutMs, cancellation);
+      const requestOptions = { timeout: timeoutMs, signal: cancellation?.signal, onprogress: options.onprogress };
       // request(), not callTool(): the SDK would check the result against the schema the upstream
       // advertises; the edge checks it against the one published (upstream.step.ts).
       return await connection.client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, CallToolResultSchema, requestOptions);

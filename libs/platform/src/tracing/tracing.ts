@@ -48,8 +48,10 @@ export async function withSpan<T>(name: string, attributes: Attributes, work: ()
 }
 
 /** Adds `traceparent` (and `tracestate`) of the active span to a message's headers; unchanged when nothing is traced. */
-export function injectTraceHeaders<H extends Record<string, string>>(headers: H, from: Context = context.active()): H {
-  propagation.inject(from, headers);
+export function injectTraceHeaders<H extends Record<string, string>>(headers: H, from?: Context): H {
+  // Before startTracing the API's propagator is a no-op: skip it (and context.active()), as withSpan does; the edge calls this twice per tools/call.
+  if (!started) return headers;
+  propagation.inject(from ?? context.active(), headers);
   return headers;
 }
 
