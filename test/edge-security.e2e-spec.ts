@@ -99,6 +99,10 @@ describe('the edge refuses what it must, and says nothing about its insides', ()
     expectJsonRpcRefusal(await raw(edge.mcpUrl, { headers: headers(), body: big }), 413, -32600);
     const session = await RawSession.open(edge.mcpUrl, ALICE);
     expectJsonRpcRefusal(await raw(edge.mcpUrl, { headers: session.headers(), body: big }), 413, -32600);
+    // No Content-Length to refuse up front: the limit is found while reading, and the answer still comes.
+    const chunked = await raw(edge.mcpUrl, { headers: session.headers({ 'transfer-encoding': 'chunked' }), body: big });
+    expectJsonRpcRefusal(chunked, 413, -32600);
+    expect(chunked.headers.connection).toBe('close');
     expect((await session.call('ping')).message.result).toEqual({});
   });
 

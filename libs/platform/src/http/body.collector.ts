@@ -1,10 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 
 /**
- * A request body's bytes, or undefined once they pass `limit` (the request is then destroyed, as
- * leaving a `for await` loop over it would). Plain listeners: an async iterator per request was a
- * visible share of the edge's CPU per call. Fails as the iterator would if the request errs or
- * closes before its end.
+ * A request body's bytes, or undefined once they pass `limit`. The rest of an oversized body is
+ * not kept: the caller answers 413 with `Connection: close`, and node closes the socket once the
+ * answer is out. (Destroying the request here closed the socket before the answer was written, so
+ * a chunked body over the limit got a reset instead of a 413.) Plain listeners: an async iterator
+ * per request was a visible share of the edge's CPU per call. Fails as the iterator would if the
+ * request errs or closes before its end.
  */
 export function collectBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
@@ -21,7 +23,7 @@ export function collectBody(req: IncomingMessage, limit: number): Promise<Buffer
       size += chunk.length;
       if (size <= limit) return void chunks.push(chunk);
       done();
-      req.destroy();
+      // Still flowing, with no listener: what else arrives before the socket closes is dropped.
       resolve(undefined);
     };
     const onEnd = () => {
