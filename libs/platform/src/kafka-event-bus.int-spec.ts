@@ -44,4 +44,33 @@ describe('Kafka bus offsets under concurrent callers (real Kafka)', () => {
       expect(reads.length).toBeGreaterThan(names.length);
     }
   });
+
+  it('stops cleanly when a consumer is stopped while it still reads its stored position', async () => {
+    const topic = `${randomTopicPrefix()}own-position`;
+    await bus.ensureTopics([{ name: topic, partitions: 1 }]);
+    let joined!: () => void;
+    const join = new Promise<void>((resolve) => (joined = resolve));
+    let release!: (offset: string) => void;
+    const stored = new Promise<string>((resolve) => (release = resolve));
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => void unhandled.push(reason);
+    process.on('unhandledRejection', record);
+    try {
+      const subscription = await bus.subscribe({
+        topic, groupId: `${topic}-group`, fromBeginning: true, handle: async () => undefined,
+        // The stored position arrives only after the consumer has stopped, as when a service shuts down during a join.
+        ownOffsets: () => {
+          joined();
+          return stored;
+        },
+      });
+      await join;
+      await subscription.stop();
+      release('0');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(unhandled.map(String)).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', record);
+    }
+  });
 });

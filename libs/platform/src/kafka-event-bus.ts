@@ -298,7 +298,14 @@ export class KafkaEventBus implements EventBus {
       for (const partition of partitions) {
         seeking.add(partition);
         void this.resolveOwnOffset(options, partition, ownOffsets).then((offset) => {
-          consumer.seek({ topic, partition, offset });
+          try {
+            consumer.seek({ topic, partition, offset });
+          } catch (error) {
+            // The consumer stopped (or crashed) while the position was read: the partition stays
+            // held back, and the next join, if the consumer runs again, seeks afresh.
+            this.logger.debug({ err: error, topic, partition }, 'no seek: the consumer is no longer running');
+            return;
+          }
           seeking.delete(partition);
         });
       }
