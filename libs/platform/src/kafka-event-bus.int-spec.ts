@@ -73,4 +73,27 @@ describe('Kafka bus offsets under concurrent callers (real Kafka)', () => {
       process.off('unhandledRejection', record);
     }
   });
+
+  it('stops retrying a stored position that cannot be read once its consumer has stopped', async () => {
+    const topic = `${randomTopicPrefix()}own-position-failing`;
+    await bus.ensureTopics([{ name: topic, partitions: 1 }]);
+    let reads = 0;
+    let firstRead!: () => void;
+    const read = new Promise<void>((resolve) => (firstRead = resolve));
+    const subscription = await bus.subscribe({
+      topic, groupId: `${topic}-group`, fromBeginning: true, handle: async () => undefined,
+      ownOffsets: async () => {
+        reads += 1;
+        firstRead();
+        throw new Error('the position store is down');
+      },
+    });
+    await read;
+    await subscription.stop();
+    const afterStop = reads;
+    // Retries come 200, 400, 600 ms apart: a second and a half would see several.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(reads).toBeLessThanOrEqual(afterStop + 1);
+  });
 });
+

@@ -159,7 +159,8 @@ export class KafkaEventBus implements EventBus {
   private async run(consumer: Consumer, options: SubscribeOptions): Promise<Subscription> {
     const ownOffsets = options.ownOffsets;
     const seeking = new Set<number>();
-    if (ownOffsets) this.seekOnJoin(consumer, options, ownOffsets, seeking);
+    const state = { stopped: false };
+    if (ownOffsets) this.seekOnJoin(consumer, options, ownOffsets, seeking, state);
     await consumer.run(options.handleBatch
       ? { autoCommit: !ownOffsets, eachBatchAutoResolve: false, eachBatch: eachBatchHandler(options, seeking) }
       : {
@@ -172,6 +173,7 @@ export class KafkaEventBus implements EventBus {
     this.consumers.add(consumer);
     return {
       stop: async () => {
+        state.stopped = true;
         this.consumers.delete(consumer);
         await this.disconnect(consumer, options.groupId);
       },
@@ -291,13 +293,16 @@ export class KafkaEventBus implements EventBus {
    * Until the position is known the partition's messages are dropped: after the seek the bus
    * delivers from there, so nothing is lost and nothing from a stale position reaches the handler.
    */
-  private seekOnJoin(consumer: Consumer, options: SubscribeOptions, ownOffsets: (p: number) => Promise<string | undefined>, seeking: Set<number>): void {
+  private seekOnJoin(
+    consumer: Consumer, options: SubscribeOptions, ownOffsets: (p: number) => Promise<string | undefined>, seeking: Set<number>, state: { stopped: boolean },
+  ): void {
     const topic = options.topic;
     consumer.on(consumer.events.GROUP_JOIN, (event) => {
       const partitions = event.payload.memberAssignment[topic] ?? [];
       for (const partition of partitions) {
         seeking.add(partition);
-        void this.resolveOwnOffset(options, partition, ownOffsets).then((offset) => {
+        void this.resolveOwnOffset(options, partition, ownOffsets, state).then((offset) => {
+          if (offset === undefined || state.stopped) return;
           try {
             consumer.seek({ topic, partition, offset });
           } catch (error) {
@@ -312,9 +317,15 @@ export class KafkaEventBus implements EventBus {
     });
   }
 
-  /** The stored position, or with none the log's start (or end): messages dropped meanwhile must be read again. */
-  private async resolveOwnOffset(options: SubscribeOptions, partition: number, ownOffsets: (p: number) => Promise<string | undefined>): Promise<string> {
-    for (let attempt = 1; ; attempt += 1) {
+  /**
+   * The stored position, or with none the log's start (or end): messages dropped meanwhile must be
+   * read again. Undefined once the subscription has stopped: a failing read is not retried for a
+   * consumer that is gone.
+   */
+  private async resolveOwnOffset(
+    options: SubscribeOptions, partition: number, ownOffsets: (p: number) => Promise<string | undefined>, state: { stopped: boolean },
+  ): Promise<string | undefined> {
+    for (let attempt = 1; !state.stopped; attempt += 1) {
       try {
         const own = await ownOffsets(partition);
         if (own !== undefined) return own;
@@ -325,6 +336,7 @@ export class KafkaEventBus implements EventBus {
         await new Promise((resolve) => setTimeout(resolve, Math.min(5000, 200 * attempt)));
       }
     }
+    return undefined;
   }
 
   private getProducer(): Promise<Producer> {
