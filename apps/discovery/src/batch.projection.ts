@@ -1,6 +1,6 @@
 import type { QueryRunner } from 'typeorm';
 import type { CatalogEntry, CatalogVersion, ServerRegisteredData } from '@estate/events';
-import type { ProjectionTarget } from './catalog.apply';
+import { rowsNamedBy, type ProjectionTarget } from './catalog.apply';
 import type { CatalogToolHead } from './store/catalog-tool.entity';
 import { entryOf, type ToolWrite } from './store/catalog-tool.rows';
 import type { CatalogRepository } from './store/catalog.repository';
@@ -30,18 +30,16 @@ export class BatchProjection implements ProjectionTarget {
 
   /**
    * Reads the stream positions and tool rows the batch's messages name in two statements, instead
-   * of two per event. Names are taken loosely from the raw messages: one whose event turns out not
+   * of two per event (names from catalog.apply's rowsNamedBy). A message whose event turns out not
    * to apply costs a row read, nothing more; what applying reads later is then already here.
    */
   async prefetch(raws: readonly unknown[]): Promise<void> {
     const streams = new Set<string>();
     const tools = new Set<string>();
     for (const raw of raws) {
-      if (typeof raw !== 'object' || raw === null) continue;
-      const { stream, type, data } = raw as { stream?: unknown; type?: unknown; data?: { name?: unknown; spec?: { name?: unknown } } };
-      if (typeof stream === 'string') streams.add(stream);
-      const tool = type === 'ToolVersionPublished' ? data?.spec?.name : type === 'ServerRegistered' ? undefined : data?.name;
-      if (typeof tool === 'string') tools.add(tool);
+      const { stream, tool } = rowsNamedBy(raw);
+      if (stream !== undefined) streams.add(stream);
+      if (tool !== undefined) tools.add(tool);
     }
     const unread = [...streams].filter((id) => !this.streams.has(id));
     const positions = await this.repo.streamPositions(this.runner, unread);

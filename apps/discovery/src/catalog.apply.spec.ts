@@ -1,6 +1,6 @@
 import type { EventEnvelope } from '@estate/events';
 import { bankSpecs } from '../../../examples/bank/bank.specs';
-import { applyEnvelope, MemoryProjection } from './catalog.apply';
+import { applyEnvelope, MemoryProjection, rowsNamedBy } from './catalog.apply';
 
 const [lookup] = bankSpecs('pay');
 let next = 0;
@@ -50,5 +50,16 @@ describe('applying registry events to the catalog projection', () => {
     await applyEnvelope(target, published(0, '1.0.0'));
     expect((await applyEnvelope(target, deprecated(1, '7.0.0'))).skipped).toMatch(/pay\.lookup@7\.0\.0/);
     expect(await applyEnvelope(target, deprecated(1, '1.0.0'))).toEqual({ touched: ['pay.lookup'] });
+  });
+});
+
+describe('rowsNamedBy (what a batch reads up front)', () => {
+  it('names the stream and the tool an event would touch, and nothing a malformed message does not name', () => {
+    expect(rowsNamedBy({ stream: 'tool:a', type: 'ToolVersionPublished', data: { spec: { name: 'a' } } })).toEqual({ stream: 'tool:a', tool: 'a' });
+    expect(rowsNamedBy({ stream: 'tool:a', type: 'ToolVersionDeprecated', data: { name: 'a', version: '1.0.0' } })).toEqual({ stream: 'tool:a', tool: 'a' });
+    expect(rowsNamedBy({ stream: 'server:s', type: 'ServerRegistered', data: { name: 's' } })).toEqual({ stream: 'server:s' });
+    expect(rowsNamedBy({ stream: 'tool:a', type: 'ToolVersionPublished', data: {} })).toEqual({ stream: 'tool:a' });
+    expect(rowsNamedBy({ stream: 7, type: 'SomethingElse', data: { name: 'a' } })).toEqual({});
+    expect(rowsNamedBy('not an object')).toEqual({});
   });
 });

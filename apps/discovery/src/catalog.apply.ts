@@ -60,6 +60,26 @@ export function toolNameOf(event: ToolEvent): string {
   return event.type === 'ToolVersionPublished' ? event.data.spec.name : event.data.name;
 }
 
+/**
+ * The stream and tool a raw registry message would touch, read without checking the message (a
+ * batch reads their rows up front). A malformed message may name nothing or a wrong row: applying
+ * it checks it, and reads what it needs then.
+ */
+export function rowsNamedBy(raw: unknown): { stream?: string; tool?: string } {
+  if (typeof raw !== 'object' || raw === null) return {};
+  const { stream, type, data } = raw as { stream?: unknown; type?: unknown; data?: unknown };
+  const named = { stream: typeof stream === 'string' ? stream : undefined };
+  if (typeof type !== 'string' || type === 'ServerRegistered' || !REGISTRY_TYPES.has(type) || typeof data !== 'object' || data === null) return named;
+  const tool = (() => {
+    try {
+      return toolNameOf({ type, data } as ToolEvent);
+    } catch {
+      return undefined; // a published event without its spec
+    }
+  })();
+  return { ...named, tool: typeof tool === 'string' ? tool : undefined };
+}
+
 /** Why a tool event cannot apply to the tool's current entry: a lifecycle change to a version never published. */
 export function refusedChange(event: ToolEvent, current: CatalogEntry | undefined): string | undefined {
   if (event.type === 'ToolVersionPublished' || current?.versions.some((v) => v.version === event.data.version)) return undefined;
