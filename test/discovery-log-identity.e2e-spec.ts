@@ -158,7 +158,7 @@ describe('discovery checks that the log still holds what it applied (real Kafka 
     // While discovery is away, two more tools are published, then the log is truncated past them (retention would do this).
     await publish(transfer);
     await publish(release);
-    await waitFor(async () => ((await t.bus.offsets(t.env.ESTATE_TOPIC_PREFIX + 'estate.registry.events'))[0].high === '4' ? true : undefined), 'the relay caught up');
+    await waitFor(async () => ((await t.bus.offsets(t.env.ESTATE_TOPIC_PREFIX + 'estate.registry.events'))[0].high === '4' ? true : undefined), 'the relay caught up', 30000);
     await admin.fetchTopicMetadata({ topics: [`${t.env.ESTATE_TOPIC_PREFIX}estate.registry.events`] });
     await admin.deleteTopicRecords({ topic: `${t.env.ESTATE_TOPIC_PREFIX}estate.registry.events`, partitions: [{ partition: 0, offset: '4' }] });
     discovery = await start();
