@@ -161,7 +161,7 @@ async function benchPublisher(registry: string): Promise<string> {
  * A separate run of the embedded estate under `node --cpu-prof` at 16 clients, so the measured
  * runs carry no profiler: where the estate's process spends a publish (PostgreSQL runs apart).
  */
-export async function profilePublish(brokers: string[] | undefined, keep = false): Promise<{ summary: ProfileSummary; figures: Omit<PublishFigures, 'bus'> }> {
+export async function profilePublish(brokers: string[] | undefined, keep = false, clients = 16): Promise<{ summary: ProfileSummary; figures: Omit<PublishFigures, 'bus'> }> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'estate-bench-prof-'));
   const spawnedAt = Date.now();
   const estate = await startBenchEstate(brokers, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
@@ -170,7 +170,7 @@ export async function profilePublish(brokers: string[] | undefined, keep = false
   try {
     const token = await benchPublisher(estate.registry);
     const from = Date.now() - spawnedAt + WARM_UP_MS;
-    figures = await publishLoad(estate.registry, token, 16, `p${Date.now().toString(36)}`, () => snapshot(estate.child.pid));
+    figures = await publishLoad(estate.registry, token, clients, `p${Date.now().toString(36)}`, () => snapshot(estate.child.pid));
     window = { fromMs: from, toMs: Date.now() - spawnedAt };
   } finally {
     await estate.stop();

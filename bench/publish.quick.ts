@@ -1,7 +1,7 @@
 /**
  * One bus and chosen client counts of the publish benchmark, for old-code-vs-new-code runs back to
  * back on a shared machine: `node -r @swc-node/register bench/publish.quick.ts [--kafka]
- * [--clients 1,16,64] [--profile [--keep]]`. Prints the table (and, with --profile, where the estate's
+ * [--clients 1,16,64] [--profile [--profile-clients N] [--keep]]`. Prints the table (and, with --profile, where the estate's
  * process spends a publish at 16 clients, by owner); writes nothing. Expects a built dist/.
  */
 import os from 'node:os';
@@ -22,8 +22,9 @@ async function main(): Promise<void> {
       process.stdout.write(`${toMarkdown([publishTable(figures)])}\n`);
     }
     if (process.argv.includes('--profile')) {
-      const { summary, figures } = await profilePublish(kafka?.brokers, process.argv.includes('--keep'));
-      process.stdout.write(`\n${profileMarkdown(`publish, 16 clients, ${kafka ? 'Kafka' : 'in-process bus'} (${Math.round(figures.perSecond)}/s while profiled)`, summary)}\n`);
+      const profiled = Number(option('--profile-clients') ?? '16');
+      const { summary, figures } = await profilePublish(kafka?.brokers, process.argv.includes('--keep'), profiled);
+      process.stdout.write(`\n${profileMarkdown(`publish, ${profiled} clients, ${kafka ? 'Kafka' : 'in-process bus'} (${Math.round(figures.perSecond)}/s while profiled)`, summary)}\n`);
     }
     process.stdout.write(`load average at end: ${os.loadavg().map((l) => l.toFixed(2)).join(' / ')}\n`);
   } finally {
