@@ -29,25 +29,27 @@ export class BatchProjection implements ProjectionTarget {
   ) {}
 
   /**
-   * Reads the stream positions and tool rows the batch's messages name in two statements, instead
-   * of two per event (names from catalog.apply's rowsNamedBy). A message whose event turns out not
+   * Reads the stream positions, tool rows and servers the batch's messages name in one statement,
+   * instead of several per event (names from catalog.apply's rowsNamedBy). A message whose event turns out not
    * to apply costs a row read, nothing more; what applying reads later is then already here.
    */
   async prefetch(raws: readonly unknown[]): Promise<void> {
     const streams = new Set<string>();
     const tools = new Set<string>();
+    const servers = new Set<string>();
     for (const raw of raws) {
-      const { stream, tool } = rowsNamedBy(raw);
-      if (stream !== undefined) streams.add(stream);
-      if (tool !== undefined) tools.add(tool);
+      const named = rowsNamedBy(raw);
+      if (named.stream !== undefined && !this.streams.has(named.stream)) streams.add(named.stream);
+      if (named.tool !== undefined && !this.tools.has(named.tool)) tools.add(named.tool);
+      if (named.server !== undefined && !this.servers.has(named.server)) servers.add(named.server);
     }
-    const unread = [...streams].filter((id) => !this.streams.has(id));
-    const positions = await this.repo.streamPositions(this.runner, unread);
-    for (const id of unread) this.streams.set(id, positions.get(id));
-    const names = [...tools].filter((name) => !this.tools.has(name));
-    if (names.length === 0) return;
-    for (const entry of await this.load(await this.repo.lockHeads(this.runner, { names }))) this.tools.set(entry.name, entry);
-    for (const name of names) if (!this.tools.has(name)) this.tools.set(name, undefined);
+    if (streams.size + tools.size + servers.size === 0) return;
+    const read = await this.repo.prefetch(this.runner, { streams: [...streams], tools: [...tools], servers: [...servers] });
+    for (const id of streams) this.streams.set(id, read.positions.get(id));
+    for (const name of servers) this.servers.set(name, read.servers.get(name));
+    if (tools.size === 0) return;
+    for (const entry of await this.load(read.heads)) this.tools.set(entry.name, entry);
+    for (const name of tools) if (!this.tools.has(name)) this.tools.set(name, undefined);
   }
 
   async streamPosition(streamId: string): Promise<number | undefined> {
@@ -124,8 +126,7 @@ export class BatchProjection implements ProjectionTarget {
   /** Writes every row the batch changed, once each, in the batch's transaction. */
   async flush(): Promise<void> {
     for (const name of this.dirty.servers) await this.repo.upsertServer(this.runner, this.servers.get(name) as ServerRegisteredData);
-    await this.repo.writeTools(this.runner, this.toolWrites());
-    await this.repo.setStreamPositions(this.runner, new Map([...this.dirty.streams].map((id) => [id, this.streams.get(id) as number])));
+    await this.repo.writeTools(this.runner, this.toolWrites(), new Map([...this.dirty.streams].map((id) => [id, this.streams.get(id) as number])));
   }
 
   /** Each changed tool's head, and the versions that are not the objects read: the fold copies a version it changes. */

@@ -56,6 +56,9 @@ describe('applying registry events to the catalog projection', () => {
 describe('rowsNamedBy (what a batch reads up front)', () => {
   it('names the stream and the tool an event would touch, and nothing a malformed message does not name', () => {
     expect(rowsNamedBy({ stream: 'tool:a', type: 'ToolVersionPublished', data: { spec: { name: 'a' } } })).toEqual({ stream: 'tool:a', tool: 'a' });
+    expect(rowsNamedBy({ stream: 'tool:a', type: 'ToolVersionPublished', data: { spec: { name: 'a', upstream: { server: 'bank' } } } }))
+      .toEqual({ stream: 'tool:a', tool: 'a', server: 'bank' });
+    expect(rowsNamedBy({ stream: 'tool:a', type: 'ToolVersionPublished', data: { spec: { name: 'a', upstream: { server: 3 } } } })).toEqual({ stream: 'tool:a', tool: 'a' });
     expect(rowsNamedBy({ stream: 'tool:a', type: 'ToolVersionDeprecated', data: { name: 'a', version: '1.0.0' } })).toEqual({ stream: 'tool:a', tool: 'a' });
     expect(rowsNamedBy({ stream: 'server:s', type: 'ServerRegistered', data: { name: 's' } })).toEqual({ stream: 'server:s' });
     expect(rowsNamedBy({ stream: 'tool:a', type: 'ToolVersionPublished', data: {} })).toEqual({ stream: 'tool:a' });

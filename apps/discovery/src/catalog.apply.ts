@@ -65,19 +65,22 @@ export function toolNameOf(event: ToolEvent): string {
  * batch reads their rows up front). A malformed message may name nothing or a wrong row: applying
  * it checks it, and reads what it needs then.
  */
-export function rowsNamedBy(raw: unknown): { stream?: string; tool?: string } {
+export function rowsNamedBy(raw: unknown): { stream?: string; tool?: string; server?: string } {
   if (typeof raw !== 'object' || raw === null) return {};
   const { stream, type, data } = raw as { stream?: unknown; type?: unknown; data?: unknown };
   const named = { stream: typeof stream === 'string' ? stream : undefined };
   if (typeof type !== 'string' || type === 'ServerRegistered' || !REGISTRY_TYPES.has(type) || typeof data !== 'object' || data === null) return named;
+  const event = { type, data } as ToolEvent;
   const tool = (() => {
     try {
-      return toolNameOf({ type, data } as ToolEvent);
+      return toolNameOf(event);
     } catch {
       return undefined; // a published event without its spec
     }
   })();
-  return { ...named, tool: typeof tool === 'string' ? tool : undefined };
+  // A publish reads the server its spec names (an upstream moved since is taken from there).
+  const server = event.type === 'ToolVersionPublished' ? (event.data.spec as { upstream?: { server?: unknown } } | undefined)?.upstream?.server : undefined;
+  return { ...named, tool: typeof tool === 'string' ? tool : undefined, server: typeof server === 'string' ? server : undefined };
 }
 
 /** Why a tool event cannot apply to the tool's current entry: a lifecycle change to a version never published. */

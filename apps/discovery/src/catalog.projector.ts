@@ -87,12 +87,16 @@ export class CatalogProjector {
       }
       await target.flush();
       context.afterCommit(async () => target.remember());
-      for (const [cause, names] of byCause(causes)) {
-        // The event's trace and correlation id go on to the edges: their list_changed notification is its last step.
-        const headers = injectTraceHeaders(correlationHeaders(cause));
+      // One send for the whole batch (one bus append, not one per event that touched a tool), each
+      // entry with the trace and correlation id of the event that touched it last: the edges'
+      // list_changed notification is that event's last step.
+      const names = [...byCause(causes).values()].flat();
+      if (names.length > 0) {
+        const headers = new Map([...new Set(causes.values())].map((cause) => [cause, injectTraceHeaders(correlationHeaders(cause))]));
+        const headersOf = (name: string) => headers.get(causes.get(name) as BusMessage) as Record<string, string>;
         // The entries the batch committed, from memory: reading them back cost a query before every send.
         const entries = target.written(names);
-        context.afterCommit(() => this.publish(names, headers, entries));
+        context.afterCommit(() => this.publish(names, headersOf, entries));
       }
     });
   }
@@ -165,7 +169,7 @@ export class CatalogProjector {
     }));
   }
 
-  private async publish(names: string[], headers: Record<string, string>, entries?: CatalogEntry[]): Promise<void> {
+  private async publish(names: string[], headers: (name: string) => Record<string, string>, entries?: CatalogEntry[]): Promise<void> {
     await publishCatalogEntries(this.client.publisher, this.topics.catalog, entries ?? (await this.repo.toolsNamed(names)), CATALOG_ENTRY_MAX_BYTES, this.logger, headers);
   }
 

@@ -12,9 +12,9 @@ const BATCH = 500;
  * left stale, since a stale entry could miss a quarantine; and the rest of the catalog goes on.
  */
 export async function publishCatalogEntries(
-  bus: Pick<EventBus, 'publish'>, topic: string, entries: CatalogEntry[], maxBytes: number, logger: Logger, headers?: Record<string, string>,
+  bus: Pick<EventBus, 'publish'>, topic: string, entries: CatalogEntry[], maxBytes: number, logger: Logger, headers?: (tool: string) => Record<string, string>,
 ): Promise<void> {
-  const messages: OutgoingMessage[] = entries.map((entry) => ({ key: entry.name, value: catalogEntryText(entry), ...(headers ? { headers } : {}) }));
+  const messages: OutgoingMessage[] = entries.map((entry) => ({ key: entry.name, value: catalogEntryText(entry), ...(headers ? { headers: headers(entry.name) } : {}) }));
   for (const batch of batchBySize(messages, messageBytes, BATCH, maxBytes)) {
     await publishOrSetAside(bus, topic, batch, (m) => m, async (entry, error) => {
       logger.error(

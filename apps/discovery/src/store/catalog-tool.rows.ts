@@ -61,19 +61,26 @@ export function assemble(heads: CatalogToolHead[], versions: Map<string, Catalog
   return heads.map((head) => entryOf(head, versions.get(head.name) ?? []));
 }
 
-/** Upserts the heads and the given versions of these tools: two statements, whatever the number of tools. */
-export async function writeTools(manager: Manager, writes: readonly ToolWrite[]): Promise<void> {
-  if (writes.length === 0) return;
-  await manager.query(
-    `INSERT INTO discovery.tools (name, server, head) SELECT h->>'name', h->'upstream'->>'server', h FROM json_array_elements($1::json) AS h
-     ON CONFLICT (name) DO UPDATE SET server = excluded.server, head = excluded.head`,
-    [`[${writes.map((w) => JSON.stringify(headOf(w.entry))).join(',')}]`],
-  );
+/*
+ * One statement for a batch's writes, whatever the number of tools: heads, versions and (when
+ * given) the stream positions the batch moved, each a JSON array PostgreSQL splits. Three
+ * data-modifying CTEs on three tables run as one; an empty array writes nothing.
+ */
+const WRITE_TOOLS = `WITH heads AS (
+    INSERT INTO discovery.tools (name, server, head) SELECT h->>'name', h->'upstream'->>'server', h FROM json_array_elements($1::json) AS h
+    ON CONFLICT (name) DO UPDATE SET server = excluded.server, head = excluded.head),
+  versions AS (
+    INSERT INTO discovery.tool_versions (tool, version, body) SELECT r->>0, r->1->>'version', r->1 FROM json_array_elements($2::json) AS r
+    ON CONFLICT (tool, version) DO UPDATE SET body = excluded.body),
+  streams AS (
+    INSERT INTO discovery.streams (stream_id, position) SELECT p->>0, (p->>1)::integer FROM json_array_elements($3::json) AS p
+    ON CONFLICT (stream_id) DO UPDATE SET position = excluded.position)
+  SELECT 1`;
+
+/** Upserts the heads and the given versions of these tools, and the stream positions given, in one statement. */
+export async function writeTools(manager: Manager, writes: readonly ToolWrite[], positions: ReadonlyMap<string, number> = new Map()): Promise<void> {
+  if (writes.length === 0 && positions.size === 0) return;
+  const heads = writes.map((w) => JSON.stringify(headOf(w.entry)));
   const rows = writes.flatMap((w) => w.versions.map((v) => `[${JSON.stringify(w.entry.name)},${catalogVersionText(v)}]`));
-  if (rows.length === 0) return;
-  await manager.query(
-    `INSERT INTO discovery.tool_versions (tool, version, body) SELECT r->>0, r->1->>'version', r->1 FROM json_array_elements($1::json) AS r
-     ON CONFLICT (tool, version) DO UPDATE SET body = excluded.body`,
-    [`[${rows.join(',')}]`],
-  );
+  await manager.query(WRITE_TOOLS, [`[${heads.join(',')}]`, `[${rows.join(',')}]`, JSON.stringify([...positions])]);
 }

@@ -177,7 +177,10 @@ export class CatalogReplica {
     if (changes.length === 0) return;
     this.lastFlush = Date.now();
     const notify = () => {
-      const log = cause ? eventLogger(this.logger, cause) : this.logger;
+      // From the headers only (discovery sends the cause's correlation id and trace there): the value
+      // is a whole catalog entry, not an event envelope, and parsing it again for ids it never holds
+      // cost as much as reading the record.
+      const log = cause ? eventLogger(this.logger, { headers: cause.headers, value: null }) : this.logger;
       for (const listener of this.listeners) listener(changes, log);
     };
     if (!parent) return notify();
