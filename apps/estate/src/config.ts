@@ -7,9 +7,11 @@ export interface EmbeddedConfig {
   demo: boolean;
   bankPort: number;
   logFormat: LogFormat;
+  /** 2: discovery, audit and the edge on a second thread beside the registry; 1: every service on one. */
+  threads: 1 | 2;
 }
 
-/** Reads ESTATE_DATA_DIR (.estate), ESTATE_PG_PORT, ESTATE_DEMO (1), BANK_PORT (9100) and LOG_FORMAT (auto). */
+/** Reads ESTATE_DATA_DIR (.estate), ESTATE_PG_PORT, ESTATE_DEMO (1), BANK_PORT (9100), LOG_FORMAT (auto) and ESTATE_THREADS (2). */
 export function loadEmbeddedConfig(env: Env): EmbeddedConfig {
   const reader = new EnvReader(env);
   const pgPort = reader.optional('ESTATE_PG_PORT');
@@ -19,5 +21,6 @@ export function loadEmbeddedConfig(env: Env): EmbeddedConfig {
     demo: reader.oneOf('ESTATE_DEMO', ['0', '1'], '1') === '1',
     bankPort: reader.port('BANK_PORT', 9100),
     logFormat: reader.oneOf('LOG_FORMAT', LOG_FORMATS, 'auto'),
+    threads: reader.oneOf('ESTATE_THREADS', ['1', '2'], '2') === '1' ? 1 : 2,
   });
 }

@@ -3,12 +3,13 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import {
-  estateRecordPath, removeEstateRecord, startEmbeddedPostgres, stopInOrder, writeEstateRecord, type EmbeddedDatabase, type Env, type Logger,
+  estateRecordPath, removeEstateRecord, startEmbeddedPostgres, stopInOrder, writeEstateRecord, type EmbeddedDatabase, type Env, type Logger, type StopStep,
 } from '@estate/platform';
 import { loadEdgeConfig } from '../../mcp-edge/src/config';
 import { loadRegistryConfig } from '../../registry/src/config';
 import type { EmbeddedConfig } from './config';
 import { composeEstate } from './estate.composition';
+import { startServicesThread } from './estate.threads';
 import { rememberedPostgresPort, rememberPostgresPort } from './postgres-port.store';
 
 export interface EmbeddedEstate {
@@ -63,13 +64,11 @@ export async function startEmbedded(env: Env, embedded: EmbeddedConfig, logger: 
   let database: EmbeddedDatabase | undefined;
   const databaseUrl = common.databaseUrl ?? (database = await ownPostgres(embedded, logger)).url;
   const kafka = common.kafkaBrokers.length > 0;
-  const estate = await composeEstate({ env: effective, databaseUrl, logger }).catch(async (error: unknown) => {
+  const estate = await composeServices(effective, databaseUrl, embedded, logger).catch(async (error: unknown) => {
     await database?.stop();
     throw error;
   });
-  const { registry, discovery, audit, edge, console: webConsole } = estate;
-  if (!registry || !discovery || !audit || !edge || !webConsole) throw new Error('the estate started without one of its services');
-  const urls = { edge: edge.mcpUrl, registry: registry.url, discovery: discovery.url, audit: audit.url, console: webConsole.url };
+  const { urls } = estate;
   writeEstateRecord(embedded.dataDir, {
     pid: process.pid, startedAt: new Date().toISOString(), databaseUrl, kafkaBrokers: kafka ? common.kafkaBrokers : undefined,
     topicPrefix: common.topicPrefix, urls,
@@ -93,4 +92,47 @@ export async function startEmbedded(env: Env, embedded: EmbeddedConfig, logger: 
       ]);
     },
   };
+}
+
+interface ComposedServices {
+  urls: EmbeddedEstate['urls'];
+  stop(): Promise<void>;
+}
+
+/**
+ * Every service, on one thread (ESTATE_THREADS=1) or on two: the registry (HTTP, decisions,
+ * appends and its relay) and the console here, discovery, audit and the edge on a second thread
+ * with a bus of their own on the same log (estate.threads.ts). The second thread stops before the
+ * registry, as the composition stops consumers before producers.
+ */
+async function composeServices(env: Env, databaseUrl: string, embedded: EmbeddedConfig, logger: Logger): Promise<ComposedServices> {
+  if (embedded.threads === 1) {
+    const estate = await composeEstate({ env, databaseUrl, logger });
+    const { registry, discovery, audit, edge, console: webConsole } = estate;
+    if (!registry || !discovery || !audit || !edge || !webConsole) throw new Error('the estate started without one of its services');
+    return { urls: { edge: edge.mcpUrl, registry: registry.url, discovery: discovery.url, audit: audit.url, console: webConsole.url }, stop: () => estate.stop() };
+  }
+  const main = await composeEstate({ env, databaseUrl, logger, services: ['registry'] });
+  const registry = main.registry as NonNullable<typeof main.registry>;
+  const steps: StopStep[] = [{ name: 'registry', stop: () => main.stop(), ms: 4000 }];
+  const stop = () => stopInOrder(logger, [...steps]);
+  try {
+    const second = await startServicesThread({
+      env, databaseUrl, services: ['discovery', 'audit', 'edge'], logLevel: env.LOG_LEVEL ?? 'info', logFormat: embedded.logFormat,
+      // Discovery rebuilds from this registry unless ESTATE_REGISTRY_URL names another (as composeEstate does).
+      overrides: env.ESTATE_REGISTRY_URL ? undefined : { discovery: { ESTATE_REGISTRY_URL: registry.url } },
+    }, logger, (error) => {
+      logger.fatal({ err: error }, 'the services thread (discovery, audit, edge) stopped unexpectedly; stopping the estate');
+      void stop().finally(() => process.exit(1));
+    });
+    steps.unshift({ name: 'discovery, audit and edge (second thread)', stop: () => second.stop(), ms: 5000 });
+    const upstreams = { ESTATE_REGISTRY_URL: registry.url, ESTATE_DISCOVERY_URL: second.urls.discovery, ESTATE_AUDIT_URL: second.urls.audit };
+    const rest = await composeEstate({ env, databaseUrl, logger, services: ['console'], bus: main.bus, overrides: { console: upstreams } });
+    steps.unshift({ name: 'console', stop: () => rest.stop(), ms: 2000 });
+    const webConsole = rest.console as NonNullable<typeof rest.console>;
+    return { urls: { ...second.urls, registry: registry.url, console: webConsole.url }, stop };
+  } catch (error) {
+    await stop().catch(() => undefined);
+    throw error;
+  }
 }

@@ -1,0 +1,13 @@
+import { loadEmbeddedConfig } from './config';
+
+describe('npm start settings', () => {
+  it('runs discovery, audit and the edge on a second thread unless ESTATE_THREADS=1', () => {
+    expect(loadEmbeddedConfig({}).threads).toBe(2);
+    expect(loadEmbeddedConfig({ ESTATE_THREADS: '1' }).threads).toBe(1);
+    expect(loadEmbeddedConfig({ ESTATE_THREADS: '2' }).threads).toBe(2);
+  });
+
+  it('refuses a thread count it does not offer, naming the setting', () => {
+    expect(() => loadEmbeddedConfig({ ESTATE_THREADS: '4' })).toThrow(/ESTATE_THREADS/);
+  });
+});
