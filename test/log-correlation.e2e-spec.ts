@@ -112,4 +112,24 @@ describe('log lines carry the trace and correlation ids of their request or even
     const line = await waitFor(async () => lines().find((l) => l.service === 'registry' && l.correlationId === given), 'the request line');
     expect(line).toMatchObject({ method: 'POST', path: '/v1/tools/:name/versions/:version/retire', status: response.status, traceId: expect.stringMatching(/^[0-9a-f]{32}$/) });
   });
+
+  it('every stderr line stays one whole JSON object while both threads log at once', async () => {
+    // Registry (main thread) and discovery and audit (second thread) answer and log side by side.
+    const admin = await estate.token(ADMIN);
+    const get = (url: string) => fetch(url, { headers: { authorization: `Bearer ${admin}` } }).then((r) => r.arrayBuffer());
+    const urls = [`${estate.urls.registry}/v1/tools`, `${estate.urls.discovery}/v1/tools`, `${estate.urls.audit}/v1/audit?limit=5`];
+    for (let round = 0; round < 5; round += 1) await Promise.all(Array.from({ length: 60 }, (_, i) => get(urls[i % urls.length])));
+    const marker = 'Ctrl-C stops everything cleanly.';
+    const output = estate.child?.output() ?? '';
+    const after = output.slice(output.indexOf(marker) + marker.length).split('\n').filter((line) => line.trim() !== '');
+    expect(after.length).toBeGreaterThan(250);
+    const broken = after.filter((line) => {
+      try {
+        return typeof JSON.parse(line) !== 'object';
+      } catch {
+        return true;
+      }
+    });
+    expect(broken).toEqual([]);
+  }, 60000);
 });

@@ -24,6 +24,13 @@ export interface LoggerOptions {
  * id and correlation id: bound to the child logger its handler was given (bindLogIds), or, for a
  * line written through a plain logger while tracing is on, taken from the active trace context.
  */
+/**
+ * Linux writes up to this many bytes to a pipe in one piece. `npm start` logs from two threads to
+ * the one stderr: each write holds whole lines and at most this much, so the two never interleave
+ * inside a line a log shipper reads as JSON.
+ */
+const PIPE_BUF = 4096;
+
 export function createLogger(name: string, level = 'info', options: LoggerOptions = {}): Logger {
   const isTTY = options.isTTY ?? process.stderr.isTTY === true;
   const format = options.format ?? 'auto';
@@ -38,7 +45,7 @@ export function createLogger(name: string, level = 'info', options: LoggerOption
       },
       mixin: (_object, _level, logger) => ((logger as Marked)[BOUND] ? activeSpan() : requestFields()),
     },
-    readable ? prettyStream(options.destination, isTTY) : (options.destination ?? pino.destination({ fd: 2, sync: false })),
+    readable ? prettyStream(options.destination, isTTY) : (options.destination ?? pino.destination({ fd: 2, sync: false, maxWrite: PIPE_BUF })),
   );
 }
 
