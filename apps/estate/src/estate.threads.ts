@@ -10,11 +10,14 @@ export interface ServicesThread {
   stop(): Promise<void>;
 }
 
-/** The compiled worker beside this file; from sources (a test run through swc-node) the .ts with the same loader. */
+/**
+ * The compiled worker beside this file; from sources (a test run through swc-node) the .ts with the
+ * same loader. The thread takes the process's node flags (--cpu-prof, heap limits, preloads).
+ */
 function workerEntry(): { file: string; execArgv: string[] } {
   const compiled = path.join(__dirname, 'estate.worker.js');
-  if (existsSync(compiled)) return { file: compiled, execArgv: [] };
-  return { file: path.join(__dirname, 'estate.worker.ts'), execArgv: ['-r', '@swc-node/register'] };
+  if (existsSync(compiled)) return { file: compiled, execArgv: process.execArgv };
+  return { file: path.join(__dirname, 'estate.worker.ts'), execArgv: [...process.execArgv, '-r', '@swc-node/register'] };
 }
 
 /**
