@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { issueDevToken } from '@estate/platform';
 import type { BenchTable } from './contracts.bench';
-import { profileIn, summarizeProfile, type ProfileSummary } from './cpu-profile.summary';
+import { profilesIn, summarizeProfile, type ProfileSummary } from './cpu-profile.summary';
 import { cpuBetween, listenerPid, snapshot, type CpuRole, type CpuSnapshot } from './publish.cpu';
 import { BENCH_SECRET } from './support/edge.launcher';
 import { startBenchEstate } from './support/estate.launcher';
@@ -175,7 +175,7 @@ export async function profilePublish(brokers: string[] | undefined, keep = false
   } finally {
     await estate.stop();
   }
-  const summary = summarizeProfile(profileIn(dir), window, 25);
+  const summary = summarizeProfile(profilesIn(dir), window, 25);
   if (keep) process.stderr.write(`CPU profile kept in ${dir}\n`);
   else rmSync(dir, { recursive: true, force: true });
   return { summary, figures };
