@@ -40,6 +40,16 @@ export const APPEND = {
 export const CREATE_TOPIC = `INSERT INTO bus.topics (name) VALUES ($1) ON CONFLICT (name) DO NOTHING`;
 export const LOCK_TOPIC = `SELECT 1 FROM bus.topics WHERE name = $1 FOR UPDATE`;
 
+/** A page of a topic; PostgresBusLog.read says why the range is bounded. */
+export const READ = {
+  name: 'bus-read',
+  text: `SELECT m."offset"::text AS "offset", encode(m.key, 'base64') AS key, encode(m.value, 'base64') AS value, encode(m.headers, 'base64') AS headers
+           FROM bus.messages m
+          WHERE m.topic = $1 AND m."offset" >= $2::bigint
+            AND m."offset" < (SELECT CASE WHEN t.compacted THEN t.next_offset ELSE least(t.next_offset, $2::bigint + $3::bigint) END FROM bus.topics t WHERE t.name = $1)
+          ORDER BY m."offset" LIMIT $3`,
+};
+
 export const OFFSETS = {
   name: 'bus-offsets',
   text: `SELECT start_offset::text AS low, next_offset::text AS high FROM bus.topics WHERE name = $1`,
