@@ -10,7 +10,7 @@ import { rowToEnvelope, type LoggedEventRow } from './event.row';
 import { APPEND_CHANNEL } from './postgres-event-store';
 import { RelayCheckpointEntity } from './relay-checkpoint.entity';
 import { RelayParkedEntity } from './relay-parked.entity';
-import { readRelayBatch, RELAY_BATCH, relayHeldBack } from './relay.reads';
+import { readRelayBatch, RELAY_BATCH } from './relay.reads';
 import { RelayWake } from './relay.wake';
 
 const FAILURE_LOG_EVERY_MS = 10_000;
@@ -182,38 +182,60 @@ export class OutboxRelay {
     return session;
   }
 
-  /** Publish until nothing visible is left. Returns the number of events sent. */
+  /**
+   * Publish until nothing visible is left. Returns the number of events sent. After a send, what
+   * the log held then is the check for the next read (no second question to the broker). A read
+   * that took everything readable ends the pass unless an append was signalled since it began:
+   * a later append's NOTIFY comes after the read started, and events behind an older transaction
+   * are what the read's heldBack reports.
+   */
   async drain(): Promise<number> {
     let sent = 0;
+    let held: bigint | undefined;
     for (;;) {
       // The log's size is asked for (a Kafka round trip) beside the read: the first send waits for
       // the slower of the two, not both. The database is used one query at a time, as before.
-      const asked = this.held();
+      const asked = held !== undefined && this.holdsLock ? Promise.resolve(held) : this.held();
       asked.catch(() => undefined); // awaited in checkLog; a failure meanwhile is not an unhandled rejection
-      const rows = await readRelayBatch(this.db, this.name, this.maxBatchBytes);
+      // Signals from here on are for events this read may miss: they keep the pass going.
+      this.again = false;
+      const { rows, complete, heldBack } = await readRelayBatch(this.db, this.name, this.maxBatchBytes);
       const checked = await this.checkLog(asked);
+      held = undefined;
       if (checked === undefined) continue; // the log lost events: the checkpoint went back, read again
-      if (rows.length === 0) {
-        if (await relayHeldBack(this.db, this.name)) this.wake.heldBack();
-        return sent;
+      if (rows.length > 0) {
+        this.wake.caughtUp();
+        const outcome = await this.sendRows(rows, checked);
+        sent += outcome.sent;
+        held = outcome.held;
+        if (held === undefined || !complete) continue;
       }
-      this.wake.caughtUp();
-      const outgoing = rows.map((row) => this.outgoing(row));
-      // Spans of events handed to sendBatch are ended there; the rest (a refill comes first) here.
-      let handed = 0;
-      let held: bigint | undefined = checked;
-      try {
-        // Batches by bytes as well as count: the topic refuses a batch over its max.message.bytes.
-        for (const batch of batchBySize(outgoing, (o) => messageBytes(o.message), RELAY_BATCH, this.maxBatchBytes)) {
-          handed += batch.length;
-          held = await this.sendBatch(batch, held);
-          if (held === undefined) break;
-          sent += batch.length;
-        }
-      } finally {
-        for (const { span } of outgoing.slice(handed)) span.end();
-      }
+      if (heldBack) this.wake.heldBack();
+      // Signalled meanwhile: read on here (a pass of its own would ask the log's size again). A
+      // relay that lost its lock ends the pass instead, and the next one asks for the lock.
+      if (!this.again || !this.holdsLock) return sent;
     }
+  }
+
+  /** Sends rows read in one go; `held` is undefined when the log lost events and is refilled first. */
+  private async sendRows(rows: LoggedEventRow[], checked: bigint): Promise<{ sent: number; held: bigint | undefined }> {
+    const outgoing = rows.map((row) => this.outgoing(row));
+    // Spans of events handed to sendBatch are ended there; the rest (a refill comes first) here.
+    let handed = 0;
+    let sent = 0;
+    let held: bigint | undefined = checked;
+    try {
+      // Batches by bytes as well as count: the topic refuses a batch over its max.message.bytes.
+      for (const batch of batchBySize(outgoing, (o) => messageBytes(o.message), RELAY_BATCH, this.maxBatchBytes)) {
+        handed += batch.length;
+        held = await this.sendBatch(batch, held);
+        if (held === undefined) break;
+        sent += batch.length;
+      }
+    } finally {
+      for (const { span } of outgoing.slice(handed)) span.end();
+    }
+    return { sent, held };
   }
 
   /**

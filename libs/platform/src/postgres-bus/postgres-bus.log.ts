@@ -1,8 +1,9 @@
-import { Client } from 'pg';
+import { Client, type Pool } from 'pg';
 import type { DataSource } from 'typeorm';
 import { inTransaction, openDatabase } from '../database';
 import type { BusMessage, OutgoingMessage, PartitionOffsets, TopicSpec } from '../event-bus.port';
 import { BUS_ENTITIES, BusGroupOffsetEntity, BusTopicEntity } from './postgres-bus.entity';
+import { APPEND, COMMIT, COMMITTED, CREATE_TOPIC, LOCK_TOPIC, OFFSETS, READ } from './postgres-bus.statements';
 import { BUS_MIGRATIONS } from './postgres-bus.migrations';
 
 /** Where every bus of one database is told that a topic grew (the payload is the topic name). */
@@ -40,41 +41,21 @@ export class PostgresBusLog {
   }
 
   /**
-   * Appends in one transaction. Updating the topic's row takes its lock until commit, so offsets
-   * are dense and commit in order; the NOTIFY is delivered at commit, never before.
+   * Appends in one statement (postgres-bus.statements.ts says how it keeps offsets dense and in
+   * commit order). No row back means the topic does not exist yet, or is compacted and another
+   * send committed while this one waited for it: then the lock is taken first, in a transaction.
    */
   async append(topic: string, messages: OutgoingMessage[]): Promise<void> {
-    // Raw SQL: offsets reserved under the topic row's lock (UPDATE … RETURNING), rows numbered by
-    // unnest WITH ORDINALITY, compaction as a correlated DELETE, and the commit-time NOTIFY.
+    const values = appendValues(topic, messages);
+    const { rowCount } = await this.pool().query({ ...APPEND, values });
+    if (rowCount !== null && rowCount > 0) return;
     await inTransaction(this.db, async (runner) => {
-      const reserve = () => runner.query(
-        `UPDATE bus.topics SET next_offset = next_offset + $2 WHERE name = $1 RETURNING next_offset - $2 AS first, compacted`,
-        [topic, messages.length],
-      ) as Promise<[Array<{ first: string; compacted: boolean }>, number]>;
-      let [rows] = await reserve();
-      if (rows.length === 0) {
-        // Like a broker with auto-creation: a topic nobody declared is created on first publish.
-        await runner.query(`INSERT INTO bus.topics (name) VALUES ($1) ON CONFLICT (name) DO NOTHING`, [topic]);
-        [rows] = await reserve();
-      }
-      const { first, compacted } = rows[0];
-      const keys = messages.map((m) => Buffer.from(m.key, 'utf8'));
-      await runner.query(
-        `INSERT INTO bus.messages (topic, "offset", key, value, headers)
-         SELECT $1, $2::bigint + m.i - 1, m.key, m.value, m.headers
-           FROM unnest($3::bytea[], $4::bytea[], $5::bytea[]) WITH ORDINALITY AS m(key, value, headers, i)`,
-        [topic, first, keys, messages.map((m) => (m.value === null ? null : Buffer.from(m.value, 'utf8'))), messages.map(encodeHeaders)],
-      );
-      // Compaction at write time: only the newest message of each key is kept (a tombstone included).
-      if (compacted) {
-        await runner.query(
-          `DELETE FROM bus.messages m USING unnest($2::bytea[]) AS k(key)
-            WHERE m.topic = $1 AND m.key = k.key
-              AND m."offset" < (SELECT max(l."offset") FROM bus.messages l WHERE l.topic = $1 AND l.key = k.key)`,
-          [topic, keys],
-        );
-      }
-      await runner.query(`SELECT pg_notify($1, $2)`, [BUS_CHANNEL, topic]);
+      // Like a broker with auto-creation: a topic nobody declared is created on first publish.
+      await runner.query(CREATE_TOPIC, [topic]);
+      await runner.query(LOCK_TOPIC, [topic]);
+      // With the lock held, this statement's snapshot sees every send before it: its row comes back.
+      const rows = (await runner.query(APPEND.text, values)) as unknown[];
+      if (rows.length === 0) throw new Error(`the bus topic ${topic} vanished while a send held its lock`);
     });
   }
 
@@ -88,17 +69,13 @@ export class PostgresBusLog {
    *
    * Raw SQL, the bytes as base64: bytea travels as hex, and parsing the hex plus TypeORM's
    * hydration of each row cost a long read more than folding what it read. (Not as text: a
-   * string may hold NUL, which PostgreSQL text cannot.)
+   * string may hold NUL, which PostgreSQL text cannot.) Named, its generic plan is that same
+   * bounded range on the primary key: the bound holds whatever the statistics say.
    */
   async read(topic: string, from: bigint, limit: number): Promise<BusMessage[]> {
-    const rows = (await this.db.query(
-      `SELECT m."offset"::text AS "offset", encode(m.key, 'base64') AS key, encode(m.value, 'base64') AS value, encode(m.headers, 'base64') AS headers
-         FROM bus.messages m
-        WHERE m.topic = $1 AND m."offset" >= $2::bigint
-          AND m."offset" < (SELECT CASE WHEN t.compacted THEN t.next_offset ELSE least(t.next_offset, $2::bigint + $3::bigint) END FROM bus.topics t WHERE t.name = $1)
-        ORDER BY m."offset" LIMIT $3`,
-      [topic, from.toString(), limit],
-    )) as Array<{ offset: string; key: string | null; value: string | null; headers: string | null }>;
+    const { rows } = await this.pool().query<{ offset: string; key: string | null; value: string | null; headers: string | null }>({
+      ...READ, values: [topic, from.toString(), limit],
+    });
     return rows.map((row) => ({
       topic,
       partition: 0,
@@ -110,12 +87,12 @@ export class PostgresBusLog {
   }
 
   async committed(groupId: string, topic: string): Promise<bigint | undefined> {
-    const row = await this.db.manager.findOneBy(BusGroupOffsetEntity, { groupId, topic });
-    return row ? BigInt(row.nextOffset) : undefined;
+    const { rows } = await this.pool().query<{ next: string }>({ ...COMMITTED, values: [groupId, topic] });
+    return rows.length > 0 ? BigInt(rows[0].next) : undefined;
   }
 
   async commit(groupId: string, topic: string, next: bigint): Promise<void> {
-    await this.db.manager.upsert(BusGroupOffsetEntity, { groupId, topic, nextOffset: next.toString(), updatedAt: () => 'now()' }, ['groupId', 'topic']);
+    await this.pool().query({ ...COMMIT, values: [groupId, topic, next.toString()] });
   }
 
   /**
@@ -123,13 +100,31 @@ export class PostgresBusLog {
    * the log without moving its start. An unknown topic holds nothing yet.
    */
   async offsets(topic: string): Promise<PartitionOffsets[]> {
-    const row = await this.db.manager.findOne(BusTopicEntity, { where: { name: topic }, select: { startOffset: true, nextOffset: true } });
-    return [{ partition: 0, low: row?.startOffset ?? '0', high: row?.nextOffset ?? '0' }];
+    const { rows } = await this.pool().query<{ low: string; high: string }>({ ...OFFSETS, values: [topic] });
+    return [{ partition: 0, low: rows[0]?.low ?? '0', high: rows[0]?.high ?? '0' }];
+  }
+
+  /** pg's own pool under TypeORM: TypeORM's query() cannot name a statement. */
+  private pool(): Pool {
+    return (this.db.driver as unknown as { master: Pool }).master;
   }
 
   async close(): Promise<void> {
     if (this.db.isInitialized) await this.db.destroy();
   }
+}
+
+/** The send's arrays; a message is the newest of its key when no later message of the send has that key. */
+function appendValues(topic: string, messages: OutgoingMessage[]): unknown[] {
+  const lastOfKey = new Map(messages.map((m, i) => [m.key, i]));
+  return [
+    topic, messages.length,
+    messages.map((m) => Buffer.from(m.key, 'utf8')),
+    messages.map((m) => (m.value === null ? null : Buffer.from(m.value, 'utf8'))),
+    messages.map(encodeHeaders),
+    messages.map((m, i) => lastOfKey.get(m.key) === i),
+    BUS_CHANNEL,
+  ];
 }
 
 function encodeHeaders(message: OutgoingMessage): Buffer | null {
