@@ -47,4 +47,26 @@ export class CreateBusLog1764500000000 implements MigrationInterface {
   }
 }
 
-export const BUS_MIGRATIONS = [CreateBusLog1764500000000];
+/**
+ * Two per-row costs of every send, dropped. The foreign key from a message to its topic ran a
+ * trigger and a lookup for each row, while the send's own UPDATE of that topic row already proves
+ * it exists (and no code deletes a topic). Values are stored uncompressed: a catalog entry carries
+ * every version of a tool and is sent again on each change, and compressing it on every insert
+ * (and inflating it on every read) cost more CPU than the disk it saved on a log whose compacted
+ * topics keep one entry per tool.
+ */
+export class LighterBusMessages1764700000000 implements MigrationInterface {
+  name = 'LighterBusMessages1764700000000';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`ALTER TABLE bus.messages DROP CONSTRAINT IF EXISTS messages_topic_fkey`);
+    await runner.query(`ALTER TABLE bus.messages ALTER COLUMN value SET STORAGE EXTERNAL`);
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`ALTER TABLE bus.messages ALTER COLUMN value SET STORAGE EXTENDED`);
+    await runner.query(`ALTER TABLE bus.messages ADD CONSTRAINT messages_topic_fkey FOREIGN KEY (topic) REFERENCES bus.topics (name)`);
+  }
+}
+
+export const BUS_MIGRATIONS = [CreateBusLog1764500000000, LighterBusMessages1764700000000];
