@@ -56,8 +56,9 @@ describe('batched chained append', () => {
     return db;
   }
 
-  async function trailOf(db: DataSource): Promise<{ rows: Array<{ event_id: string; prev_hash: string; hash: string }>; verify: Awaited<ReturnType<AuditRepository['verify']>> }> {
-    const rows: Array<{ event_id: string; prev_hash: string; hash: string }> = await db.query(`SELECT event_id, prev_hash, hash FROM audit.entries ORDER BY seq`);
+  type TrailRow = { seq: number; event_id: string; prev_hash: string; hash: string };
+  async function trailOf(db: DataSource): Promise<{ rows: TrailRow[]; verify: Awaited<ReturnType<AuditRepository['verify']>> }> {
+    const rows: TrailRow[] = await db.query(`SELECT seq::int AS seq, event_id, prev_hash, hash FROM audit.entries ORDER BY seq`);
     return { rows, verify: await new AuditRepository(db).verify() };
   }
 
@@ -81,6 +82,8 @@ describe('batched chained append', () => {
       results.push(result);
       expect({ name, ids: result.rows.map((r) => r.event_id) }).toEqual({ name, ids: entries.map((e) => e.eventId) });
       expect({ name, hashes: result.rows.map((r) => r.hash) }).toEqual({ name, hashes: expected });
+      // A batch meeting an event already recorded is appended again without it: seq has no gap for that.
+      expect({ name, seqs: result.rows.map((r) => r.seq) }).toEqual({ name, seqs: entries.map((_, i) => i + 1) });
       expect(result.verify).toEqual({ ok: true, entries: entries.length, headHash: expected[expected.length - 1] });
     }
     for (const result of results.slice(1)) expect(result.rows).toEqual(results[0].rows);
@@ -97,6 +100,7 @@ describe('batched chained append', () => {
     const expected = foldedChain(entries);
     const trail = await trailOf(db);
     expect(trail.rows.map((r) => r.hash)).toEqual(expected);
+    expect(trail.rows.map((r) => r.event_id)).toEqual(entries.map((e) => e.eventId));
     expect(trail.verify).toEqual({ ok: true, entries: entries.length, headHash: expected[expected.length - 1] });
   });
 
