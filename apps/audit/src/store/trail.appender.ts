@@ -4,7 +4,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import type { QueryRunner } from 'typeorm';
 import type { AuditEntryContent } from '../domain/audit-entry.mapper';
 import { canonicalJson, entryHash } from '../domain/hash-chain';
-import { closeBatch, type BatchBookkeeping } from './batch.close';
+import { closeBatch, ENTRY_COLUMNS, type BatchBookkeeping, type EntryColumns } from './batch.close';
 
 type Runner = Pick<QueryRunner, 'query' | 'connect'>;
 
@@ -15,8 +15,6 @@ interface PgClient {
 }
 
 export { AUDIT_APPENDED_CHANNEL } from './batch.close';
-
-const COLUMNS = 'event_id, topic, type, stream, tool, version, principal, outcome, occurred_at, payload, prev_hash, hash';
 
 /** A batch could not be appended as one chain segment; thrown so the whole batch is retried, never dead-lettered. */
 export class ChainSegmentConflict extends Error {
@@ -35,10 +33,12 @@ interface Prepared {
   payloads: string[];
 }
 
-/** A segment linked to the chain: the fresh entries, their hashes from `from`, and their rows as COPY text. */
+/** A segment linked to the chain: the fresh entries with their canonical payloads and their hashes from `from`, and their rows as COPY text. */
 interface Linked {
   from: string;
   fresh: AuditEntryContent[];
+  payloads: string[];
+  hashes: string[];
   last: string;
   rows: string;
 }
@@ -94,14 +94,32 @@ export async function appendSegments(
   const made = segments.map(once);
   const [locked] = await client.query(`SELECT hash FROM audit.chain_head WHERE id = 1 FOR UPDATE; SAVEPOINT ${UNCHECKED}`);
   const from = locked.rows[0].hash as string;
-  let chained: Chained;
   try {
-    chained = await copySegments(client, made, from, async () => new Set());
+    return await appendFrom(runner, made, from, async () => new Set(), options);
   } catch (error) {
     if (!isRecordedEvent(error)) throw error;
     await client.query(`ROLLBACK TO SAVEPOINT ${UNCHECKED}; ${RESET_SEQUENCE}`);
-    chained = await copySegments(client, made, from, (contents) => knownIds(runner, contents));
+    return appendFrom(runner, made, from, (contents) => knownIds(runner, contents), options);
   }
+}
+
+/**
+ * Entries a batch of one segment may hold and still go as parameters of its closing statement:
+ * a COPY costs a small batch two more writes and a round trip, which is most of what it costs.
+ */
+export const INLINE_MAX = 200;
+
+/** The batch hashed from `from` and appended: a small one in its closing statement, a larger one by COPY, then closed. */
+async function appendFrom(
+  runner: Runner, segments: Array<() => AuditEntryContent[]>, from: string, known: KnownIds, options: { notify: boolean; bookkeeping?: BatchBookkeeping },
+): Promise<string[]> {
+  if (segments.length === 1 && segments[0]().length <= INLINE_MAX) {
+    const contents = segments[0]();
+    const linked = link(prepare(contents), await known(contents), new Set(), from);
+    const head = { hash: linked.fresh.length > 0 ? linked.last : null, notify: options.notify };
+    return checked(await closeBatch(runner, head, options.bookkeeping, columnsOf(linked)), linked.fresh);
+  }
+  const chained = await copySegments((await runner.connect()) as PgClient, segments, from, known);
   await closeBatch(runner, { hash: chained.appended.length > 0 ? chained.last : null, notify: options.notify }, options.bookkeeping);
   return chained.appended;
 }
@@ -177,6 +195,8 @@ function prepare(contents: AuditEntryContent[]): Prepared {
 /** Leaves out what is recorded (`known`) or taken earlier in this batch (`seen`, which takes the fresh ones), and hashes the rest from `from`. */
 function link(segment: Prepared, known: Set<string>, seen: Set<string>, from: string): Linked {
   const fresh: AuditEntryContent[] = [];
+  const payloads: string[] = [];
+  const hashes: string[] = [];
   let rows = '';
   let prev = from;
   segment.contents.forEach((c, i) => {
@@ -185,11 +205,23 @@ function link(segment: Prepared, known: Set<string>, seen: Set<string>, from: st
     const payload = segment.payloads[i];
     const hash = entryHash(prev, c, payload);
     fresh.push(c);
+    payloads.push(payload);
+    hashes.push(hash);
     rows += `${field(c.eventId)}\t${field(c.topic)}\t${field(c.type)}\t${field(c.stream)}\t${field(c.tool)}\t${field(c.version)}\t${field(c.principal)}\t`
       + `${field(c.outcome)}\t${field(c.occurredAt)}\t${jsonField(payload)}\t${prev}\t${hash}\n`;
     prev = hash;
   });
-  return { from, fresh, last: prev, rows };
+  return { from, fresh, payloads, hashes, last: prev, rows };
+}
+
+/** A linked segment as the closing statement's column arrays (no COPY text escaping: the values go as parameters). */
+function columnsOf(linked: Linked): EntryColumns {
+  const { fresh } = linked;
+  return [
+    fresh.map((c) => c.eventId), fresh.map((c) => c.topic), fresh.map((c) => c.type), fresh.map((c) => c.stream), fresh.map((c) => c.tool),
+    fresh.map((c) => c.version), fresh.map((c) => c.principal), fresh.map((c) => c.outcome), fresh.map((c) => c.occurredAt), linked.payloads,
+    linked.hashes.map((_, i) => (i === 0 ? linked.from : linked.hashes[i - 1])), linked.hashes,
+  ];
 }
 
 const SPECIAL = /[\\\n\r\t]/;
@@ -219,7 +251,7 @@ async function knownIds(runner: Runner, contents: AuditEntryContent[]): Promise<
  * behind what was sent before it.
  */
 async function copyRows(client: PgClient, rows: string): Promise<number> {
-  const stream = client.query(copyFrom(`COPY audit.entries (${COLUMNS}) FROM STDIN`));
+  const stream = client.query(copyFrom(`COPY audit.entries (${ENTRY_COLUMNS}) FROM STDIN`));
   stream.end(rows);
   await finished(stream);
   return stream.rowCount;
