@@ -32,7 +32,12 @@ const COLUMN_TYPES = ['text', 'text', 'text', 'text', 'text', 'text', 'text', 't
 /** The columns an append writes, in the order COPY rows and EntryColumns hold them. */
 export const ENTRY_COLUMNS = 'event_id, topic, type, stream, tool, version, principal, outcome, occurred_at, payload, prev_hash, hash';
 
-type Runner = Pick<QueryRunner, 'query'>;
+type Runner = Pick<QueryRunner, 'connect'>;
+
+/** node-postgres's client: a named statement is parsed and planned once per connection, then only bound and run. */
+interface NamedQueryClient {
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Array<{ appended: number }> }>;
+}
 
 /** One statement's parameters, numbered as they are added. */
 class Parameters {
@@ -63,11 +68,11 @@ export async function closeBatch(runner: Runner, head: ClosingHead, bookkeeping?
   if (bookkeeping !== undefined) ctes.push(...bookkeepingCtes(p, bookkeeping));
   // The signal is delivered at commit, and only when the head moved.
   const channel = p.add(head.notify ? AUDIT_APPENDED_CHANNEL : null, 'text');
-  const [row]: Array<{ appended: number }> = await runner.query(
-    `WITH ${ctes.join(', ')} SELECT ${inserting ? '(SELECT count(*) FROM appended)::int' : '0'} AS appended,
-      (SELECT CASE WHEN ${channel} IS NULL THEN NULL ELSE pg_notify(${channel}, last_seq::text) END FROM head)`,
-    p.values,
-  );
+  const text = `WITH ${ctes.join(', ')} SELECT ${inserting ? '(SELECT count(*) FROM appended)::int' : '0'} AS appended,
+      (SELECT CASE WHEN ${channel} IS NULL THEN NULL ELSE pg_notify(${channel}, last_seq::text) END FROM head)`;
+  // Named by its shape (the text depends on nothing else): planning the statement cost PostgreSQL more than running it.
+  const client = (await runner.connect()) as NamedQueryClient;
+  const { rows: [row] } = await client.query({ name: `audit_close_${inserting ? 'rows_' : ''}${bookkeeping ? 'books' : 'head'}`, text, values: p.values });
   return row.appended;
 }
 
