@@ -49,9 +49,9 @@ interface Linked {
  * in the trail are known while it is held: those (and repeats within the batch) are left out
  * before hashing, because a duplicate must not take a link. Each entry's hash covers its
  * predecessor's exactly as a one-by-one append would, so where batches begin and end changes
- * nothing a verifier computes. The unique event id is the dedupe's last word: an entry that slipped
- * past the lookup fails the COPY, and with it the batch, which is retried (never dead-lettered).
- * Returns the event ids appended, in chain order (empty when every event was already recorded).
+ * nothing a verifier computes. The unique event id is the dedupe's last word (appendSegments says
+ * how it stands in for a lookup). Returns the event ids appended, in chain order (empty when every
+ * event was already recorded).
  */
 export function appendChained(runner: Runner, contents: AuditEntryContent[], options: { notify: boolean; segmentSize?: number }): Promise<string[]> {
   return appendSegments(runner, segmentsOf(contents, options.segmentSize).map((segment) => () => segment), options);
@@ -71,7 +71,7 @@ export function segmentsOf<T>(items: T[], size = SEGMENT_SIZE): T[][] {
   return out;
 }
 
-/** Where the batch's optimistic COPYs begin: rolled back to when one of them meets an event already recorded. */
+/** Where the batch's unchecked append begins: rolled back to when it meets an event already recorded. */
 const UNCHECKED = 'unchecked_append';
 
 /**
@@ -80,10 +80,10 @@ const UNCHECKED = 'unchecked_append';
  * its ledger and position (`bookkeeping`, batch.close.ts).
  *
  * Redelivered events are rare (the consumer drops a batch its position says was applied), so the
- * batch is first copied in without looking its event ids up: the unique event id refuses a
- * duplicate, the COPYs are rolled back to a savepoint taken with the head's lock, and the batch is
- * appended again with a lookup per segment. Either way no duplicate takes a link, and the
- * sequence is set back so seq stays gapless.
+ * batch is first appended without looking its event ids up: the unique event id refuses a
+ * duplicate, the batch's rows are rolled back to a savepoint taken with the head's lock, and the
+ * batch is appended again with a lookup per segment, all in the caller's transaction. Either way
+ * no duplicate takes a link, and the sequence is set back so seq stays gapless.
  */
 export async function appendSegments(
   runner: Runner, segments: Array<() => AuditEntryContent[]>, options: { notify: boolean; bookkeeping?: BatchBookkeeping },
