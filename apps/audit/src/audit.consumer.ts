@@ -6,7 +6,7 @@ import type { QueryRunner } from 'typeorm';
 import { parseEnvelope, toAuditEntry, type AuditEntryContent, type AuditSource } from './domain/audit-entry.mapper';
 import { AuditPositions } from './store/audit-positions.repository';
 import type { AuditRepository } from './store/audit.repository';
-import { insertDeadLetter, markHandledBatch, storeDeadLetter } from './store/consumption.ledger';
+import { insertDeadLetter, storeDeadLetter } from './store/consumption.ledger';
 import { storableEntry } from './store/storable-entry';
 import { appendSegments, segmentsOf } from './store/trail.appender';
 
@@ -39,13 +39,17 @@ const MAX_BATCH = 10_000;
  * never be read.
  */
 export class AuditConsumer {
+  private readonly positions: AuditPositions;
+
   constructor(
     private readonly repo: AuditRepository,
     private readonly topics: AuditTopics,
     private readonly groupId: string,
     private readonly logger: Logger,
     private readonly deadLetters: DeadLetterOffice,
-  ) {}
+  ) {
+    this.positions = new AuditPositions(repo.db);
+  }
 
   /** How the transport subscribes each pattern of the controller. */
   bindings(): Record<Extract<TopicKey, 'registryEvents' | 'calls'>, BusBinding> {
@@ -56,7 +60,7 @@ export class AuditConsumer {
       spanName: `audit record ${source}`,
       transactional: {
         db: this.repo.db,
-        positions: new AuditPositions(this.repo.db),
+        positions: this.positions,
         deadLetters: {
           office: this.deadLetters,
           consumer: 'audit-recorder',
@@ -97,11 +101,15 @@ export class AuditConsumer {
       }
       return entries;
     });
-    const appended = await appendSegments(runner, segments, { notify: source === 'registry' });
+    const { topic, partition } = context.origin;
+    const last = messages[messages.length - 1];
+    // The position the transport writes after this handler, written here with the chain head and the ledger in one statement.
+    const position = { next: String(BigInt(last.offset) + 1n), lastEventId: messageEventId(last) };
+    const bookkeeping = { topic, partition, offsets: messages.map((m) => m.offset), position };
+    const appended = await appendSegments(runner, segments, { notify: source === 'registry', bookkeeping });
+    this.positions.written(runner, topic, partition, position);
     this.logDuplicates(parsedMessages, new Set(appended));
     await this.storeLetters(runner, letters, context);
-    const { topic, partition } = context.origin;
-    await markHandledBatch(runner, topic, partition, messages.map((m) => m.offset));
     this.logger.trace({ topic, partition, count: messages.length, last: messageEventId(messages[messages.length - 1]) }, 'batch recorded');
   }
 

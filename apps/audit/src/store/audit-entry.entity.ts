@@ -10,7 +10,8 @@ import { Column, Entity, Index, PrimaryGeneratedColumn, Unique } from 'typeorm';
 @Index('entries_tool_version_seq', ['tool', 'version', 'seq'])
 @Index('entries_principal_seq', ['principal', 'seq'])
 @Index('entries_type_seq', ['type', 'seq'])
-@Index('entries_topic_seq', ['topic', 'seq'])
+// Partial (migration TopicSeqWithoutOutcomes1764540000000): registry entries only, for topicEntriesAfter.
+@Index('entries_topic_seq', ['topic', 'seq'], { where: 'outcome IS NULL' })
 // A BRIN index (migration OccurredAtBrin1764530000000): TypeORM cannot declare the access method, so it does not sync this one.
 @Index('entries_occurred_at', { synchronize: false })
 export class AuditEntryEntity {

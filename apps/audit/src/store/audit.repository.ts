@@ -1,4 +1,4 @@
-import { MoreThan, type DataSource, type QueryRunner } from 'typeorm';
+import { IsNull, MoreThan, type DataSource, type QueryRunner } from 'typeorm';
 import type { EventEnvelope } from '@estate/events';
 import { inTransaction } from '@estate/platform';
 import type { AuditEntry, AuditEntryContent } from '../domain/audit-entry.mapper';
@@ -103,9 +103,13 @@ export class AuditRepository {
     return select;
   }
 
-  /** Entries of one topic after a seq, oldest first (the event stream's replay and live feed). */
+  /**
+   * Registry entries of one topic after a seq, oldest first (the event stream's replay and live feed,
+   * webhook deliveries). Registry entries have no outcome: saying so lets the partial (topic, seq)
+   * index answer, which call records stay out of.
+   */
   async topicEntriesAfter(topic: string, afterSeq: number, limit: number): Promise<AuditEntry[]> {
-    const rows = await this.db.manager.find(AuditEntryEntity, { where: { topic, seq: MoreThan(String(afterSeq)) }, order: { seq: 'ASC' }, take: limit });
+    const rows = await this.db.manager.find(AuditEntryEntity, { where: { topic, outcome: IsNull(), seq: MoreThan(String(afterSeq)) }, order: { seq: 'ASC' }, take: limit });
     return rows.map(toStored);
   }
 

@@ -25,7 +25,7 @@ export interface LedgerRow {
 
 /**
  * Counts a message as handled (recorded, already recorded, or dead-lettered) in the transaction
- * that handled it. A redelivery below the next expected offset is not counted again, so
+ * that handled it (a batch counts its offsets in its closing statement, batch.close.ts). A redelivery below the next expected offset is not counted again, so
  * `nextOffset - firstOffset - handled` is the number of messages passed over without a trace.
  */
 export async function markHandled(runner: Runner, source: SourcePosition): Promise<void> {
@@ -37,20 +37,6 @@ export async function markHandled(runner: Runner, source: SourcePosition): Promi
        next_offset = GREATEST(c.next_offset, $3::bigint + 1),
        first_offset = LEAST(c.first_offset, $3::bigint)`,
     [source.topic, source.partition, source.offset],
-  );
-}
-
-/** markHandled for a batch of one partition's distinct offsets, in one statement. */
-export async function markHandledBatch(runner: Runner, topic: string, partition: number, offsets: string[]): Promise<void> {
-  if (offsets.length === 0) return;
-  await runner.query(
-    `INSERT INTO audit.consumed AS c (topic, partition, first_offset, next_offset, handled)
-     SELECT $1, $2, min(o), max(o) + 1, count(*) FROM unnest($3::bigint[]) AS o
-     ON CONFLICT (topic, partition) DO UPDATE SET
-       handled = c.handled + (SELECT count(*) FROM unnest($3::bigint[]) AS o WHERE o >= c.next_offset OR o < c.first_offset),
-       next_offset = GREATEST(c.next_offset, EXCLUDED.next_offset),
-       first_offset = LEAST(c.first_offset, EXCLUDED.first_offset)`,
-    [topic, partition, offsets],
   );
 }
 

@@ -8,7 +8,7 @@ import { entryHash, GENESIS_HASH } from '../domain/hash-chain';
 import { AuditRepository } from './audit.repository';
 import { AUDIT_ENTITIES, AUDIT_MIGRATIONS } from './migrations';
 import { storableEntry } from './storable-entry';
-import { appendChained } from './trail.appender';
+import { appendChained, appendSegments } from './trail.appender';
 
 function callEntry(i: number): AuditEntryContent {
   // A tab, a line break and a backslash in a column and in the payload: COPY's text format must carry them unchanged.
@@ -56,8 +56,9 @@ describe('batched chained append', () => {
     return db;
   }
 
-  async function trailOf(db: DataSource): Promise<{ rows: Array<{ event_id: string; prev_hash: string; hash: string }>; verify: Awaited<ReturnType<AuditRepository['verify']>> }> {
-    const rows: Array<{ event_id: string; prev_hash: string; hash: string }> = await db.query(`SELECT event_id, prev_hash, hash FROM audit.entries ORDER BY seq`);
+  type TrailRow = { seq: number; event_id: string; prev_hash: string; hash: string };
+  async function trailOf(db: DataSource): Promise<{ rows: TrailRow[]; verify: Awaited<ReturnType<AuditRepository['verify']>> }> {
+    const rows: TrailRow[] = await db.query(`SELECT seq::int AS seq, event_id, prev_hash, hash FROM audit.entries ORDER BY seq`);
     return { rows, verify: await new AuditRepository(db).verify() };
   }
 
@@ -81,6 +82,8 @@ describe('batched chained append', () => {
       results.push(result);
       expect({ name, ids: result.rows.map((r) => r.event_id) }).toEqual({ name, ids: entries.map((e) => e.eventId) });
       expect({ name, hashes: result.rows.map((r) => r.hash) }).toEqual({ name, hashes: expected });
+      // A batch meeting an event already recorded is appended again without it: seq has no gap for that.
+      expect({ name, seqs: result.rows.map((r) => r.seq) }).toEqual({ name, seqs: entries.map((_, i) => i + 1) });
       expect(result.verify).toEqual({ ok: true, entries: entries.length, headHash: expected[expected.length - 1] });
     }
     for (const result of results.slice(1)) expect(result.rows).toEqual(results[0].rows);
@@ -97,7 +100,29 @@ describe('batched chained append', () => {
     const expected = foldedChain(entries);
     const trail = await trailOf(db);
     expect(trail.rows.map((r) => r.hash)).toEqual(expected);
+    expect(trail.rows.map((r) => r.event_id)).toEqual(entries.map((e) => e.eventId));
     expect(trail.verify).toEqual({ ok: true, entries: entries.length, headHash: expected[expected.length - 1] });
+  });
+
+  it('writes the ledger and the position of a batch whose events are all recorded, moving neither the head nor seq', async () => {
+    const db = await trailDatabase();
+    await inTransaction(db, (runner) => appendChained(runner, entries.slice(0, 10), { notify: false }));
+    const head = await db.query(`SELECT last_seq::int AS seq, hash FROM audit.chain_head`);
+    // A session that never drew from the sequence: the closing statement must not read currval there.
+    const url = (db.options as { url: string }).url;
+    const fresh = await openDatabase({ url, schema: 'audit', migrations: [], entities: AUDIT_ENTITIES, poolSize: 1 });
+    sources.push(fresh);
+    for (const batch of [entries.slice(0, 3), entries.slice(0, 10)]) {
+      const last = String(batch.length - 1);
+      const bookkeeping = { topic: 'estate.calls', partition: 0, offsets: batch.map((_, i) => String(i)), position: { next: String(batch.length), lastEventId: batch[batch.length - 1].eventId } };
+      const appended = await inTransaction(fresh, (runner) => appendSegments(runner, [() => batch], { notify: true, bookkeeping }));
+      expect({ last, appended }).toEqual({ last, appended: [] });
+    }
+    expect(await db.query(`SELECT last_seq::int AS seq, hash FROM audit.chain_head`)).toEqual(head);
+    expect(await db.query(`SELECT next_offset::int AS next, last_event_id FROM audit.positions`)).toEqual([{ next: 10, last_event_id: entries[9].eventId }]);
+    expect(await db.query(`SELECT first_offset::int AS first, next_offset::int AS next, handled::int FROM audit.consumed`)).toEqual([{ first: 0, next: 10, handled: 10 }]);
+    await inTransaction(db, (runner) => appendChained(runner, entries.slice(10, 12), { notify: false }));
+    expect((await trailOf(db)).rows.map((r) => r.seq)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
   });
 
   it('verifies a trail of several pages, accepts a payload rewritten with the same content and reports one whose content changed', async () => {

@@ -4,18 +4,17 @@ import { from as copyFrom } from 'pg-copy-streams';
 import type { QueryRunner } from 'typeorm';
 import type { AuditEntryContent } from '../domain/audit-entry.mapper';
 import { canonicalJson, entryHash } from '../domain/hash-chain';
+import { closeBatch, ENTRY_COLUMNS, type BatchBookkeeping, type EntryColumns } from './batch.close';
 
 type Runner = Pick<QueryRunner, 'query' | 'connect'>;
 
-/** The part of node-postgres's client a COPY needs: it takes the copy stream as its query. */
-interface CopyClient {
-  query<T>(stream: T): T;
+/** The parts of node-postgres's client the appender uses: a COPY takes its stream as the query; several statements go as one text. */
+interface PgClient {
+  query(text: string): Promise<Array<{ rows: Array<Record<string, unknown>> }>>;
+  query<T extends object>(stream: T): T;
 }
 
-/** Signalled at commit when registry events join the trail; wakes the event streams. */
-export const AUDIT_APPENDED_CHANNEL = 'estate_audit_appended';
-
-const COLUMNS = 'event_id, topic, type, stream, tool, version, principal, outcome, occurred_at, payload, prev_hash, hash';
+export { AUDIT_APPENDED_CHANNEL } from './batch.close';
 
 /** A batch could not be appended as one chain segment; thrown so the whole batch is retried, never dead-lettered. */
 export class ChainSegmentConflict extends Error {
@@ -34,10 +33,12 @@ interface Prepared {
   payloads: string[];
 }
 
-/** A segment linked to the chain: the fresh entries, their hashes from `from`, and their rows as COPY text. */
+/** A segment linked to the chain: the fresh entries with their canonical payloads and their hashes from `from`, and their rows as COPY text. */
 interface Linked {
   from: string;
   fresh: AuditEntryContent[];
+  payloads: string[];
+  hashes: string[];
   last: string;
   rows: string;
 }
@@ -48,9 +49,9 @@ interface Linked {
  * in the trail are known while it is held: those (and repeats within the batch) are left out
  * before hashing, because a duplicate must not take a link. Each entry's hash covers its
  * predecessor's exactly as a one-by-one append would, so where batches begin and end changes
- * nothing a verifier computes. The unique event id is the dedupe's last word: an entry that slipped
- * past the lookup fails the COPY, and with it the batch, which is retried (never dead-lettered).
- * Returns the event ids appended, in chain order (empty when every event was already recorded).
+ * nothing a verifier computes. The unique event id is the dedupe's last word (appendSegments says
+ * how it stands in for a lookup). Returns the event ids appended, in chain order (empty when every
+ * event was already recorded).
  */
 export function appendChained(runner: Runner, contents: AuditEntryContent[], options: { notify: boolean; segmentSize?: number }): Promise<string[]> {
   return appendSegments(runner, segmentsOf(contents, options.segmentSize).map((segment) => () => segment), options);
@@ -70,30 +71,97 @@ export function segmentsOf<T>(items: T[], size = SEGMENT_SIZE): T[][] {
   return out;
 }
 
+/** Where the batch's unchecked append begins: rolled back to when it meets an event already recorded. */
+const UNCHECKED = 'unchecked_append';
+
 /**
  * appendChained over segments that are produced on demand (the consumer parses messages in
- * them), pipelined on the transaction's one connection: while PostgreSQL copies segment k in,
- * node prepares segment k+1 and hashes it from segment k's last hash, which is known in memory
- * before k's COPY is sent. Those hashes are speculative only about duplicates: when the
- * lookup of k+1's event ids finds one already in the trail, k+1 is hashed again without it.
- * A failed COPY fails the whole call, and the transaction with it, so nothing precomputed outlives it.
+ * them), closed by one statement that moves the chain head and, for a consumer's batch, writes
+ * its ledger and position (`bookkeeping`, batch.close.ts).
+ *
+ * Redelivered events are rare (the consumer drops a batch its position says was applied), so the
+ * batch is first appended without looking its event ids up: the unique event id refuses a
+ * duplicate, the batch's rows are rolled back to a savepoint taken with the head's lock, and the
+ * batch is appended again with a lookup per segment, all in the caller's transaction. Either way
+ * no duplicate takes a link, and the sequence is set back so seq stays gapless.
  */
-export async function appendSegments(runner: Runner, segments: Array<() => AuditEntryContent[]>, options: { notify: boolean }): Promise<string[]> {
-  if (segments.length === 0) return [];
-  const client = (await runner.connect()) as CopyClient;
-  const head = quietly(runner.query(`SELECT hash FROM audit.chain_head WHERE id = 1 FOR UPDATE`) as Promise<Array<{ hash: string }>>);
-  let next = prepare(segments[0]());
-  let nextKnown = quietly(knownIds(runner, next.contents));
-  const seen = new Set<string>();
-  let prev = (await head)[0].hash;
-  let linked = link(next, new Set(), seen, prev);
+export async function appendSegments(
+  runner: Runner, segments: Array<() => AuditEntryContent[]>, options: { notify: boolean; bookkeeping?: BatchBookkeeping },
+): Promise<string[]> {
+  if (segments.length === 0 && options.bookkeeping === undefined) return [];
+  const client = (await runner.connect()) as PgClient;
+  // Made once: a second attempt must not parse (and dead-letter) the same messages again.
+  const made = segments.map(once);
+  const [locked] = await client.query(`SELECT hash FROM audit.chain_head WHERE id = 1 FOR UPDATE; SAVEPOINT ${UNCHECKED}`);
+  const from = locked.rows[0].hash as string;
+  try {
+    return await appendFrom(runner, made, from, async () => new Set(), options);
+  } catch (error) {
+    if (!isRecordedEvent(error)) throw error;
+    await client.query(`ROLLBACK TO SAVEPOINT ${UNCHECKED}; ${RESET_SEQUENCE}`);
+    return appendFrom(runner, made, from, (contents) => knownIds(runner, contents), options);
+  }
+}
+
+/**
+ * Entries a batch of one segment may hold and still go as parameters of its closing statement:
+ * a COPY costs a small batch two more writes and a round trip, which is most of what it costs.
+ */
+export const INLINE_MAX = 200;
+
+/** The batch hashed from `from` and appended: a small one in its closing statement, a larger one by COPY, then closed. */
+async function appendFrom(
+  runner: Runner, segments: Array<() => AuditEntryContent[]>, from: string, known: KnownIds, options: { notify: boolean; bookkeeping?: BatchBookkeeping },
+): Promise<string[]> {
+  if (segments.length === 1 && segments[0]().length <= INLINE_MAX) {
+    const contents = segments[0]();
+    const linked = link(prepare(contents), await known(contents), new Set(), from);
+    const head = { hash: linked.fresh.length > 0 ? linked.last : null, notify: options.notify };
+    return checked(await closeBatch(runner, head, options.bookkeeping, columnsOf(linked)), linked.fresh);
+  }
+  const chained = await copySegments((await runner.connect()) as PgClient, segments, from, known);
+  await closeBatch(runner, { hash: chained.appended.length > 0 ? chained.last : null, notify: options.notify }, options.bookkeeping);
+  return chained.appended;
+}
+
+// The rolled-back COPYs drew from the sequence, which no rollback returns; the head's lock keeps
+// every other append out, so nothing else drew since. max(seq) as well: a row that is not in the
+// chain (verify reports it) must not make every later COPY collide with it.
+const RESET_SEQUENCE = `SELECT setval(pg_get_serial_sequence('audit.entries', 'seq'), GREATEST(h.last_seq, m.seq, 1), GREATEST(h.last_seq, m.seq) > 0)
+  FROM audit.chain_head h, (SELECT coalesce(max(seq), 0) AS seq FROM audit.entries) m WHERE h.id = 1`;
+
+/** The entries a COPY refused because their event id is already in the trail (the unique constraint). */
+function isRecordedEvent(error: unknown): boolean {
+  const e = error as { code?: unknown; constraint?: unknown } | null;
+  return e?.code === '23505' && e.constraint === 'entries_event_id_unique';
+}
+
+interface Chained {
+  appended: string[];
+  last: string;
+}
+
+/**
+ * The segments pipelined on the transaction's one connection: while PostgreSQL copies segment k
+ * in, node prepares segment k+1 and hashes it from segment k's last hash, which is known in memory
+ * before k's COPY is sent. With a lookup (`known`), those hashes are speculative only about
+ * duplicates: when the lookup of k+1's event ids finds one already in the trail, k+1 is hashed
+ * again without it. A failed COPY fails the whole call, so nothing precomputed outlives it.
+ */
+async function copySegments(client: PgClient, segments: Array<() => AuditEntryContent[]>, from: string, known: KnownIds): Promise<Chained> {
   const appended: string[] = [];
+  if (segments.length === 0) return { appended, last: from };
+  let next = prepare(segments[0]());
+  let nextKnown = quietly(known(next.contents));
+  const seen = new Set<string>();
+  let prev = from;
+  let linked = link(next, new Set(), seen, prev);
   for (let k = 0; ; k += 1) {
-    const known = await nextKnown;
+    const recorded = await nextKnown;
     // Hashed before the lookup answered: an event found already recorded takes no link, so the segment is hashed again.
-    if (known.size > 0 && linked.fresh.some((c) => known.has(c.eventId))) {
+    if (recorded.size > 0 && linked.fresh.some((c) => recorded.has(c.eventId))) {
       for (const c of linked.fresh) seen.delete(c.eventId);
-      linked = link(next, known, seen, linked.from);
+      linked = link(next, recorded, seen, linked.from);
     }
     const current = linked;
     prev = current.last;
@@ -103,21 +171,20 @@ export async function appendSegments(runner: Runner, segments: Array<() => Audit
       if (copied !== undefined) await setImmediate();
       // Node's share of segment k+1 while PostgreSQL stores segment k.
       next = prepare(segments[k + 1]());
-      nextKnown = quietly(knownIds(runner, next.contents));
+      nextKnown = quietly(known(next.contents));
       linked = link(next, new Set(), seen, prev);
     }
     if (copied !== undefined) appended.push(...checked(await copied, current.fresh));
-    if (k + 1 >= segments.length) break;
+    if (k + 1 >= segments.length) return { appended, last: prev };
   }
-  if (appended.length === 0) return [];
-  // The rows took their seq in COPY order, on this session's sequence: the last one drawn is the head's.
-  // The signal (delivered at commit) goes in the same statement: one round trip less per batch.
-  await runner.query(
-    `WITH head AS (UPDATE audit.chain_head SET last_seq = currval(pg_get_serial_sequence('audit.entries', 'seq')), hash = $1 WHERE id = 1 RETURNING last_seq)
-     SELECT CASE WHEN $2::text IS NULL THEN NULL ELSE pg_notify($2, last_seq::text) END FROM head`,
-    [prev, options.notify ? AUDIT_APPENDED_CHANNEL : null],
-  );
-  return appended;
+}
+
+/** Which of a segment's event ids the trail already holds. */
+type KnownIds = (contents: AuditEntryContent[]) => Promise<Set<string>>;
+
+function once<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
 }
 
 function prepare(contents: AuditEntryContent[]): Prepared {
@@ -128,6 +195,8 @@ function prepare(contents: AuditEntryContent[]): Prepared {
 /** Leaves out what is recorded (`known`) or taken earlier in this batch (`seen`, which takes the fresh ones), and hashes the rest from `from`. */
 function link(segment: Prepared, known: Set<string>, seen: Set<string>, from: string): Linked {
   const fresh: AuditEntryContent[] = [];
+  const payloads: string[] = [];
+  const hashes: string[] = [];
   let rows = '';
   let prev = from;
   segment.contents.forEach((c, i) => {
@@ -136,11 +205,23 @@ function link(segment: Prepared, known: Set<string>, seen: Set<string>, from: st
     const payload = segment.payloads[i];
     const hash = entryHash(prev, c, payload);
     fresh.push(c);
+    payloads.push(payload);
+    hashes.push(hash);
     rows += `${field(c.eventId)}\t${field(c.topic)}\t${field(c.type)}\t${field(c.stream)}\t${field(c.tool)}\t${field(c.version)}\t${field(c.principal)}\t`
       + `${field(c.outcome)}\t${field(c.occurredAt)}\t${jsonField(payload)}\t${prev}\t${hash}\n`;
     prev = hash;
   });
-  return { from, fresh, last: prev, rows };
+  return { from, fresh, payloads, hashes, last: prev, rows };
+}
+
+/** A linked segment as the closing statement's column arrays (no COPY text escaping: the values go as parameters). */
+function columnsOf(linked: Linked): EntryColumns {
+  const { fresh } = linked;
+  return [
+    fresh.map((c) => c.eventId), fresh.map((c) => c.topic), fresh.map((c) => c.type), fresh.map((c) => c.stream), fresh.map((c) => c.tool),
+    fresh.map((c) => c.version), fresh.map((c) => c.principal), fresh.map((c) => c.outcome), fresh.map((c) => c.occurredAt), linked.payloads,
+    linked.hashes.map((_, i) => (i === 0 ? linked.from : linked.hashes[i - 1])), linked.hashes,
+  ];
 }
 
 const SPECIAL = /[\\\n\r\t]/;
@@ -169,8 +250,8 @@ async function knownIds(runner: Runner, contents: AuditEntryContent[]): Promise<
  * appends the rows in the order given, so seq follows the chain. Queued on the connection at once,
  * behind what was sent before it.
  */
-async function copyRows(client: CopyClient, rows: string): Promise<number> {
-  const stream = client.query(copyFrom(`COPY audit.entries (${COLUMNS}) FROM STDIN`));
+async function copyRows(client: PgClient, rows: string): Promise<number> {
+  const stream = client.query(copyFrom(`COPY audit.entries (${ENTRY_COLUMNS}) FROM STDIN`));
   stream.end(rows);
   await finished(stream);
   return stream.rowCount;
