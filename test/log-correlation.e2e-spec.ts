@@ -41,6 +41,8 @@ describe('log lines carry the trace and correlation ids of their request or even
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'estate-log-correlation-'));
     estate = new EmbeddedEstateRunner(dataDir, {
       KAFKA_BROKERS: kafkaBrokers().join(','), ESTATE_TOPIC_PREFIX: randomTopicPrefix(), LOG_LEVEL: 'debug', LOG_FORMAT: 'json', OTEL_TRACES_EXPORTER: 'none',
+      // Two threads whatever the machine: the ids must cross from the registry's thread to the others'.
+      ESTATE_THREADS: '2',
     });
     bank = await startBankServer({ port: 0 });
     await estate.start();

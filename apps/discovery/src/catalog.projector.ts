@@ -9,6 +9,7 @@ import { ToolVersionsCache } from './tool-versions.cache';
 import { applyEnvelope } from './catalog.apply';
 import { diffCatalogs } from './catalog.diff';
 import { publishCatalogEntries } from './catalog.publisher';
+import { CatalogRepublisher } from './catalog.republish';
 import { CatalogRebuilder, type RebuildOutcome, type RebuildOptions } from './catalog.rebuilder';
 import type { CatalogRepository } from './store/catalog.repository';
 
@@ -18,13 +19,15 @@ import type { CatalogRepository } from './store/catalog.repository';
  * transport stores the batch's offset, with the id of its last event, in the same transaction, so
  * a crash at any point keeps both or neither, and stream positions make a replayed event change
  * nothing: every event's effect is applied exactly once. After commit the touched tools' current
- * state goes to the compacted catalog topic, once per tool per batch.
+ * state goes to the compacted catalog topic, once per tool per batch, a busy tool at most once per
+ * ESTATE_CATALOG_REPUBLISH_MS (catalog.republish.ts).
  */
 export class CatalogProjector {
   private readonly mutex = new SerialQueue();
   private readonly client: BusClientProxy;
   /** Each tool's versions as last committed: a batch reads (and parses) only the head row of a tool it touches. */
   private readonly versions = new ToolVersionsCache();
+  private readonly republisher: CatalogRepublisher;
 
   constructor(
     private readonly repo: CatalogRepository,
@@ -34,8 +37,15 @@ export class CatalogProjector {
     private readonly logger: Logger,
     private readonly deadLetters: DeadLetterOffice,
     private readonly rebuildOptions: RebuildOptions = {},
+    republishGapMs = 0,
   ) {
     this.client = new BusClientProxy(bus);
+    this.republisher = new CatalogRepublisher((names, headers, entries) => this.publish(names, headers, entries), republishGapMs, logger);
+  }
+
+  /** Sends the entries held back by the republish pacing; the bus must still be open. */
+  stop(): Promise<void> {
+    return this.republisher.stop();
   }
 
   /** The compacted topic is idempotent: republishing every entry before consuming heals a publish lost in a crash. */
@@ -96,7 +106,7 @@ export class CatalogProjector {
         const headersOf = (name: string) => headers.get(causes.get(name) as BusMessage) as Record<string, string>;
         // The entries the batch committed, from memory: reading them back cost a query before every send.
         const entries = target.written(names);
-        context.afterCommit(() => this.publish(names, headersOf, entries));
+        context.afterCommit(() => this.republisher.offer(names, headersOf, entries));
       }
     });
   }
@@ -150,7 +160,7 @@ export class CatalogProjector {
     this.versions.clear();
     // The entries just swapped in, from memory: reading the whole catalog back cost as much as writing it.
     tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    await publishCatalogEntries(this.client.publisher, this.topics.catalog, tools, CATALOG_ENTRY_MAX_BYTES, this.logger);
+    await this.republisher.exclusive(() => publishCatalogEntries(this.client.publisher, this.topics.catalog, tools, CATALOG_ENTRY_MAX_BYTES, this.logger));
     const outcome = { tools: projection.tools.size, servers: projection.servers.size, events: rebuilt.events, source: rebuilt.source };
     this.logger.info(outcome, 'rebuild finished');
     return outcome;
@@ -174,7 +184,7 @@ export class CatalogProjector {
   }
 
   private async publishAll(): Promise<void> {
-    await publishCatalogEntries(this.client.publisher, this.topics.catalog, await this.repo.allTools(), CATALOG_ENTRY_MAX_BYTES, this.logger);
+    await this.republisher.exclusive(async () => publishCatalogEntries(this.client.publisher, this.topics.catalog, await this.repo.allTools(), CATALOG_ENTRY_MAX_BYTES, this.logger));
   }
 
   private inTransaction<T>(work: (runner: QueryRunner) => Promise<T>): Promise<T> {

@@ -1,5 +1,8 @@
 import { EnvReader, readAuth, readCommon, type AuthConfig, type CommonConfig, type Env } from '@estate/platform';
 
+/** How often a busy tool's entry goes to the edges at most: a lone change is never held. */
+export const DEFAULT_REPUBLISH_GAP_MS = 1000;
+
 export interface DiscoveryConfig extends CommonConfig {
   host: string;
   port: number;
@@ -12,11 +15,13 @@ export interface DiscoveryConfig extends CommonConfig {
   serviceToken?: string;
   /** A rebuild that takes longer fails (504) and leaves the catalog as it was. */
   rebuildTimeoutMs: number;
+  /** A tool changed again sooner than this after its entry went to the catalog topic waits out the rest (0: never). */
+  republishGapMs: number;
 }
 
 /**
  * Reads ESTATE_DISCOVERY_HOST, ESTATE_DISCOVERY_PORT, ESTATE_DISCOVERY_GROUP, ESTATE_REGISTRY_URL,
- * ESTATE_DISCOVERY_SERVICE_TOKEN, ESTATE_REBUILD_TIMEOUT_MS and the shared settings.
+ * ESTATE_DISCOVERY_SERVICE_TOKEN, ESTATE_REBUILD_TIMEOUT_MS, ESTATE_CATALOG_REPUBLISH_MS and the shared settings.
  */
 export function loadDiscoveryConfig(env: Env): DiscoveryConfig {
   const reader = new EnvReader(env);
@@ -29,6 +34,7 @@ export function loadDiscoveryConfig(env: Env): DiscoveryConfig {
     registryUrl: reader.optional('ESTATE_REGISTRY_URL'),
     serviceToken: reader.optional('ESTATE_DISCOVERY_SERVICE_TOKEN'),
     rebuildTimeoutMs: rebuildTimeout(reader),
+    republishGapMs: republishGap(reader),
   });
 }
 
@@ -37,4 +43,11 @@ function rebuildTimeout(reader: EnvReader): number {
   const ms = Number(raw);
   if (!Number.isSafeInteger(ms) || ms <= 0) reader.problems.push(`ESTATE_REBUILD_TIMEOUT_MS must be a positive number of milliseconds, got "${raw}"`);
   return Number.isSafeInteger(ms) && ms > 0 ? ms : 120_000;
+}
+
+function republishGap(reader: EnvReader): number {
+  const raw = reader.string('ESTATE_CATALOG_REPUBLISH_MS', String(DEFAULT_REPUBLISH_GAP_MS));
+  const ms = Number(raw);
+  if (!/^\d+$/.test(raw) || ms > 60_000) reader.problems.push(`ESTATE_CATALOG_REPUBLISH_MS must be a whole number of milliseconds from 0 to 60000, got "${raw}"`);
+  return /^\d+$/.test(raw) && ms <= 60_000 ? ms : DEFAULT_REPUBLISH_GAP_MS;
 }

@@ -31,6 +31,7 @@ export class DiscoveryLifecycle implements OnApplicationBootstrap, OnApplication
 
   onApplicationShutdown(): Promise<void> {
     return stopServiceParts(this.logger, [
+      { name: 'held catalog entries', stop: () => this.projector.stop() },
       { name: 'discovery database', stop: () => this.db.destroy() },
     ], this.owned);
   }

@@ -67,7 +67,7 @@ export class DiscoveryModule {
             const specs = estateTopics(config.topicPrefix, config.callsRetentionMs);
             return new CatalogProjector(
               repo, bus, { events: specs.registryEvents.name, catalog: specs.catalog.name }, config.groupId, logger.child({ component: 'projector' }), deadLetters,
-              { source: source ?? undefined, timeoutMs: config.rebuildTimeoutMs, watch: metrics.rebuilds },
+              { source: source ?? undefined, timeoutMs: config.rebuildTimeoutMs, watch: metrics.rebuilds }, config.republishGapMs,
             );
           },
           inject: [CatalogRepository, PROJECTOR_BUS, LOGGER, DeadLetterOffice, REBUILD_SOURCE, DISCOVERY_METRICS],

@@ -1,0 +1,123 @@
+import { SerialQueue, type Logger } from '@estate/platform';
+import type { CatalogEntry } from '@estate/events';
+
+/** Sends entries (each with its headers); entries undefined: the sender reads the named tools' committed entries itself. */
+export type CatalogSend = (names: string[], headers: (name: string) => Record<string, string>, entries?: CatalogEntry[]) => Promise<void>;
+
+const RETRY_MS = 1000;
+
+interface Held {
+  headers: Record<string, string>;
+  entry?: CatalogEntry;
+}
+
+/**
+ * Paces the catalog topic per tool. A catalog entry carries every version of its tool, so sending
+ * it again on each change cost a tool published over and over (a CI loop, a burst) the size of its
+ * whole history each time: profiled under 16 publishing clients, republishing was a third of the
+ * estate's CPU per publish. A tool's first change after a quiet `gapMs` goes out at once (a lone
+ * publish reaches the edges as fast as before); changes that come sooner are held and merged, and
+ * its latest committed entry goes out `gapMs` after the previous one. The projection itself
+ * is not held back; only what the edges hear of a busy tool is, by at most `gapMs`.
+ *
+ * Every send goes through one queue, and a held tool keeps only the entry of the last batch that
+ * changed it (batches commit one after another), so the log receives a tool's entries in the order
+ * they were committed: a compacted topic keeps the newest. A crash loses nothing held: discovery republishes every entry on start.
+ */
+export class CatalogRepublisher {
+  private readonly queue = new SerialQueue();
+  private readonly lastSent = new Map<string, number>();
+  /** Each held tool's headers and, when the batch knew it, its entry as last committed. */
+  private readonly held = new Map<string, Held>();
+  private timer?: NodeJS.Timeout;
+  private stopped = false;
+
+  constructor(
+    private readonly send: CatalogSend,
+    private readonly gapMs: number,
+    private readonly logger: Logger,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** After a batch committed: its tools' entries (as committed, when known) go out now or when their gap is over. */
+  offer(names: string[], headers: (name: string) => Record<string, string>, entries?: CatalogEntry[]): Promise<void> {
+    const at = this.now();
+    const due: number[] = [];
+    names.forEach((name, index) => {
+      if (this.gapMs > 0 && (this.held.has(name) || at - (this.lastSent.get(name) ?? -Infinity) < this.gapMs)) this.held.set(name, { headers: headers(name), entry: entries?.[index] });
+      else due.push(index);
+    });
+    this.schedule();
+    if (due.length === 0) return Promise.resolve();
+    const dueNames = due.map((i) => names[i]);
+    return this.queue.run(async () => {
+      for (const name of dueNames) this.lastSent.set(name, this.now());
+      await this.send(dueNames, headers, entries && due.map((i) => entries[i]));
+    });
+  }
+
+  /** Work that sends on its own (every entry after a rebuild), in turn with the paced sends; what was held is in it. */
+  exclusive<T>(work: () => Promise<T>): Promise<T> {
+    return this.queue.run(async () => {
+      this.held.clear();
+      this.lastSent.clear();
+      return work();
+    });
+  }
+
+  /** Sends what is held now, whatever its gap. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.flush(true).catch((error: unknown) => this.logger.warn({ err: error }, 'could not send the held catalog entries before stopping; the next start republishes them'));
+  }
+
+  private schedule(): void {
+    if (this.stopped || this.timer !== undefined || this.held.size === 0) return;
+    let next = Infinity;
+    for (const name of this.held.keys()) next = Math.min(next, (this.lastSent.get(name) ?? 0) + this.gapMs);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.flush(false).then(() => this.schedule(), (error: unknown) => {
+        this.logger.warn({ err: error }, 'could not send held catalog entries; retrying');
+        if (!this.stopped) this.timer = setTimeout(() => { this.timer = undefined; this.schedule(); }, RETRY_MS);
+      });
+    }, Math.max(0, next - this.now()));
+    this.timer.unref?.();
+  }
+
+  /**
+   * The held tools whose gap is over (all of them when `all`), sent as their last batch committed
+   * them (read back only when the batch did not know an entry); put back when the send fails.
+   */
+  private flush(all: boolean): Promise<void> {
+    return this.queue.run(async () => {
+      const at = this.now();
+      const names = [...this.held.keys()].filter((name) => all || at - (this.lastSent.get(name) ?? -Infinity) >= this.gapMs);
+      if (names.length === 0) return;
+      const taken = new Map(names.map((name) => [name, this.held.get(name) as Held]));
+      for (const name of names) {
+        this.held.delete(name);
+        this.lastSent.set(name, at);
+      }
+      const headers = (name: string) => (taken.get(name) as Held).headers;
+      const known = names.filter((name) => taken.get(name)?.entry !== undefined);
+      const unknown = names.filter((name) => taken.get(name)?.entry === undefined);
+      try {
+        if (known.length > 0) await this.send(known, headers, known.map((name) => taken.get(name)?.entry as CatalogEntry));
+        if (unknown.length > 0) await this.send(unknown, headers);
+      } catch (error) {
+        // Sent twice at worst (a compacted topic keeps the newest): never lost.
+        for (const [name, held] of taken) if (!this.held.has(name)) this.held.set(name, held);
+        throw error;
+      }
+      this.forgetQuiet(at);
+    });
+  }
+
+  /** Tools sent longer than a gap ago need no time kept: the map stays as large as the busy part of the catalog. */
+  private forgetQuiet(at: number): void {
+    if (this.lastSent.size < 1024) return;
+    for (const [name, sent] of this.lastSent) if (at - sent >= this.gapMs && !this.held.has(name)) this.lastSent.delete(name);
+  }
+}
