@@ -1,4 +1,4 @@
-import { Column, Entity, Generated, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Generated, Index, PrimaryColumn } from 'typeorm';
 
 /** A topic of the embedded bus; `next_offset` is also the row every publisher of the topic locks. */
 @Entity({ schema: 'bus', name: 'topics' })
@@ -46,10 +46,8 @@ export class BusMessageEntity {
   @Column({ name: 'published_at', type: 'timestamptz', default: () => 'now()' })
   publishedAt!: Date;
 
-  // The name PostgreSQL gave the migration's REFERENCES clause, so the schema diff matches it.
-  @ManyToOne(() => BusTopicEntity, { nullable: false })
-  @JoinColumn({ name: 'topic', referencedColumnName: 'name', foreignKeyConstraintName: 'messages_topic_fkey' })
-  topicRow?: BusTopicEntity;
+  // No foreign key to the topic's row (LighterBusMessages1764700000000): a send's own UPDATE of
+  // that row proves it exists, and the key's trigger cost a lookup per message.
 }
 
 /** Where a consumer group stands in a topic; groups idle for a week are forgotten, as Kafka does. */
