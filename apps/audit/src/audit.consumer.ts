@@ -1,6 +1,6 @@
 import type { TopicKey } from '@estate/events';
 import {
-  eventLogger, messageEventId, type BusBinding, type BusContext, type BusMessage, type DeadLetterOffice, type DeadLetterRecord, type Logger,
+  eventLogger, messageEventId, type BusBinding, type BusContext, type BusMessage, type DeadLetterOffice, type DeadLetterRecord, type Logger, type StoredPosition,
 } from '@estate/platform';
 import type { QueryRunner } from 'typeorm';
 import { parseEnvelope, toAuditEntry, type AuditEntryContent, type AuditSource } from './domain/audit-entry.mapper';
@@ -39,17 +39,13 @@ const MAX_BATCH = 10_000;
  * never be read.
  */
 export class AuditConsumer {
-  private readonly positions: AuditPositions;
-
   constructor(
     private readonly repo: AuditRepository,
     private readonly topics: AuditTopics,
     private readonly groupId: string,
     private readonly logger: Logger,
     private readonly deadLetters: DeadLetterOffice,
-  ) {
-    this.positions = new AuditPositions(repo.db);
-  }
+  ) {}
 
   /** How the transport subscribes each pattern of the controller. */
   bindings(): Record<Extract<TopicKey, 'registryEvents' | 'calls'>, BusBinding> {
@@ -60,7 +56,7 @@ export class AuditConsumer {
       spanName: `audit record ${source}`,
       transactional: {
         db: this.repo.db,
-        positions: this.positions,
+        positions: new AuditPositions(this.repo.db),
         deadLetters: {
           office: this.deadLetters,
           consumer: 'audit-recorder',
@@ -102,12 +98,11 @@ export class AuditConsumer {
       return entries;
     });
     const { topic, partition } = context.origin;
-    const last = messages[messages.length - 1];
-    // The position the transport writes after this handler, written here with the chain head and the ledger in one statement.
-    const position = { next: String(BigInt(last.offset) + 1n), lastEventId: messageEventId(last) };
+    // The position the transport would write after this handler, written here with the chain head and the ledger in one statement.
+    const position = context.position as StoredPosition;
     const bookkeeping = { topic, partition, offsets: messages.map((m) => m.offset), position };
     const appended = await appendSegments(runner, segments, { notify: source === 'registry', bookkeeping });
-    this.positions.written(runner, topic, partition, position);
+    context.positionStored();
     this.logDuplicates(parsedMessages, new Set(appended));
     await this.storeLetters(runner, letters, context);
     this.logger.trace({ topic, partition, count: messages.length, last: messageEventId(messages[messages.length - 1]) }, 'batch recorded');

@@ -2,7 +2,7 @@ import type { MessageHandler } from '@nestjs/microservices';
 import { isObservable, lastValueFrom } from 'rxjs';
 import type { BusMessage } from '../event-bus.port';
 import { withMessageSpan } from '../tracing/message.trace';
-import { BusContext } from './bus.context';
+import { BusContext, type BatchPosition } from './bus.context';
 import type { QueryRunner } from 'typeorm';
 
 /**
@@ -11,13 +11,13 @@ import type { QueryRunner } from 'typeorm';
  * error here, so the transport can retry or dead-letter instead of losing it.
  */
 export async function invokeBatch(
-  handler: MessageHandler, messages: BusMessage[], runner: QueryRunner | undefined, spanName: string,
+  handler: MessageHandler, messages: BusMessage[], runner: QueryRunner | undefined, spanName: string, position?: BatchPosition,
 ): Promise<Array<() => Promise<void>>> {
   const first = messages[0];
   const last = messages[messages.length - 1];
   const afterCommit: Array<() => Promise<void>> = [];
   const context = new BusContext([
-    { topic: first.topic, partition: first.partition, firstOffset: first.offset, lastOffset: last.offset }, runner, afterCommit,
+    { topic: first.topic, partition: first.partition, firstOffset: first.offset, lastOffset: last.offset }, runner, afterCommit, position,
   ]);
   // The span continues the newest message's trace: what a batch did is found from its last event.
   await withMessageSpan(spanName, last, async () => {

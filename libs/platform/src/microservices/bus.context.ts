@@ -1,5 +1,6 @@
 import { BaseRpcContext } from '@nestjs/microservices';
 import type { QueryRunner } from 'typeorm';
+import type { StoredPosition } from '../log-position';
 
 /** Where a batch came from and, for a consumer that keeps its own positions, the transaction it is applied in. */
 export interface BusBatchOrigin {
@@ -12,13 +13,19 @@ export interface BusBatchOrigin {
 
 type AfterCommit = () => Promise<void>;
 
+/** The position a transactional subscription stores with the batch, and whether the handler wrote it itself. */
+export interface BatchPosition {
+  position: StoredPosition;
+  storedByHandler: boolean;
+}
+
 /**
  * The context an `@EventPattern` handler of the bus transport receives beside its batch. For a
  * transactional subscription it carries the open transaction: the handler writes its effect
  * through `transaction`, the transport writes the position in the same transaction and commits
  * both, so a crash keeps both or neither.
  */
-export class BusContext extends BaseRpcContext<[BusBatchOrigin, QueryRunner | undefined, AfterCommit[]]> {
+export class BusContext extends BaseRpcContext<[BusBatchOrigin, QueryRunner | undefined, AfterCommit[], BatchPosition?]> {
   get origin(): BusBatchOrigin {
     return this.args[0];
   }
@@ -41,5 +48,21 @@ export class BusContext extends BaseRpcContext<[BusBatchOrigin, QueryRunner | un
    */
   afterCommit(work: AfterCommit): void {
     this.args[2].push(work);
+  }
+
+  /**
+   * What the transport stores as the batch's position, in its transaction, after the handler: a
+   * handler whose own statement can carry it writes it there and calls `positionStored`, and the
+   * transport then writes nothing more. Undefined for a subscription whose positions the bus keeps.
+   */
+  get position(): StoredPosition | undefined {
+    return this.args[3]?.position;
+  }
+
+  /** The handler wrote `position` in the batch's transaction (with its position store's row and columns). */
+  positionStored(): void {
+    const batch = this.args[3];
+    if (!batch) throw new Error(`the subscription to ${this.origin.topic} keeps no position of its own`);
+    batch.storedByHandler = true;
   }
 }

@@ -24,7 +24,11 @@ interface State {
   /** The first batch fails once after writing its rows, as a dropped connection would. */
   failFirst: boolean;
   published: string[];
+  /** The handler writes the batch's position in its own statement and says so (BusContext.positionStored). */
+  ownPosition?: boolean;
 }
+
+const POSITION_UPSERT = `INSERT INTO bt.positions VALUES ($1, $2, $3, $4) ON CONFLICT (topic, partition) DO UPDATE SET next = EXCLUDED.next, last_event_id = EXCLUDED.last_event_id`;
 
 @BusConsumer()
 class ThingsController {
@@ -42,6 +46,11 @@ class ThingsController {
       throw Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
     }
     for (const m of messages.slice(1)) await insert(m);
+    if (this.state.ownPosition && context.position) {
+      const { topic, partition } = context.origin;
+      await runner.query(POSITION_UPSERT, [topic, partition, context.position.next, context.position.lastEventId]);
+      context.positionStored();
+    }
     context.afterCommit(async () => void this.state.published.push(...messages.map((m) => m.offset)));
   }
 }
@@ -64,6 +73,7 @@ describe.each(buses)('BusTransport on %s', (_, makeBus) => {
   let bus: EventBus;
   const topic = `bt-${randomUUID()}`;
   const apps: INestMicroservice[] = [];
+  let transportWrites = 0;
 
   beforeAll(async () => {
     test = await createTestDatabase();
@@ -94,10 +104,10 @@ describe.each(buses)('BusTransport on %s', (_, makeBus) => {
             const rows: Array<{ next: string; last_event_id: string | null }> = await db.query(`SELECT next, last_event_id FROM bt.positions WHERE topic = $1 AND partition = $2`, [t, p]);
             return rows[0] && { next: rows[0].next, lastEventId: rows[0].last_event_id };
           },
-          set: async (runner, t, p, position) => void (await runner.query(
-            `INSERT INTO bt.positions VALUES ($1, $2, $3, $4) ON CONFLICT (topic, partition) DO UPDATE SET next = EXCLUDED.next, last_event_id = EXCLUDED.last_event_id`,
-            [t, p, position.next, position.lastEventId],
-          )),
+          set: async (runner, t, p, position) => {
+            transportWrites += 1;
+            await runner.query(POSITION_UPSERT, [t, p, position.next, position.lastEventId]);
+          },
         },
         deadLetters: {
           office: deadLetters, consumer: 'things',
@@ -152,5 +162,21 @@ describe.each(buses)('BusTransport on %s', (_, makeBus) => {
     await settled('9');
     expect(again.batches.flat()).toEqual(['7', '8']);
     expect((await db.query(`SELECT count(*)::int AS n FROM bt.applied`))[0].n).toBe(8);
+  }, 90_000);
+
+  it('writes nothing more when the handler stored the batch position itself, and resumes from that position', async () => {
+    for (const app of apps.splice(0)) await app.close();
+    const own: State = { batches: [], failFirst: false, published: [], ownPosition: true };
+    await start(own);
+    const before = transportWrites;
+    await send(['j', 'k']);
+    await settled('11');
+    expect(transportWrites).toBe(before);
+    for (const app of apps.splice(0)) await app.close();
+    const after: State = { batches: [], failFirst: false, published: [] };
+    await start(after);
+    await send(['l']);
+    await settled('12');
+    expect(after.batches.flat()).toEqual(['11']);
   }, 90_000);
 });

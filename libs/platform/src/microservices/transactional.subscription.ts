@@ -7,6 +7,7 @@ import { judgePosition, messageEventId, type StoredPosition } from '../log-posit
 import type { Logger } from '../logger';
 import { SerialQueue } from '../serial-queue';
 import { invokeBatch } from './batch.invoker';
+import type { BatchPosition } from './bus.context';
 import type { BusBinding, TransactionalBinding } from './bus.binding';
 
 const AFTER_COMMIT_RETRY_MS = 500;
@@ -113,12 +114,16 @@ export class TransactionalSubscription {
     return stored;
   }
 
-  /** Writes a position in `work`'s transaction; remembered once it committed, forgotten if the transaction failed. */
-  private async withPosition<T>(partition: number, position: StoredPosition, work: (runner: QueryRunner) => Promise<T>): Promise<T> {
+  /**
+   * Writes a position in `work`'s transaction (unless the handler wrote it itself, see
+   * BusContext.positionStored); remembered once it committed, forgotten if the transaction failed.
+   */
+  private async withPosition<T>(partition: number, position: StoredPosition, work: (runner: QueryRunner, batch: BatchPosition) => Promise<T>): Promise<T> {
     this.stored.delete(partition);
     const result = await this.inTransaction(async (runner) => {
-      const value = await work(runner);
-      await this.tx.positions.set(runner, this.binding.topic, partition, position);
+      const batch: BatchPosition = { position, storedByHandler: false };
+      const value = await work(runner, batch);
+      if (!batch.storedByHandler) await this.tx.positions.set(runner, this.binding.topic, partition, position);
       return value;
     });
     this.stored.set(partition, position);
@@ -130,8 +135,8 @@ export class TransactionalSubscription {
     let afterCommit: Array<() => Promise<void>>;
     try {
       const last = messages[messages.length - 1];
-      afterCommit = await this.withPosition(last.partition, positionAfter(last), (runner) =>
-        invokeBatch(this.handler, messages, runner, this.binding.spanName ?? `consume ${this.binding.topic}`));
+      afterCommit = await this.withPosition(last.partition, positionAfter(last), (runner, position) =>
+        invokeBatch(this.handler, messages, runner, this.binding.spanName ?? `consume ${this.binding.topic}`, position));
     } catch (error) {
       const reason = poisonReason(error, this.tx.deadLetters.dedupeConstraints);
       if (reason === undefined) throw error;
