@@ -1,5 +1,5 @@
 import { DataSource, type ColumnType, type MigrationInterface, type QueryRunner } from 'typeorm';
-import { Client } from 'pg';
+import { Client, type Pool } from 'pg';
 
 export interface DatabaseOptions {
   url: string;
@@ -24,6 +24,14 @@ const EXTRA_COLUMN_TYPES: ColumnType[] = [XID8];
  * explicit migrations (never `synchronize`). Repositories read and write through the entities;
  * raw SQL stays where TypeORM cannot say the query, each with its reason.
  */
+/**
+ * pg's own pool under a TypeORM data source: TypeORM's query() cannot name a statement, and a
+ * named statement is parsed and planned once per connection. For the hot statements only.
+ */
+export function pgPool(db: DataSource): Pool {
+  return (db.driver as unknown as { master: Pool }).master;
+}
+
 export async function openDatabase(options: DatabaseOptions): Promise<DataSource> {
   await ensureSchema(options.url, options.schema);
   const dataSource = new DataSource({

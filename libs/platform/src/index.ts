@@ -24,7 +24,7 @@ export { startTracing, tracingWanted } from './tracing/tracing.sdk';
 export type { Tracing, TracingOptions } from './tracing/tracing.sdk';
 export { withCorrelation, currentCorrelationId } from './tracing/correlation';
 export { withMessageSpan } from './tracing/message.trace';
-export { openDatabase, inTransaction, XID8 } from './database';
+export { openDatabase, inTransaction, pgPool, XID8 } from './database';
 export { SerialQueue } from './serial-queue';
 export type { DatabaseOptions } from './database';
 export { DEFAULT_TOKEN_TIME_LIMITS, PrincipalResolver, principalFromClaims, withinTimeLimits } from './principal.auth';

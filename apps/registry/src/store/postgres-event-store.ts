@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import type { DataSource } from 'typeorm';
 import type { EventEnvelope } from '@estate/events';
-import { currentTraceparent, REGISTRY_EVENT_MAX_BYTES, withCorrelation, withSpan } from '@estate/platform';
+import { currentTraceparent, pgPool, REGISTRY_EVENT_MAX_BYTES, withCorrelation, withSpan } from '@estate/platform';
 import { RegistryEventEntity } from './event.entity';
 import { AppendBatcher, type PendingAppend } from './append.batcher';
 import { measuredEvent } from './event.message';
@@ -118,9 +118,8 @@ export class PostgresEventStore implements EventStore {
     return rows.map((r) => r.stream_id);
   }
 
-  /** pg's own pool under TypeORM: TypeORM's query() cannot name a statement. */
   private pool(): Pool {
-    return (this.db.driver as unknown as { master: Pool }).master;
+    return pgPool(this.db);
   }
 
   /** Id, position and time as the relay will send them; an event too large for the log is refused before it is stored. */

@@ -1,4 +1,4 @@
-import type { Pool } from 'pg';
+import { pgPool } from '@estate/platform';
 import type { DataSource } from 'typeorm';
 import type { LoggedEventRow } from './event.row';
 
@@ -50,7 +50,7 @@ type ReadRow = { [K in keyof LoggedEventRow]: LoggedEventRow[K] | null } & { fet
  * transaction still running: a row that commits late can never land behind the checkpoint.
  */
 export async function readRelayBatch(db: DataSource, relay: string, maxBytes: number): Promise<RelayBatch> {
-  const pool = (db.driver as unknown as { master: Pool }).master;
+  const pool = pgPool(db);
   const { rows } = await pool.query<ReadRow>({ ...READ_BATCH, values: [relay, maxBytes] });
   const events = rows.filter((row) => row.id !== null) as LoggedEventRow[];
   const fetched = rows[0]?.fetched ?? 0;

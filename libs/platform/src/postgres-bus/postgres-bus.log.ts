@@ -1,6 +1,6 @@
 import { Client, type Pool } from 'pg';
 import type { DataSource } from 'typeorm';
-import { inTransaction, openDatabase } from '../database';
+import { inTransaction, openDatabase, pgPool } from '../database';
 import type { BusMessage, OutgoingMessage, PartitionOffsets, TopicSpec } from '../event-bus.port';
 import { BUS_ENTITIES, BusGroupOffsetEntity, BusTopicEntity } from './postgres-bus.entity';
 import { APPEND, COMMIT, COMMITTED, CREATE_TOPIC, LOCK_TOPIC, OFFSETS, READ } from './postgres-bus.statements';
@@ -104,9 +104,8 @@ export class PostgresBusLog {
     return [{ partition: 0, low: rows[0]?.low ?? '0', high: rows[0]?.high ?? '0' }];
   }
 
-  /** pg's own pool under TypeORM: TypeORM's query() cannot name a statement. */
   private pool(): Pool {
-    return (this.db.driver as unknown as { master: Pool }).master;
+    return pgPool(this.db);
   }
 
   async close(): Promise<void> {
