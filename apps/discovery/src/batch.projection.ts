@@ -2,7 +2,7 @@ import type { QueryRunner } from 'typeorm';
 import type { CatalogEntry, CatalogVersion, ServerRegisteredData } from '@estate/events';
 import { rowsNamedBy, type ProjectionTarget } from './catalog.apply';
 import type { CatalogToolHead } from './store/catalog-tool.entity';
-import { entryOf, type ToolWrite } from './store/catalog-tool.rows';
+import { entryOf, type BatchCheckpoint, type ToolWrite } from './store/catalog-tool.rows';
 import type { CatalogRepository } from './store/catalog.repository';
 import { ToolVersionsCache } from './tool-versions.cache';
 
@@ -123,10 +123,11 @@ export class BatchProjection implements ProjectionTarget {
     return entries;
   }
 
-  /** Writes every row the batch changed, once each, in the batch's transaction. */
-  async flush(): Promise<void> {
+  /** Writes every row the batch changed, once each, in the batch's transaction; with its checkpoint when given. */
+  async flush(checkpoint?: BatchCheckpoint): Promise<void> {
     for (const name of this.dirty.servers) await this.repo.upsertServer(this.runner, this.servers.get(name) as ServerRegisteredData);
-    await this.repo.writeTools(this.runner, this.toolWrites(), new Map([...this.dirty.streams].map((id) => [id, this.streams.get(id) as number])));
+    const positions = new Map([...this.dirty.streams].map((id) => [id, this.streams.get(id) as number]));
+    await this.repo.writeTools(this.runner, this.toolWrites(), positions, checkpoint);
   }
 
   /** Each changed tool's head, and the versions that are not the objects read: the fold copies a version it changes. */

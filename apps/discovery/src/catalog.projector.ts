@@ -95,7 +95,10 @@ export class CatalogProjector {
         await this.repo.storeDeadLetter(runner, record);
         context.afterCommit(() => this.deadLetters.send(record));
       }
-      await target.flush();
+      // The batch's checkpoint goes in the same statement as its rows: one round trip fewer per batch.
+      const { position } = context;
+      await target.flush(position && { ...context.origin, ...position });
+      if (position) context.positionStored();
       context.afterCommit(async () => target.remember());
       // One send for the whole batch (one bus append, not one per event that touched a tool), each
       // entry with the trace and correlation id of the event that touched it last: the edges'

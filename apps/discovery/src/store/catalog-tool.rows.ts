@@ -63,8 +63,9 @@ export function assemble(heads: CatalogToolHead[], versions: Map<string, Catalog
 
 /*
  * One statement for a batch's writes, whatever the number of tools: heads, versions and (when
- * given) the stream positions the batch moved, each a JSON array PostgreSQL splits. Three
- * data-modifying CTEs on three tables run as one; an empty array writes nothing.
+ * given) the stream positions the batch moved, each a JSON array PostgreSQL splits, and the
+ * batch's checkpoint on the registry log when given ($4 null: none). Data-modifying CTEs on four
+ * tables run as one; an empty array writes nothing.
  */
 const WRITE_TOOLS = `WITH heads AS (
     INSERT INTO discovery.tools (name, server, head) SELECT h->>'name', h->'upstream'->>'server', h FROM json_array_elements($1::json) AS h
@@ -74,13 +75,29 @@ const WRITE_TOOLS = `WITH heads AS (
     ON CONFLICT (tool, version) DO UPDATE SET body = excluded.body),
   streams AS (
     INSERT INTO discovery.streams (stream_id, position) SELECT p->>0, (p->>1)::integer FROM json_array_elements($3::json) AS p
-    ON CONFLICT (stream_id) DO UPDATE SET position = excluded.position)
+    ON CONFLICT (stream_id) DO UPDATE SET position = excluded.position),
+  checkpoint AS (
+    INSERT INTO discovery.checkpoints (topic, partition, next_offset, last_event_id) SELECT $4::text, $5::integer, $6::bigint, $7::text WHERE $4::text IS NOT NULL
+    ON CONFLICT (topic, partition) DO UPDATE SET next_offset = excluded.next_offset, last_event_id = excluded.last_event_id)
   SELECT 1`;
 
-/** Upserts the heads and the given versions of these tools, and the stream positions given, in one statement. */
-export async function writeTools(manager: Manager, writes: readonly ToolWrite[], positions: ReadonlyMap<string, number> = new Map()): Promise<void> {
-  if (writes.length === 0 && positions.size === 0) return;
+/** Where a batch leaves the registry log, written with its rows (the transport's position, BusContext.position). */
+export interface BatchCheckpoint {
+  topic: string;
+  partition: number;
+  next: string;
+  lastEventId: string | null;
+}
+
+/** Upserts the heads and the given versions of these tools, the stream positions and the checkpoint given, in one statement. */
+export async function writeTools(
+  manager: Manager, writes: readonly ToolWrite[], positions: ReadonlyMap<string, number> = new Map(), checkpoint?: BatchCheckpoint,
+): Promise<void> {
+  if (writes.length === 0 && positions.size === 0 && checkpoint === undefined) return;
   const heads = writes.map((w) => JSON.stringify(headOf(w.entry)));
   const rows = writes.flatMap((w) => w.versions.map((v) => `[${JSON.stringify(w.entry.name)},${catalogVersionText(v)}]`));
-  await manager.query(WRITE_TOOLS, [`[${heads.join(',')}]`, `[${rows.join(',')}]`, JSON.stringify([...positions])]);
+  await manager.query(WRITE_TOOLS, [
+    `[${heads.join(',')}]`, `[${rows.join(',')}]`, JSON.stringify([...positions]),
+    checkpoint?.topic ?? null, checkpoint?.partition ?? null, checkpoint?.next ?? null, checkpoint?.lastEventId ?? null,
+  ]);
 }

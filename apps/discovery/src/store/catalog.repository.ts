@@ -6,7 +6,7 @@ import { CatalogCheckpointEntity } from './catalog-checkpoint.entity';
 import { CatalogDeadLetterEntity } from './catalog-dead-letter.entity';
 import { CatalogServerEntity } from './catalog-server.entity';
 import type { CatalogToolHead } from './catalog-tool.entity';
-import { assemble, entryOf, readAllHeads, readHeads, readVersions, writeTools, type ToolWrite } from './catalog-tool.rows';
+import { assemble, entryOf, readAllHeads, readHeads, readVersions, writeTools, type BatchCheckpoint, type ToolWrite } from './catalog-tool.rows';
 import { StreamPositionEntity } from './stream-position.entity';
 
 const PREFETCH = `SELECT
@@ -131,8 +131,8 @@ export class CatalogRepository {
   }
 
   /** Stores these heads and, of each tool, only the versions given: a publish writes one version row, not the entry. */
-  async writeTools(runner: Runner, writes: readonly ToolWrite[], positions?: ReadonlyMap<string, number>): Promise<void> {
-    await writeTools(runner.manager, writes, positions);
+  async writeTools(runner: Runner, writes: readonly ToolWrite[], positions?: ReadonlyMap<string, number>, checkpoint?: BatchCheckpoint): Promise<void> {
+    await writeTools(runner.manager, writes, positions, checkpoint);
   }
 
   async toolsNamed(names: string[]): Promise<CatalogEntry[]> {
