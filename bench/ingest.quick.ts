@@ -64,9 +64,11 @@ async function main(): Promise<void> {
         const slice = messages.slice(at, at + batch);
         const last = slice[slice.length - 1];
         await inTransaction(db, async (runner) => {
-          const context = new BusContext([{ topic: TOPIC, partition: 0, firstOffset: slice[0].offset, lastOffset: last.offset }, runner, []]);
+          const position = { next: String(Number(last.offset) + 1), lastEventId: messageEventId(last) };
+          const batchPosition = { position, storedByHandler: false };
+          const context = new BusContext([{ topic: TOPIC, partition: 0, firstOffset: slice[0].offset, lastOffset: last.offset }, runner, [], batchPosition]);
           await consumer.record('calls', slice, context);
-          await positions.set(runner, TOPIC, 0, { next: String(Number(last.offset) + 1), lastEventId: messageEventId(last) });
+          if (!batchPosition.storedByHandler) await positions.set(runner, TOPIC, 0, position);
         });
       }
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;

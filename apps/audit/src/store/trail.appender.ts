@@ -25,7 +25,7 @@ export class ChainSegmentConflict extends Error {
 }
 
 /** Entries per COPY: node prepares the next segment while PostgreSQL stores this one (measured with bench/ingest.run.ts). */
-export const SEGMENT_SIZE = 1000;
+export const SEGMENT_SIZE = 250;
 
 /** A segment's entries with their canonical payloads: the CPU work that needs no database. */
 interface Prepared {
@@ -95,7 +95,7 @@ export async function appendSegments(
   const [locked] = await client.query(`SELECT hash FROM audit.chain_head WHERE id = 1 FOR UPDATE; SAVEPOINT ${UNCHECKED}`);
   const from = locked.rows[0].hash as string;
   try {
-    return await appendFrom(runner, made, from, async () => new Set(), options);
+    return await appendFrom(runner, made, from, undefined, options);
   } catch (error) {
     if (!isRecordedEvent(error)) throw error;
     await client.query(`ROLLBACK TO SAVEPOINT ${UNCHECKED}; ${RESET_SEQUENCE}`);
@@ -109,17 +109,22 @@ export async function appendSegments(
  */
 export const INLINE_MAX = 200;
 
-/** The batch hashed from `from` and appended: a small one in its closing statement, a larger one by COPY, then closed. */
+/**
+ * The batch hashed from `from` and appended: a small one in its closing statement, a larger one by
+ * COPY, then closed. Without `known` (the unchecked append) the whole batch is one COPY stream;
+ * with it, one COPY per segment, each after its lookup.
+ */
 async function appendFrom(
-  runner: Runner, segments: Array<() => AuditEntryContent[]>, from: string, known: KnownIds, options: { notify: boolean; bookkeeping?: BatchBookkeeping },
+  runner: Runner, segments: Array<() => AuditEntryContent[]>, from: string, known: KnownIds | undefined, options: { notify: boolean; bookkeeping?: BatchBookkeeping },
 ): Promise<string[]> {
   if (segments.length === 1 && segments[0]().length <= INLINE_MAX) {
     const contents = segments[0]();
-    const linked = link(prepare(contents), await known(contents), new Set(), from);
+    const linked = link(prepare(contents), known ? await known(contents) : new Set(), new Set(), from);
     const head = { hash: linked.fresh.length > 0 ? linked.last : null, notify: options.notify };
     return checked(await closeBatch(runner, head, options.bookkeeping, columnsOf(linked)), linked.fresh);
   }
-  const chained = await copySegments((await runner.connect()) as PgClient, segments, from, known);
+  const client = (await runner.connect()) as PgClient;
+  const chained = known ? await copySegments(client, segments, from, known) : await streamSegments(client, segments, from);
   await closeBatch(runner, { hash: chained.appended.length > 0 ? chained.last : null, notify: options.notify }, options.bookkeeping);
   return chained.appended;
 }
@@ -179,6 +184,44 @@ async function copySegments(client: PgClient, segments: Array<() => AuditEntryCo
   }
 }
 
+/**
+ * The unchecked append as one COPY whose rows are written a segment at a time: after each write
+ * node yields, so the socket takes the rows and PostgreSQL stores them while node parses and
+ * hashes the next segment. One statement and one round trip for the whole batch, and the two
+ * processes work side by side instead of in turn. A refused row (an event already recorded) fails
+ * the COPY; nothing more is written once it has, and the caller starts over with lookups.
+ */
+async function streamSegments(client: PgClient, segments: Array<() => AuditEntryContent[]>, from: string): Promise<Chained> {
+  const appended: string[] = [];
+  const seen = new Set<string>();
+  let copy: { stream: ReturnType<typeof copyFrom>; done: Promise<void>; failed: boolean } | undefined;
+  let prev = from;
+  for (const segment of segments) {
+    if (copy?.failed) break;
+    const linked = link(prepare(segment()), NONE_KNOWN, seen, prev);
+    prev = linked.last;
+    if (linked.fresh.length === 0) continue;
+    if (copy === undefined) {
+      const stream = client.query(copyFrom(`COPY audit.entries (${ENTRY_COLUMNS}) FROM STDIN`));
+      // Listened to at once: PostgreSQL may refuse a row while later segments are still being prepared.
+      // (pg-copy-streams emits the error without destroying the stream, and a write after it would throw.)
+      const started = { stream, done: quietly(finished(stream)), failed: false };
+      stream.once('error', () => { started.failed = true; });
+      copy = started;
+    }
+    copy.stream.write(linked.rows);
+    for (const c of linked.fresh) appended.push(c.eventId);
+    await setImmediate();
+  }
+  if (copy === undefined) return { appended, last: prev };
+  if (!copy.failed) copy.stream.end();
+  await copy.done;
+  if (copy.stream.rowCount !== appended.length) throw new ChainSegmentConflict(`appended ${copy.stream.rowCount} of ${appended.length} entries; the batch is retried`);
+  return { appended, last: prev };
+}
+
+const NONE_KNOWN: ReadonlySet<string> = new Set();
+
 /** Which of a segment's event ids the trail already holds. */
 type KnownIds = (contents: AuditEntryContent[]) => Promise<Set<string>>;
 
@@ -193,7 +236,7 @@ function prepare(contents: AuditEntryContent[]): Prepared {
 }
 
 /** Leaves out what is recorded (`known`) or taken earlier in this batch (`seen`, which takes the fresh ones), and hashes the rest from `from`. */
-function link(segment: Prepared, known: Set<string>, seen: Set<string>, from: string): Linked {
+function link(segment: Prepared, known: ReadonlySet<string>, seen: Set<string>, from: string): Linked {
   const fresh: AuditEntryContent[] = [];
   const payloads: string[] = [];
   const hashes: string[] = [];
