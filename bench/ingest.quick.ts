@@ -50,6 +50,7 @@ async function main(): Promise<void> {
   const logger = pino({ level: 'warn' }, pino.destination(2));
   const pg = await startBenchDatabase(logger);
   const db = await openDatabase({ url: await pg.create(), schema: 'audit', migrations: AUDIT_MIGRATIONS, entities: AUDIT_ENTITIES, poolSize: 2 });
+  for (const idx of (process.env.DROP_IDX ?? '').split(',').filter(Boolean)) await db.query(idx.startsWith('entries_') ? `DROP INDEX audit.${idx}` : `ALTER TABLE audit.entries DROP CONSTRAINT ${idx}`);
   const offices = new DeadLetterOffice({} as EventBus, 'bench.dead-letters', 'audit', logger);
   const consumer = new AuditConsumer(new AuditRepository(db), { registryEvents: 'bench.registry', calls: TOPIC }, 'bench', logger, offices);
   const positions = consumer.bindings().calls.transactional!.positions;

@@ -3,7 +3,7 @@
  * the registry or a bus: `node -r @swc-node/register bench/publish.projection.ts [--versions 50,200,400]`.
  * 16 tools, each grown to N versions first; then batches of two publishes per tool are applied as the
  * projector applies them (one transaction, BatchProjection, flush) and each touched entry is
- * published as the catalog topic's text and read back as an edge reads it. Prints CPU ms per publish
+ * published as the catalog topic's records and applied by an edge's replica (CatalogReplica). Prints CPU ms per publish
  * of this process and of PostgreSQL. Runs unchanged on older code, for old-vs-new runs back to back.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -15,10 +15,10 @@ import pino from 'pino';
 import { bankSpecs } from '../examples/bank/bank.specs';
 import { BatchProjection } from '../apps/discovery/src/batch.projection';
 import { applyEnvelope } from '../apps/discovery/src/catalog.apply';
-import { publishCatalogEntries } from '../apps/discovery/src/catalog.publisher';
+import { publishCatalogEntries, type ChangedVersions } from '../apps/discovery/src/catalog.publisher';
 import { CatalogRepository } from '../apps/discovery/src/store/catalog.repository';
 import { DISCOVERY_ENTITIES, DISCOVERY_MIGRATIONS } from '../apps/discovery/src/store/migrations';
-import { readCatalogRecord } from '../apps/mcp-edge/src/catalog/catalog-entry.check';
+import { CatalogReplica } from '../apps/mcp-edge/src/catalog/catalog.replica';
 import { option, runBench } from './support/bench.cli';
 import { postmasterPid, startCpuSpan } from './support/cpu.meter';
 
@@ -49,8 +49,14 @@ function published(tool: number, n: number): EventEnvelope {
 type Batch = (from: number, count: number) => Promise<void>;
 
 function batchApplier(repo: CatalogRepository, logger: Logger, cache: unknown): Batch {
-  // The edge's side of the catalog topic: every entry published is read back as an edge reads it.
-  const edge = { publish: async (_topic: string, messages: OutgoingMessage[]) => { for (const m of messages) readCatalogRecord(m.key as string, m.value as string); } };
+  // The edge's side of the catalog topic: every record published is applied by an edge's replica.
+  const replica = new CatalogReplica(logger, 0);
+  let offset = 0;
+  const edge = {
+    publish: async (topic: string, messages: OutgoingMessage[]) => {
+      await replica.receiveBatch(messages.map((m) => ({ topic, partition: 0, offset: String(offset++), key: m.key ?? null, value: m.value, headers: {} })));
+    },
+  };
   return async (from, count) => {
     const target = await inTransaction(repo.db, async (runner) => {
       const batch = new (BatchProjection as unknown as new (...args: unknown[]) => BatchProjection)(repo, runner, cache);
@@ -64,7 +70,9 @@ function batchApplier(repo: CatalogRepository, logger: Logger, cache: unknown): 
     });
     (target as unknown as { remember?: () => void }).remember?.();
     const names = Array.from({ length: TOOLS }, (_, tool) => `bench.t${tool}`);
-    await publishCatalogEntries(edge, 'catalog', target.written(names) ?? [], 1e9, logger);
+    // Only the changed versions and the heads, where the code sends them so.
+    const changed = (target as unknown as { changedVersions?: () => ChangedVersions }).changedVersions?.();
+    await publishCatalogEntries(edge, 'catalog', target.written(names) ?? [], 1e9, logger, undefined, changed);
   };
 }
 

@@ -1,6 +1,7 @@
 import type { QueryRunner } from 'typeorm';
 import type { CatalogEntry, CatalogVersion, ServerRegisteredData } from '@estate/events';
 import { rowsNamedBy, type ProjectionTarget } from './catalog.apply';
+import type { ChangedVersions } from './catalog.publisher';
 import type { CatalogToolHead } from './store/catalog-tool.entity';
 import { entryOf, type BatchCheckpoint, type ToolWrite } from './store/catalog-tool.rows';
 import type { CatalogRepository } from './store/catalog.repository';
@@ -121,6 +122,15 @@ export class BatchProjection implements ProjectionTarget {
       entries.push(entry);
     }
     return entries;
+  }
+
+  /**
+   * The versions of each tool the batch changed, as the catalog topic needs them: the ones written
+   * (every version of a tool the batch did not read); undefined for a tool it did not change.
+   */
+  changedVersions(): ChangedVersions {
+    const changed = new Map(this.toolWrites().map(({ entry, versions }) => [entry.name, new Set(versions.map((v) => v.version))]));
+    return (name) => changed.get(name);
   }
 
   /** Writes every row the batch changed, once each, in the batch's transaction; with its checkpoint when given. */

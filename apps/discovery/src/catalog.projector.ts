@@ -8,7 +8,7 @@ import { BatchProjection } from './batch.projection';
 import { ToolVersionsCache } from './tool-versions.cache';
 import { applyEnvelope } from './catalog.apply';
 import { diffCatalogs } from './catalog.diff';
-import { publishCatalogEntries } from './catalog.publisher';
+import { publishCatalogEntries, type ChangedVersions } from './catalog.publisher';
 import { CatalogRepublisher } from './catalog.republish';
 import { CatalogRebuilder, type RebuildOutcome, type RebuildOptions } from './catalog.rebuilder';
 import type { CatalogRepository } from './store/catalog.repository';
@@ -18,9 +18,9 @@ import type { CatalogRepository } from './store/catalog.repository';
  * (catalog-events.controller.ts) inside a transaction; each event is applied there and the
  * transport stores the batch's offset, with the id of its last event, in the same transaction, so
  * a crash at any point keeps both or neither, and stream positions make a replayed event change
- * nothing: every event's effect is applied exactly once. After commit the touched tools' current
- * state goes to the compacted catalog topic, once per tool per batch, a busy tool at most once per
- * ESTATE_CATALOG_REPUBLISH_MS (catalog.republish.ts).
+ * nothing: every event's effect is applied exactly once. After commit the touched tools' changed
+ * versions and heads go to the compacted catalog topic, once per tool per batch, a busy tool at
+ * most once per ESTATE_CATALOG_REPUBLISH_MS (catalog.republish.ts).
  */
 export class CatalogProjector {
   private readonly mutex = new SerialQueue();
@@ -40,7 +40,7 @@ export class CatalogProjector {
     republishGapMs = 0,
   ) {
     this.client = new BusClientProxy(bus);
-    this.republisher = new CatalogRepublisher((names, headers, entries) => this.publish(names, headers, entries), republishGapMs, logger);
+    this.republisher = new CatalogRepublisher((names, headers, entries, changed) => this.publish(names, headers, entries, changed), republishGapMs, logger);
   }
 
   /** Sends the entries held back by the republish pacing; the bus must still be open. */
@@ -109,7 +109,9 @@ export class CatalogProjector {
         const headersOf = (name: string) => headers.get(causes.get(name) as BusMessage) as Record<string, string>;
         // The entries the batch committed, from memory: reading them back cost a query before every send.
         const entries = target.written(names);
-        context.afterCommit(() => this.republisher.offer(names, headersOf, entries));
+        // Only the versions the batch changed go out, with each tool's head.
+        const changed = target.changedVersions();
+        context.afterCommit(() => this.republisher.offer(names, headersOf, entries, changed));
       }
     });
   }
@@ -182,8 +184,8 @@ export class CatalogProjector {
     }));
   }
 
-  private async publish(names: string[], headers: (name: string) => Record<string, string>, entries?: CatalogEntry[]): Promise<void> {
-    await publishCatalogEntries(this.client.publisher, this.topics.catalog, entries ?? (await this.repo.toolsNamed(names)), CATALOG_ENTRY_MAX_BYTES, this.logger, headers);
+  private async publish(names: string[], headers: (name: string) => Record<string, string>, entries?: CatalogEntry[], changed?: ChangedVersions): Promise<void> {
+    await publishCatalogEntries(this.client.publisher, this.topics.catalog, entries ?? (await this.repo.toolsNamed(names)), CATALOG_ENTRY_MAX_BYTES, this.logger, headers, changed);
   }
 
   private async publishAll(): Promise<void> {

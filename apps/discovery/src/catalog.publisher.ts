@@ -1,27 +1,45 @@
-import { catalogEntryText } from '@estate/catalog';
+import { catalogHeadText, catalogVersionRecordText } from '@estate/catalog';
 import type { CatalogEntry } from '@estate/events';
 import { batchBySize, messageBytes, publishOrSetAside, type EventBus, type Logger, type OutgoingMessage } from '@estate/platform';
 
-/** Entries per send. */
+/** Records per send. */
 const BATCH = 500;
 
+/** The versions of a tool whose records must go out; undefined: all of them. */
+export type ChangedVersions = (tool: string) => ReadonlySet<string> | undefined;
+
 /**
- * Publishes catalog entries in batches the catalog topic takes. One entry holds every version of a
- * tool, so a tool with many large versions can outgrow the topic's max.message.bytes however high
- * it is set. Such an entry is withdrawn (a tombstone: the edges stop serving the tool) rather than
- * left stale, since a stale entry could miss a quarantine; and the rest of the catalog goes on.
+ * Publishes catalog entries as the topic carries them: for each tool, a record per version that
+ * changed (all of them when `changed` does not say), then its head, so an edge that reads the head
+ * already holds every version it lists. A publish sends one version and a head, however long the
+ * tool's history; before, the whole entry went out on every change.
+ *
+ * A record the topic refuses (larger than its max.message.bytes, which is far above the largest
+ * version the registry accepts) withdraws the tool (tombstones: the edges stop serving it) rather
+ * than leaving it stale, since a stale version could miss a quarantine; the rest goes on.
  */
 export async function publishCatalogEntries(
-  bus: Pick<EventBus, 'publish'>, topic: string, entries: CatalogEntry[], maxBytes: number, logger: Logger, headers?: (tool: string) => Record<string, string>,
+  bus: Pick<EventBus, 'publish'>, topic: string, entries: CatalogEntry[], maxBytes: number, logger: Logger,
+  headers?: (tool: string) => Record<string, string>, changed?: ChangedVersions,
 ): Promise<void> {
-  const messages: OutgoingMessage[] = entries.map((entry) => ({ key: entry.name, value: catalogEntryText(entry), ...(headers ? { headers: headers(entry.name) } : {}) }));
+  const messages: Array<OutgoingMessage & { tool: string }> = [];
+  for (const entry of entries) {
+    const extra = headers ? { headers: headers(entry.name) } : {};
+    const versions = changed?.(entry.name);
+    for (const version of entry.versions) {
+      if (versions === undefined || versions.has(version.version)) messages.push({ ...catalogVersionRecordText(entry, version), ...extra, tool: entry.name });
+    }
+    messages.push({ ...catalogHeadText(entry), ...extra, tool: entry.name });
+  }
   for (const batch of batchBySize(messages, messageBytes, BATCH, maxBytes)) {
-    await publishOrSetAside(bus, topic, batch, (m) => m, async (entry, error) => {
+    await publishOrSetAside(bus, topic, batch, ({ key, value, headers: h }) => ({ key, value, ...(h ? { headers: h } : {}) }), async (record, error) => {
       logger.error(
-        { topic, tool: entry.key, bytes: messageBytes(entry) },
-        `the catalog entry of ${entry.key} (${messageBytes(entry)} bytes, every version) is larger than ${topic} takes; the tool is withdrawn from the edges until its entry fits: ${error.message}`,
+        { topic, tool: record.tool, key: record.key, bytes: messageBytes(record) },
+        `the catalog record ${record.key} (${messageBytes(record)} bytes) is larger than ${topic} takes; the tool ${record.tool} is withdrawn from the edges until it fits: ${error.message}`,
       );
-      await bus.publish(topic, [{ key: entry.key, value: null }]);
+      // The refused version's earlier record goes too: the head that follows then lists a version no edge
+      // holds, so no edge serves the tool until every record of it fits (a stale version could hide a quarantine).
+      await bus.publish(topic, record.key === record.tool ? [{ key: record.tool, value: null }] : [{ key: record.key, value: null }, { key: record.tool, value: null }]);
     });
   }
 }

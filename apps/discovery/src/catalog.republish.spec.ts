@@ -1,5 +1,6 @@
 import pino from 'pino';
 import type { CatalogEntry } from '@estate/events';
+import type { ChangedVersions } from './catalog.publisher';
 import { CatalogRepublisher } from './catalog.republish';
 
 const entry = (name: string, position: number) => ({ name, position, upstream: { server: 's' }, versions: [] }) as unknown as CatalogEntry;
@@ -7,18 +8,25 @@ const headers = (cause: string) => () => ({ 'x-correlation-id': cause });
 
 describe('catalog republish pacing', () => {
   let sent: Array<{ names: string[]; read: boolean; cause: string[]; positions?: number[] }>;
+  let versionsSent: Array<Array<string[] | 'all'>>;
   let failNext: boolean;
-  const send = async (names: string[], headersOf: (name: string) => Record<string, string>, entries?: CatalogEntry[]) => {
+  const send = async (names: string[], headersOf: (name: string) => Record<string, string>, entries?: CatalogEntry[], changed?: ChangedVersions) => {
     if (failNext) {
       failNext = false;
       throw new Error('bus down');
     }
     sent.push({ names, read: entries === undefined, cause: names.map((n) => headersOf(n)['x-correlation-id']), ...(entries ? { positions: entries.map((e) => e.position) } : {}) });
+    versionsSent.push(names.map((n) => {
+      const versions = changed?.(n);
+      return versions === undefined ? 'all' : [...versions].sort();
+    }));
   };
+  const changes = (versions: Record<string, string[]>): ChangedVersions => (name) => (versions[name] ? new Set(versions[name]) : undefined);
 
   beforeEach(() => {
     jest.useFakeTimers();
     sent = [];
+    versionsSent = [];
     failNext = false;
   });
   afterEach(() => jest.useRealTimers());
@@ -38,6 +46,21 @@ describe('catalog republish pacing', () => {
     expect(sent.slice(2)).toEqual([{ names: ['a'], read: false, cause: ['third'], positions: [3] }]);
     await jest.advanceTimersByTimeAsync(5000);
     expect(sent).toHaveLength(3);
+  });
+
+  it('sends a held tool with the versions every held batch changed, also after a failed send', async () => {
+    const pacer = new CatalogRepublisher(send, 500, pino({ level: 'silent' }));
+    await pacer.offer(['a', 'b'], headers('first'), [entry('a', 1), entry('b', 1)], changes({ a: ['1.0.0'], b: ['1.0.0'] }));
+    await pacer.offer(['a', 'b'], headers('second'), [entry('a', 2), entry('b', 2)], changes({ a: ['1.1.0'], b: ['1.1.0'] }));
+    await pacer.offer(['a'], headers('third'), [entry('a', 3)], changes({ a: ['1.2.0', '1.0.0'] }));
+    // A batch that did not say which versions it changed: every version goes.
+    await pacer.offer(['b'], headers('fourth'), [entry('b', 3)]);
+    failNext = true;
+    await jest.advanceTimersByTimeAsync(500);
+    await pacer.offer(['a'], headers('fifth'), [entry('a', 4)], changes({ a: ['1.3.0'] }));
+    await jest.advanceTimersByTimeAsync(1500);
+    expect(versionsSent).toEqual([[['1.0.0'], ['1.0.0']], [['1.0.0', '1.1.0', '1.2.0', '1.3.0'], 'all']]);
+    expect(sent[1]).toEqual({ names: ['a', 'b'], read: false, cause: ['fifth', 'fourth'], positions: [4, 3] });
   });
 
   it('never holds anything with a gap of 0', async () => {

@@ -1,21 +1,33 @@
 import { SerialQueue, type Logger } from '@estate/platform';
 import type { CatalogEntry } from '@estate/events';
+import type { ChangedVersions } from './catalog.publisher';
 
-/** Sends entries (each with its headers); entries undefined: the sender reads the named tools' committed entries itself. */
-export type CatalogSend = (names: string[], headers: (name: string) => Record<string, string>, entries?: CatalogEntry[]) => Promise<void>;
+/**
+ * Sends entries (each with its headers, and of each only the `changed` versions with its head);
+ * entries undefined: the sender reads the named tools' committed entries itself.
+ */
+export type CatalogSend = (names: string[], headers: (name: string) => Record<string, string>, entries?: CatalogEntry[], changed?: ChangedVersions) => Promise<void>;
 
 const RETRY_MS = 1000;
 
 interface Held {
   headers: Record<string, string>;
   entry?: CatalogEntry;
+  /** The versions changed by every batch held (undefined: all of them, or not known). */
+  changed?: Set<string>;
+}
+
+/** What a held tool must send once more batches changed it: their versions together. */
+function mergedChanges(held: Held | undefined, changed: ReadonlySet<string> | undefined): Set<string> | undefined {
+  if (changed === undefined || (held !== undefined && held.changed === undefined)) return undefined;
+  return new Set([...(held?.changed ?? []), ...changed]);
 }
 
 /**
- * Paces the catalog topic per tool. A catalog entry carries every version of its tool, so sending
- * it again on each change cost a tool published over and over (a CI loop, a burst) the size of its
- * whole history each time: profiled under 16 publishing clients, republishing was a third of the
- * estate's CPU per publish. A tool's first change after a quiet `gapMs` goes out at once (a lone
+ * Paces the catalog topic per tool (off unless ESTATE_CATALOG_REPUBLISH_MS says). A change sends
+ * the versions it touched and the tool's head, which lists every version, so a tool published over
+ * and over (a CI loop, a burst) still sends a head that grows with its history; pacing merges the
+ * changes of a busy tool into one send. A tool's first change after a quiet `gapMs` goes out at once (a lone
  * publish reaches the edges as fast as before); changes that come sooner are held and merged, and
  * its latest committed entry goes out `gapMs` after the previous one. The projection itself
  * is not held back; only what the edges hear of a busy tool is, by at most `gapMs`.
@@ -40,19 +52,21 @@ export class CatalogRepublisher {
   ) {}
 
   /** After a batch committed: its tools' entries (as committed, when known) go out now or when their gap is over. */
-  offer(names: string[], headers: (name: string) => Record<string, string>, entries?: CatalogEntry[]): Promise<void> {
+  offer(names: string[], headers: (name: string) => Record<string, string>, entries?: CatalogEntry[], changed?: ChangedVersions): Promise<void> {
     const at = this.now();
     const due: number[] = [];
     names.forEach((name, index) => {
-      if (this.gapMs > 0 && (this.held.has(name) || at - (this.lastSent.get(name) ?? -Infinity) < this.gapMs)) this.held.set(name, { headers: headers(name), entry: entries?.[index] });
-      else due.push(index);
+      const held = this.held.get(name);
+      if (this.gapMs > 0 && (held !== undefined || at - (this.lastSent.get(name) ?? -Infinity) < this.gapMs)) {
+        this.held.set(name, { headers: headers(name), entry: entries?.[index], changed: mergedChanges(held, changed?.(name)) });
+      } else due.push(index);
     });
     this.schedule();
     if (due.length === 0) return Promise.resolve();
     const dueNames = due.map((i) => names[i]);
     return this.queue.run(async () => {
       for (const name of dueNames) this.lastSent.set(name, this.now());
-      await this.send(dueNames, headers, entries && due.map((i) => entries[i]));
+      await this.send(dueNames, headers, entries && due.map((i) => entries[i]), changed);
     });
   }
 
@@ -101,14 +115,19 @@ export class CatalogRepublisher {
         this.lastSent.set(name, at);
       }
       const headers = (name: string) => (taken.get(name) as Held).headers;
+      const changed = (name: string) => taken.get(name)?.changed;
       const known = names.filter((name) => taken.get(name)?.entry !== undefined);
       const unknown = names.filter((name) => taken.get(name)?.entry === undefined);
       try {
-        if (known.length > 0) await this.send(known, headers, known.map((name) => taken.get(name)?.entry as CatalogEntry));
-        if (unknown.length > 0) await this.send(unknown, headers);
+        if (known.length > 0) await this.send(known, headers, known.map((name) => taken.get(name)?.entry as CatalogEntry), changed);
+        if (unknown.length > 0) await this.send(unknown, headers, undefined, changed);
       } catch (error) {
-        // Sent twice at worst (a compacted topic keeps the newest): never lost.
-        for (const [name, held] of taken) if (!this.held.has(name)) this.held.set(name, held);
+        // Sent twice at worst (a compacted topic keeps the newest): never lost. A tool held again since keeps its newer
+        // entry, and the versions of both.
+        for (const [name, held] of taken) {
+          const newer = this.held.get(name);
+          this.held.set(name, newer === undefined ? held : { ...newer, changed: mergedChanges(held, newer.changed) });
+        }
         throw error;
       }
       this.forgetQuiet(at);

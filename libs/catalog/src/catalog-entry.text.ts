@@ -1,4 +1,4 @@
-import type { CatalogEntry, CatalogVersion } from '@estate/events';
+import { catalogVersionKey, type CatalogEntry, type CatalogVersion } from '@estate/events';
 
 /**
  * The JSON text of each version object, written once: an entry holds every version of its tool
@@ -33,4 +33,22 @@ export function catalogEntryText(entry: CatalogEntry): string {
     fields.push(`${JSON.stringify(key)}:${text}`);
   }
   return `{${fields.join(',')}}`;
+}
+
+/** A record of the catalog topic: its key and its JSON text. */
+export interface CatalogRecordText {
+  key: string;
+  value: string;
+}
+
+/** The tool's head record: the entry without its versions' contents, which go as records of their own. */
+export function catalogHeadText(entry: CatalogEntry): CatalogRecordText {
+  const head = { kind: 'head', name: entry.name, upstream: entry.upstream, versions: entry.versions.map((v) => v.version), position: entry.position };
+  return { key: entry.name, value: JSON.stringify(head) };
+}
+
+/** One version's record, with the version's text from the cache: a version that did not change is never serialized again. */
+export function catalogVersionRecordText(entry: CatalogEntry, version: CatalogVersion): CatalogRecordText {
+  const value = `{"kind":"version","tool":${JSON.stringify(entry.name)},"position":${entry.position},"version":${catalogVersionText(version)}}`;
+  return { key: catalogVersionKey(entry.name, version.version), value };
 }

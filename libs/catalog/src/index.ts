@@ -1,5 +1,6 @@
 export { evolveCatalogEntry, withUpstream, upstreamOf, sortCatalogVersions } from './catalog.projection';
-export { catalogEntryText, catalogVersionText, parseCatalogVersion } from './catalog-entry.text';
+export { catalogEntryText, catalogVersionText, parseCatalogVersion, catalogHeadText, catalogVersionRecordText } from './catalog-entry.text';
+export type { CatalogRecordText } from './catalog-entry.text';
 export { resolveForPrincipal, listVisible } from './catalog.view';
 export type { Pins, VisibleTool } from './catalog.view';
 export { VisibleListCache, visibilityKey, isVisibleCatalog } from './visible-list.cache';

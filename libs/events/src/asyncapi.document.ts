@@ -88,23 +88,39 @@ function cloudEventSchema(type: string, version: number): Json {
   };
 }
 
-const CATALOG_ENTRY_SCHEMA: Json = {
+const UPSTREAM_SCHEMA: Json = { type: 'object', required: ['server', 'transport'], properties: { server: { type: 'string' }, transport: { enum: ['streamable-http', 'stdio'] } } };
+
+const CATALOG_VERSION_SCHEMA: Json = {
+  type: 'object',
+  required: ['version', 'status', 'quarantined', 'spec', 'publishedAt'],
+  properties: { version: { type: 'string' }, status: { enum: ['active', 'deprecated', 'retired'] }, quarantined: { type: 'boolean' }, spec: TOOL_SPEC_SCHEMA, publishedAt: { type: 'string' } },
+};
+
+const CATALOG_HEAD_SCHEMA: Json = {
   type: ['object', 'null'],
-  description: 'The current state of one tool; null (a tombstone) when the tool is gone.',
-  required: ['name', 'upstream', 'versions', 'position'],
+  description: 'A tool without its versions\' contents (key: the tool name); null (a tombstone) when the tool is withdrawn. It is whole once every version it lists has its record.',
+  required: ['kind', 'name', 'upstream', 'versions', 'position'],
   properties: {
+    kind: { const: 'head' },
     name: { type: 'string' },
-    upstream: { type: 'object', required: ['server', 'transport'], properties: { server: { type: 'string' }, transport: { enum: ['streamable-http', 'stdio'] } } },
-    versions: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['version', 'status', 'quarantined', 'spec', 'publishedAt'],
-        properties: { version: { type: 'string' }, status: { enum: ['active', 'deprecated', 'retired'] }, quarantined: { type: 'boolean' }, spec: TOOL_SPEC_SCHEMA, publishedAt: { type: 'string' } },
-      },
-    },
+    upstream: UPSTREAM_SCHEMA,
+    versions: { type: 'array', items: { type: 'string' }, description: 'Every version of the tool, each the record keyed "name@version".' },
     position: { type: 'integer' },
   },
+};
+
+const CATALOG_VERSION_RECORD_SCHEMA: Json = {
+  type: ['object', 'null'],
+  description: 'One version of a tool (key: "name@version"); the newest position per key wins.',
+  required: ['kind', 'tool', 'position', 'version'],
+  properties: { kind: { const: 'version' }, tool: { type: 'string' }, position: { type: 'integer' }, version: CATALOG_VERSION_SCHEMA },
+};
+
+const CATALOG_ENTRY_SCHEMA: Json = {
+  type: ['object', 'null'],
+  description: 'The whole state of one tool under its name, as discovery wrote it before heads and version records; edges still read it.',
+  required: ['name', 'upstream', 'versions', 'position'],
+  properties: { name: { type: 'string' }, upstream: UPSTREAM_SCHEMA, versions: { type: 'array', items: CATALOG_VERSION_SCHEMA }, position: { type: 'integer' } },
 };
 
 /**
@@ -134,10 +150,18 @@ export function asyncApiDocument(options: AsyncApiOptions): Json {
     address, description, servers: [ref(`#/servers/${server}`)],
     messages: Object.fromEntries(names.map((name) => [name, ref(`#/components/messages/${name}`)])),
   });
-  messages.CatalogEntry = { name: 'CatalogEntry', contentType: 'application/json', payload: CATALOG_ENTRY_SCHEMA, bindings: { kafka: { key: { type: 'string' }, bindingVersion: '0.5.0' } } };
+  const catalogMessage = (name: string, payload: Json): void => {
+    messages[name] = { name, contentType: 'application/json', payload, bindings: { kafka: { key: { type: 'string' }, bindingVersion: '0.5.0' } } };
+  };
+  catalogMessage('CatalogHead', CATALOG_HEAD_SCHEMA);
+  catalogMessage('CatalogVersionRecord', CATALOG_VERSION_RECORD_SCHEMA);
+  catalogMessage('CatalogEntry', CATALOG_ENTRY_SCHEMA);
   const channels: Json = {
     registryEvents: channel(topicName(options.topicPrefix, 'registryEvents'), 'kafka', keys.registry.map(([t, v]) => kafkaMessage(t, v)), 'Every registry fact, keyed by stream (tool or server name), kept forever.'),
-    catalog: channel(topicName(options.topicPrefix, 'catalog'), 'kafka', ['CatalogEntry'], 'Current state of each tool, keyed by tool name, compacted.'),
+    catalog: channel(
+      topicName(options.topicPrefix, 'catalog'), 'kafka', ['CatalogHead', 'CatalogVersionRecord', 'CatalogEntry'],
+      'Current state of each tool, compacted: a head keyed by tool name and a record per version keyed "name@version", the versions a change touched sent before the head. CatalogEntry is the older whole-tool form.',
+    ),
     calls: channel(topicName(options.topicPrefix, 'calls'), 'kafka', keys.calls.map(([t, v]) => kafkaMessage(t, v)), 'Every call, refusal and upstream request the edge saw, keyed by principal.'),
     toolChangeFeed: channel('/v1/events/stream', 'audit', keys.feed.map(([t, v]) => sseMessage(t, v)),
       'Server-sent events: one structured CloudEvent per tool change; `id` is the feed position for Last-Event-ID; filters `tools`, `types`, `since`.'),

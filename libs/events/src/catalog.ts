@@ -24,11 +24,44 @@ export interface CatalogUpstream {
   sessionAffinity?: boolean;
 }
 
-/** The value on `estate.catalog` for one tool name (the key). A null value removes the tool. */
+/**
+ * One tool with every version, as discovery projects it and the edge serves it. On `estate.catalog`
+ * it travels as a head (key: the tool name) and one record per version (key: `name@version`), so a
+ * change sends what changed, not the tool's history. An older discovery wrote the whole entry under
+ * the tool name; edges still read that form.
+ */
 export interface CatalogEntry {
   name: string;
   upstream: CatalogUpstream;
   versions: CatalogVersion[];
   /** Registry stream position this state reflects; an edge ignores an older entry than it holds. */
   position: number;
+}
+
+/**
+ * A tool's record on `estate.catalog` (key: the tool name): the entry without its versions, which
+ * are records of their own. A null value withdraws the tool.
+ */
+export interface CatalogHead {
+  kind: 'head';
+  name: string;
+  upstream: CatalogUpstream;
+  /** The entry's versions in its order, each the record keyed catalogVersionKey(name, version). */
+  versions: string[];
+  /** Registry stream position this state reflects; an edge ignores an older head than it holds. */
+  position: number;
+}
+
+/** One version of a tool on `estate.catalog` (key: catalogVersionKey(tool, version.version)). */
+export interface CatalogVersionRecord {
+  kind: 'version';
+  tool: string;
+  /** The position of the tool when this version last changed; an edge ignores an older record for the key. */
+  position: number;
+  version: CatalogVersion;
+}
+
+/** A version record's key: tool names never hold "@" (tool-spec.lint.ts), so the key names one version. */
+export function catalogVersionKey(tool: string, version: string): string {
+  return `${tool}@${version}`;
 }

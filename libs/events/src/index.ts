@@ -43,7 +43,8 @@ export type { DriftField, ToolVersionDriftDetectedData, ToolVersionDriftDetected
 export { asyncApiDocument, FEED_ONLY_EVENT_TYPES } from './asyncapi.document';
 export type { AsyncApiOptions } from './asyncapi.document';
 export type { DeprecationCaller, ToolVersionDeprecationCallersData, ToolVersionDeprecationCallers } from './audit.events';
-export type { CatalogEntry, CatalogVersion, CatalogUpstream } from './catalog';
+export type { CatalogEntry, CatalogVersion, CatalogUpstream, CatalogHead, CatalogVersionRecord } from './catalog';
+export { catalogVersionKey } from './catalog';
 export { EVENT_DATA_SCHEMAS, TOOL_SPEC_SCHEMA, eventSchemaKey } from './event.schemas';
 export type { EventSchemaKey } from './event.schemas';
 export { upcast } from './upcasters';

@@ -6,6 +6,7 @@ import {
 } from '@estate/platform';
 import type { INestMicroservice } from '@nestjs/common';
 import { readCatalogRecord } from './catalog-entry.check';
+import { CatalogAssembly, isVersionKey } from './catalog.assembly';
 import { startCatalogConsumer } from './catalog.consumer';
 
 /** How long an edge waits at start to have read the catalog topic as it stood. */
@@ -38,6 +39,8 @@ export function listChangedFor(changes: readonly CatalogChange[], principal: Pri
  */
 export class CatalogReplica {
   private readonly entries = new Map<string, CatalogEntry>();
+  /** Heads and version records read from the topic, put together into `entries`. */
+  private readonly assembly = new CatalogAssembly();
   private readonly listeners: Array<(changes: CatalogChange[], log: Logger) => void> = [];
   /** `name@version` this edge quarantined itself, kept hidden until the catalog says so too. */
   private readonly localQuarantine = new Set<string>();
@@ -199,6 +202,8 @@ export class CatalogReplica {
       for (const message of messages) await this.receive(message);
     } finally {
       this.inBatch = false;
+      // A tool's versions and head come in one send: it is put together once, after the batch.
+      this.assemble();
       // The window is over: the batch's changes go out now, not a timer's turn later (also when a record failed).
       const left = this.windowLeft();
       if (this.pending.length > 0 && left === 0) this.flush();
@@ -212,11 +217,31 @@ export class CatalogReplica {
     this.pendingCause = message;
     // Debug only: bench/notify.bench.ts times the catalog hop from this line.
     this.logger.debug({ tool: message.key, offset: message.offset }, 'catalog record received');
-    if (!message.key) return this.reject(message, 'a catalog record without a key');
-    if (message.value === null) return this.apply(message.key, undefined);
-    const read = readCatalogRecord(message.key, message.value);
-    if (!read.ok) return this.reject(message, read.reason);
-    this.apply(message.key, read.entry);
+    const key = message.key;
+    if (!key) return this.reject(message, 'a catalog record without a key');
+    if (message.value === null) {
+      if (isVersionKey(key)) this.assembly.dropVersion(key);
+      else {
+        this.assembly.dropHead(key);
+        this.apply(key, undefined);
+      }
+    } else {
+      const read = readCatalogRecord(key, message.value);
+      if (!read.ok) return this.reject(message, read.reason);
+      const { record } = read;
+      if (record.kind === 'head') this.assembly.head(record.head);
+      else if (record.kind === 'version') this.assembly.version(record.record);
+      else {
+        this.assembly.dropHead(key);
+        this.apply(key, record.entry);
+      }
+    }
+    if (!this.inBatch) this.assemble();
+  }
+
+  /** Applies the tools whose head and versions are all held again after a change to one of them. */
+  private assemble(): void {
+    for (const [name, entry] of this.assembly.assembled()) this.apply(name, entry);
   }
 
   /** The replica keeps what it held and moves on; a failed dead-letter publish is retried like any outage. */
