@@ -24,7 +24,7 @@ export class ChainSegmentConflict extends Error {
   }
 }
 
-/** Entries per COPY: node prepares the next segment while PostgreSQL stores this one (measured with bench/ingest.run.ts). */
+/** Entries per write of a batch's COPY: node prepares the next segment while PostgreSQL stores this one (measured with bench/ingest.run.ts). */
 export const SEGMENT_SIZE = 250;
 
 /** A segment's entries with their canonical payloads: the CPU work that needs no database. */
@@ -33,14 +33,13 @@ interface Prepared {
   payloads: string[];
 }
 
-/** A segment linked to the chain: the fresh entries with their canonical payloads and their hashes from `from`, and their rows as COPY text. */
+/** A segment linked to the chain: the fresh entries with their canonical payloads and their hashes from `from`. */
 interface Linked {
   from: string;
   fresh: AuditEntryContent[];
   payloads: string[];
   hashes: string[];
   last: string;
-  rows: string;
 }
 
 /**
@@ -82,7 +81,7 @@ const UNCHECKED = 'unchecked_append';
  * Redelivered events are rare (the consumer drops a batch its position says was applied), so the
  * batch is first appended without looking its event ids up: the unique event id refuses a
  * duplicate, the batch's rows are rolled back to a savepoint taken with the head's lock, and the
- * batch is appended again with a lookup per segment, all in the caller's transaction. Either way
+ * batch is appended again without the event ids one lookup finds, all in the caller's transaction. Either way
  * no duplicate takes a link, and the sequence is set back so seq stays gapless.
  */
 export async function appendSegments(
@@ -95,11 +94,11 @@ export async function appendSegments(
   const [locked] = await client.query(`SELECT hash FROM audit.chain_head WHERE id = 1 FOR UPDATE; SAVEPOINT ${UNCHECKED}`);
   const from = locked.rows[0].hash as string;
   try {
-    return await appendFrom(runner, made, from, undefined, options);
+    return await appendFrom(runner, made, from, NONE_KNOWN, options);
   } catch (error) {
     if (!isRecordedEvent(error)) throw error;
     await client.query(`ROLLBACK TO SAVEPOINT ${UNCHECKED}; ${RESET_SEQUENCE}`);
-    return appendFrom(runner, made, from, (contents) => knownIds(runner, contents), options);
+    return appendFrom(runner, made, from, await knownIds(runner, made.flatMap((segment) => segment())), options);
   }
 }
 
@@ -110,21 +109,18 @@ export async function appendSegments(
 export const INLINE_MAX = 200;
 
 /**
- * The batch hashed from `from` and appended: a small one in its closing statement, a larger one by
- * COPY, then closed. Without `known` (the unchecked append) the whole batch is one COPY stream;
- * with it, one COPY per segment, each after its lookup.
+ * The batch hashed from `from`, leaving out the events `known` to be recorded, and appended: a
+ * small one in its closing statement, a larger one as one COPY stream, then closed.
  */
 async function appendFrom(
-  runner: Runner, segments: Array<() => AuditEntryContent[]>, from: string, known: KnownIds | undefined, options: { notify: boolean; bookkeeping?: BatchBookkeeping },
+  runner: Runner, segments: Array<() => AuditEntryContent[]>, from: string, known: ReadonlySet<string>, options: { notify: boolean; bookkeeping?: BatchBookkeeping },
 ): Promise<string[]> {
   if (segments.length === 1 && segments[0]().length <= INLINE_MAX) {
-    const contents = segments[0]();
-    const linked = link(prepare(contents), known ? await known(contents) : new Set(), new Set(), from);
+    const linked = link(prepare(segments[0]()), known, new Set(), from);
     const head = { hash: linked.fresh.length > 0 ? linked.last : null, notify: options.notify };
     return checked(await closeBatch(runner, head, options.bookkeeping, columnsOf(linked)), linked.fresh);
   }
-  const client = (await runner.connect()) as PgClient;
-  const chained = known ? await copySegments(client, segments, from, known) : await streamSegments(client, segments, from);
+  const chained = await streamSegments((await runner.connect()) as PgClient, segments, from, known);
   await closeBatch(runner, { hash: chained.appended.length > 0 ? chained.last : null, notify: options.notify }, options.bookkeeping);
   return chained.appended;
 }
@@ -147,58 +143,22 @@ interface Chained {
 }
 
 /**
- * The segments pipelined on the transaction's one connection: while PostgreSQL copies segment k
- * in, node prepares segment k+1 and hashes it from segment k's last hash, which is known in memory
- * before k's COPY is sent. With a lookup (`known`), those hashes are speculative only about
- * duplicates: when the lookup of k+1's event ids finds one already in the trail, k+1 is hashed
- * again without it. A failed COPY fails the whole call, so nothing precomputed outlives it.
+ * The batch as one COPY whose rows are written a segment at a time: after each write node yields,
+ * so the socket takes the rows and PostgreSQL stores them while node parses and hashes the next
+ * segment. One statement and one round trip for the whole batch, and the two processes work side
+ * by side instead of in turn. COPY rather than INSERT: PostgreSQL parses its text format with the
+ * least work per row, and appends the rows in the order given, so seq follows the chain. A refused
+ * row (an event already recorded) fails the COPY; nothing more is written once it has, and the
+ * caller starts over with the recorded events known.
  */
-async function copySegments(client: PgClient, segments: Array<() => AuditEntryContent[]>, from: string, known: KnownIds): Promise<Chained> {
-  const appended: string[] = [];
-  if (segments.length === 0) return { appended, last: from };
-  let next = prepare(segments[0]());
-  let nextKnown = quietly(known(next.contents));
-  const seen = new Set<string>();
-  let prev = from;
-  let linked = link(next, new Set(), seen, prev);
-  for (let k = 0; ; k += 1) {
-    const recorded = await nextKnown;
-    // Hashed before the lookup answered: an event found already recorded takes no link, so the segment is hashed again.
-    if (recorded.size > 0 && linked.fresh.some((c) => recorded.has(c.eventId))) {
-      for (const c of linked.fresh) seen.delete(c.eventId);
-      linked = link(next, recorded, seen, linked.from);
-    }
-    const current = linked;
-    prev = current.last;
-    const copied = current.fresh.length > 0 ? quietly(copyRows(client, current.rows)) : undefined;
-    if (k + 1 < segments.length) {
-      // The COPY's rows go out once PostgreSQL answers it; let that happen before node gets busy.
-      if (copied !== undefined) await setImmediate();
-      // Node's share of segment k+1 while PostgreSQL stores segment k.
-      next = prepare(segments[k + 1]());
-      nextKnown = quietly(known(next.contents));
-      linked = link(next, new Set(), seen, prev);
-    }
-    if (copied !== undefined) appended.push(...checked(await copied, current.fresh));
-    if (k + 1 >= segments.length) return { appended, last: prev };
-  }
-}
-
-/**
- * The unchecked append as one COPY whose rows are written a segment at a time: after each write
- * node yields, so the socket takes the rows and PostgreSQL stores them while node parses and
- * hashes the next segment. One statement and one round trip for the whole batch, and the two
- * processes work side by side instead of in turn. A refused row (an event already recorded) fails
- * the COPY; nothing more is written once it has, and the caller starts over with lookups.
- */
-async function streamSegments(client: PgClient, segments: Array<() => AuditEntryContent[]>, from: string): Promise<Chained> {
+async function streamSegments(client: PgClient, segments: Array<() => AuditEntryContent[]>, from: string, known: ReadonlySet<string>): Promise<Chained> {
   const appended: string[] = [];
   const seen = new Set<string>();
   let copy: { stream: ReturnType<typeof copyFrom>; done: Promise<void>; failed: boolean } | undefined;
   let prev = from;
   for (const segment of segments) {
     if (copy?.failed) break;
-    const linked = link(prepare(segment()), NONE_KNOWN, seen, prev);
+    const linked = link(prepare(segment()), known, seen, prev);
     prev = linked.last;
     if (linked.fresh.length === 0) continue;
     if (copy === undefined) {
@@ -209,7 +169,7 @@ async function streamSegments(client: PgClient, segments: Array<() => AuditEntry
       stream.once('error', () => { started.failed = true; });
       copy = started;
     }
-    copy.stream.write(linked.rows);
+    copy.stream.write(copyText(linked));
     for (const c of linked.fresh) appended.push(c.eventId);
     await setImmediate();
   }
@@ -221,9 +181,6 @@ async function streamSegments(client: PgClient, segments: Array<() => AuditEntry
 }
 
 const NONE_KNOWN: ReadonlySet<string> = new Set();
-
-/** Which of a segment's event ids the trail already holds. */
-type KnownIds = (contents: AuditEntryContent[]) => Promise<Set<string>>;
 
 function once<T>(make: () => T): () => T {
   let made: { value: T } | undefined;
@@ -240,7 +197,6 @@ function link(segment: Prepared, known: ReadonlySet<string>, seen: Set<string>, 
   const fresh: AuditEntryContent[] = [];
   const payloads: string[] = [];
   const hashes: string[] = [];
-  let rows = '';
   let prev = from;
   segment.contents.forEach((c, i) => {
     if (known.has(c.eventId) || seen.has(c.eventId)) return;
@@ -250,11 +206,19 @@ function link(segment: Prepared, known: ReadonlySet<string>, seen: Set<string>, 
     fresh.push(c);
     payloads.push(payload);
     hashes.push(hash);
-    rows += `${field(c.eventId)}\t${field(c.topic)}\t${field(c.type)}\t${field(c.stream)}\t${field(c.tool)}\t${field(c.version)}\t${field(c.principal)}\t`
-      + `${field(c.outcome)}\t${field(c.occurredAt)}\t${jsonField(payload)}\t${prev}\t${hash}\n`;
     prev = hash;
   });
-  return { from, fresh, payloads, hashes, last: prev, rows };
+  return { from, fresh, payloads, hashes, last: prev };
+}
+
+/** A linked segment's rows in COPY's text format. */
+function copyText({ from, fresh, payloads, hashes }: Linked): string {
+  let rows = '';
+  fresh.forEach((c, i) => {
+    rows += `${field(c.eventId)}\t${field(c.topic)}\t${field(c.type)}\t${field(c.stream)}\t${field(c.tool)}\t${field(c.version)}\t${field(c.principal)}\t`
+      + `${field(c.outcome)}\t${field(c.occurredAt)}\t${jsonField(payloads[i])}\t${i === 0 ? from : hashes[i - 1]}\t${hashes[i]}\n`;
+  });
+  return rows;
 }
 
 /** A linked segment as the closing statement's column arrays (no COPY text escaping: the values go as parameters). */
@@ -282,22 +246,11 @@ function jsonField(json: string): string {
   return json.includes('\\') ? json.replaceAll('\\', '\\\\') : json;
 }
 
+/** Which of these event ids the trail already holds. */
 async function knownIds(runner: Runner, contents: AuditEntryContent[]): Promise<Set<string>> {
   if (contents.length === 0) return new Set();
   const known: Array<{ event_id: string }> = await runner.query(`SELECT event_id FROM audit.entries WHERE event_id = ANY($1::text[])`, [contents.map((c) => c.eventId)]);
   return new Set(known.map((k) => k.event_id));
-}
-
-/**
- * COPY rather than INSERT: PostgreSQL parses the text format with the least work per row, and
- * appends the rows in the order given, so seq follows the chain. Queued on the connection at once,
- * behind what was sent before it.
- */
-async function copyRows(client: PgClient, rows: string): Promise<number> {
-  const stream = client.query(copyFrom(`COPY audit.entries (${ENTRY_COLUMNS}) FROM STDIN`));
-  stream.end(rows);
-  await finished(stream);
-  return stream.rowCount;
 }
 
 function checked(copied: number, fresh: AuditEntryContent[]): string[] {
