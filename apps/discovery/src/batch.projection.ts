@@ -22,6 +22,8 @@ export class BatchProjection implements ProjectionTarget {
   private readonly dirty = { streams: new Set<string>(), servers: new Set<string>(), tools: new Set<string>() };
   /** The version objects of each tool as read: anything else in its entry at the end is written. */
   private readonly stored = new Map<string, Set<CatalogVersion>>();
+  /** What flush wrote: the catalog topic is sent the same versions. */
+  private writes?: ToolWrite[];
 
   constructor(
     private readonly repo: CatalogRepository,
@@ -129,7 +131,7 @@ export class BatchProjection implements ProjectionTarget {
    * (every version of a tool the batch did not read); undefined for a tool it did not change.
    */
   changedVersions(): ChangedVersions {
-    const changed = new Map(this.toolWrites().map(({ entry, versions }) => [entry.name, new Set(versions.map((v) => v.version))]));
+    const changed = new Map((this.writes ?? this.toolWrites()).map(({ entry, versions }) => [entry.name, new Set(versions.map((v) => v.version))]));
     return (name) => changed.get(name);
   }
 
@@ -137,7 +139,8 @@ export class BatchProjection implements ProjectionTarget {
   async flush(checkpoint?: BatchCheckpoint): Promise<void> {
     for (const name of this.dirty.servers) await this.repo.upsertServer(this.runner, this.servers.get(name) as ServerRegisteredData);
     const positions = new Map([...this.dirty.streams].map((id) => [id, this.streams.get(id) as number]));
-    await this.repo.writeTools(this.runner, this.toolWrites(), positions, checkpoint);
+    this.writes = this.toolWrites();
+    await this.repo.writeTools(this.runner, this.writes, positions, checkpoint);
   }
 
   /** Each changed tool's head, and the versions that are not the objects read: the fold copies a version it changes. */

@@ -65,3 +65,9 @@ export interface CatalogVersionRecord {
 export function catalogVersionKey(tool: string, version: string): string {
   return `${tool}@${version}`;
 }
+
+/** The tool and version a version record's key names; undefined for a head's key (a tool name). */
+export function catalogVersionKeyParts(key: string): { tool: string; version: string } | undefined {
+  const at = key.indexOf('@');
+  return at < 0 ? undefined : { tool: key.slice(0, at), version: key.slice(at + 1) };
+}

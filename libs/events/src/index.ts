@@ -44,7 +44,7 @@ export { asyncApiDocument, FEED_ONLY_EVENT_TYPES } from './asyncapi.document';
 export type { AsyncApiOptions } from './asyncapi.document';
 export type { DeprecationCaller, ToolVersionDeprecationCallersData, ToolVersionDeprecationCallers } from './audit.events';
 export type { CatalogEntry, CatalogVersion, CatalogUpstream, CatalogHead, CatalogVersionRecord } from './catalog';
-export { catalogVersionKey } from './catalog';
+export { catalogVersionKey, catalogVersionKeyParts } from './catalog';
 export { EVENT_DATA_SCHEMAS, TOOL_SPEC_SCHEMA, eventSchemaKey } from './event.schemas';
 export type { EventSchemaKey } from './event.schemas';
 export { upcast } from './upcasters';

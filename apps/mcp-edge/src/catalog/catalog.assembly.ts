@@ -1,10 +1,5 @@
 import type { CatalogEntry, CatalogHead, CatalogVersion, CatalogVersionRecord } from '@estate/events';
 
-/** A version record's key holds "@"; a tool name never does (tool-spec.lint.ts). */
-export function isVersionKey(key: string): boolean {
-  return key.includes('@');
-}
-
 /**
  * Catalog entries put back together from the topic's heads and version records. Each key keeps
  * its newest record (an older position is a replay and changes nothing), as compaction does. A
@@ -35,10 +30,8 @@ export class CatalogAssembly {
   }
 
   /** A version record's tombstone: a head that lists the version cannot be assembled until it comes back. */
-  dropVersion(key: string): void {
-    const at = key.indexOf('@');
-    const tool = key.slice(0, at);
-    this.versions.get(tool)?.delete(key.slice(at + 1));
+  dropVersion(tool: string, version: string): void {
+    this.versions.get(tool)?.delete(version);
     this.touched.add(tool);
   }
 

@@ -1,12 +1,12 @@
 import { resolveForPrincipal, VisibleListCache, type Pins, type VisibleCatalog, type VisibleTool } from '@estate/catalog';
 import type { Principal } from '@estate/contracts';
-import type { CatalogEntry } from '@estate/events';
+import { catalogVersionKeyParts, type CatalogEntry } from '@estate/events';
 import {
   eventLogger, extractTraceContext, openSpan, withTraceContext, type BusMessage, type DeadLetterOffice, type EventBus, type Logger, type PartitionOffsets, type TraceContext,
 } from '@estate/platform';
 import type { INestMicroservice } from '@nestjs/common';
 import { readCatalogRecord } from './catalog-entry.check';
-import { CatalogAssembly, isVersionKey } from './catalog.assembly';
+import { CatalogAssembly } from './catalog.assembly';
 import { startCatalogConsumer } from './catalog.consumer';
 
 /** How long an edge waits at start to have read the catalog topic as it stood. */
@@ -220,7 +220,8 @@ export class CatalogReplica {
     const key = message.key;
     if (!key) return this.reject(message, 'a catalog record without a key');
     if (message.value === null) {
-      if (isVersionKey(key)) this.assembly.dropVersion(key);
+      const version = catalogVersionKeyParts(key);
+      if (version) this.assembly.dropVersion(version.tool, version.version);
       else {
         this.assembly.dropHead(key);
         this.apply(key, undefined);
