@@ -62,7 +62,7 @@ export function busFor(kind: BusKind, brokers: string[], databaseUrl: string, lo
 }
 
 /** What the edge sends per call: a ToolCallCompleted envelope keyed by principal. */
-function callRecord(i: number): OutgoingMessage {
+export function callRecord(i: number): OutgoingMessage {
   const principal = `agent-${i % 64}`;
   const envelope: EventEnvelope = {
     id: randomUUID(), type: 'ToolCallCompleted', version: 1, stream: `principal:${principal}`, position: 0,

@@ -5,14 +5,12 @@
  * per record (this process, and PostgreSQL's backends) and the statements per batch. Kafka's share and its
  * noise stay out, so old and new code compare on the same work. Writes nothing.
  */
-import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import type { EventEnvelope } from '@estate/events';
 import { BusContext, DeadLetterOffice, inTransaction, messageEventId, openDatabase, type BusMessage, type EventBus } from '@estate/platform';
 import { AuditConsumer } from '../apps/audit/src/audit.consumer';
 import { AuditRepository } from '../apps/audit/src/store/audit.repository';
 import { AUDIT_ENTITIES, AUDIT_MIGRATIONS } from '../apps/audit/src/store/migrations';
-import { startBenchDatabase } from './ingest.bench';
+import { callRecord, startBenchDatabase } from './ingest.bench';
 import { runBench } from './support/bench.cli';
 import { startCpuSpan } from './support/cpu.meter';
 
@@ -20,13 +18,8 @@ const TOPIC = 'bench.calls';
 
 /** What the edge sends per call, as the bus hands it to a handler. */
 function callMessage(i: number): BusMessage {
-  const principal = `agent-${i % 64}`;
-  const envelope: EventEnvelope = {
-    id: randomUUID(), type: 'ToolCallCompleted', version: 1, stream: `principal:${principal}`, position: 0,
-    occurredAt: new Date(Date.UTC(2026, 0, 1) + i).toISOString(), actor: principal, correlationId: `session-${i % 500}`,
-    data: { principal, tool: `bench.tool${i % 40}`, version: '1.0.0', outcome: i % 20 === 0 ? 'tool_error' : 'ok', durationMs: i % 90, attempts: 1, repaired: 0 },
-  };
-  return { topic: TOPIC, partition: 0, offset: String(i), key: principal, value: JSON.stringify(envelope), headers: { 'estate-type': 'ToolCallCompleted' } };
+  const { key, value, headers } = callRecord(i);
+  return { topic: TOPIC, partition: 0, offset: String(i), key: key ?? null, value, headers: headers ?? {} };
 }
 
 /** Counts the statements this process sends, by their first words. */
