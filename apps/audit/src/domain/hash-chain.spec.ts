@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import type { AuditEntryContent } from './audit-entry.mapper';
 import { canonicalEntry, canonicalJson, ChainVerifier, entryHash, GENESIS_HASH } from './hash-chain';
 import type { AuditEntry } from './audit-entry.mapper';
@@ -35,6 +36,14 @@ function verify(links: AuditEntry[], head = { lastSeq: links.at(-1)?.seq ?? 0, h
 }
 
 describe('canonicalJson', () => {
+  /** Sorts every object's keys, plainly: what canonicalJson must equal. */
+  const reference = (value: unknown): string => {
+    if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+    if (Array.isArray(value)) return `[${value.map(reference).join(',')}]`;
+    const record = value as Record<string, unknown>;
+    return `{${Object.keys(record).sort().filter((k) => record[k] !== undefined).map((k) => `${JSON.stringify(k)}:${reference(record[k])}`).join(',')}}`;
+  };
+
   it('sorts keys at every depth and drops undefined members', () => {
     expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: undefined } })).toBe('{"a":{"d":[3,{"y":2,"z":1}]},"b":1}');
   });
@@ -44,12 +53,6 @@ describe('canonicalJson', () => {
   });
 
   it('writes exactly what a plain sort-every-object serializer writes (key order skipped when sorted, quoted keys kept)', () => {
-    const reference = (value: unknown): string => {
-      if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-      if (Array.isArray(value)) return `[${value.map(reference).join(',')}]`;
-      const record = value as Record<string, unknown>;
-      return `{${Object.keys(record).sort().filter((k) => record[k] !== undefined).map((k) => `${JSON.stringify(k)}:${reference(record[k])}`).join(',')}}`;
-    };
     const samples: unknown[] = [
       { a: 1, b: { c: 'x', d: [1, 'two', null, { f: true, e: false }] } },
       { b: 'tab\there', a: 'quote " and \\ and \u0000 and \ud800 alone' },
@@ -59,6 +62,22 @@ describe('canonicalJson', () => {
     ];
     // Twice: the second pass uses the quoted keys the first one kept.
     for (const pass of [1, 2]) for (const sample of samples) expect({ pass, json: canonicalJson(sample) }).toEqual({ pass, json: reference(sample) });
+    // Values JSON.stringify would write differently from the canonical form take the key-by-key path.
+    expect(canonicalJson({ b: new Date(0), a: () => 1 })).toBe(reference({ b: new Date(0), a: () => 1 }));
+    expect(canonicalJson([{ y: 1, x: Object.create(null) }])).toBe('[{"x":{},"y":1}]');
+  });
+
+  it('writes what the reference writes for any JSON text parsed, whatever its keys', () => {
+    const key = fc.oneof(fc.string(), fc.constantFrom('__proto__', '0', '10', '9', 'a', 'A', '', 'é', '\ud800'));
+    const json = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: 'small' }, fc.jsonValue({ maxDepth: 1 }), tie('object'), fc.array(tie('value'), { maxLength: 4 })),
+      object: fc.dictionary(key, tie('value'), { maxKeys: 6 }),
+    })).value;
+    fc.assert(fc.property(json, (value) => {
+      // Through JSON text, as the trail receives payloads: `__proto__` becomes an own key.
+      const parsed = JSON.parse(JSON.stringify(value)) as unknown;
+      expect(canonicalJson(parsed)).toBe(reference(parsed));
+    }), { numRuns: 500 });
   });
 });
 

@@ -9,6 +9,62 @@ export const GENESIS_HASH = '0'.repeat(64);
  * serializes to the same bytes — also after a jsonb round trip, which reorders keys.
  */
 export function canonicalJson(value: unknown): string {
+  // Plain JSON data (what JSON.parse returns, the common case) is put in key order and handed to
+  // the native serializer, about twice as fast as building the text here.
+  const ordered = inKeyOrder(value);
+  if (ordered !== NOT_PLAIN) return JSON.stringify(ordered) ?? 'null';
+  return builtCanonicalJson(value);
+}
+
+const NOT_PLAIN = Symbol('not plain JSON data');
+
+/**
+ * The value with every object's keys in sorted order (objects already in order are kept, not
+ * copied), or NOT_PLAIN when JSON.stringify of it could differ from the canonical text: a value
+ * with no JSON form (function, symbol, bigint), an object that is not a plain object or array
+ * (toJSON, Date), or a key the engine would not keep in insertion order (array-index keys come
+ * first in any object, `__proto__` would set the prototype).
+ */
+function inKeyOrder(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') {
+    const kind = typeof value;
+    return kind === 'string' || kind === 'number' || kind === 'boolean' || kind === 'undefined' || value === null ? value : NOT_PLAIN;
+  }
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < value.length; i += 1) {
+      const item = value[i] as unknown;
+      const ordered = inKeyOrder(item);
+      if (ordered === NOT_PLAIN) return NOT_PLAIN;
+      if (ordered !== item) (copy ??= value.slice())[i] = ordered;
+    }
+    return copy ?? value;
+  }
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  if (prototype !== Object.prototype && prototype !== null) return NOT_PLAIN;
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  const sorted = inOrder(keys);
+  if (!sorted) keys.sort();
+  let copy: Record<string, unknown> | undefined = sorted ? undefined : {};
+  for (let i = 0; i < keys.length; i += 1) {
+    const key = keys[i];
+    const first = key.charCodeAt(0);
+    if ((first >= 48 && first <= 57) || key === '__proto__') return NOT_PLAIN;
+    const item = record[key];
+    const ordered = inKeyOrder(item);
+    if (ordered === NOT_PLAIN) return NOT_PLAIN;
+    if (copy === undefined && ordered !== item) {
+      copy = {};
+      for (let j = 0; j < i; j += 1) copy[keys[j]] = record[keys[j]];
+    }
+    if (copy !== undefined) copy[key] = ordered;
+  }
+  return copy ?? value;
+}
+
+/** canonicalJson written out key by key: for values inKeyOrder cannot hand to JSON.stringify. */
+function builtCanonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') {
     const text = JSON.stringify(value);
     // undefined (absent) has no JSON form; the caller drops such keys, as JSON.stringify does.
@@ -17,7 +73,7 @@ export function canonicalJson(value: unknown): string {
   // Plain loops rather than map/filter/join: every trail entry is serialized here on ingest and on verify.
   if (Array.isArray(value)) {
     let out = '[';
-    for (let i = 0; i < value.length; i += 1) out += (i > 0 ? ',' : '') + canonicalJson(value[i]);
+    for (let i = 0; i < value.length; i += 1) out += (i > 0 ? ',' : '') + builtCanonicalJson(value[i]);
     return `${out}]`;
   }
   const record = value as Record<string, unknown>;
@@ -29,7 +85,7 @@ export function canonicalJson(value: unknown): string {
     const item = record[key];
     if (item === undefined) continue;
     // Strings are most values: serialized here rather than through another call.
-    out += `${out.length > 1 ? ',' : ''}${quotedKey(key)}${typeof item === 'string' ? JSON.stringify(item) : canonicalJson(item)}`;
+    out += `${out.length > 1 ? ',' : ''}${quotedKey(key)}${typeof item === 'string' ? JSON.stringify(item) : builtCanonicalJson(item)}`;
   }
   return `${out}}`;
 }

@@ -1,5 +1,10 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn, Unique } from 'typeorm';
 
+/** The one type the (type, seq) index leaves out: a filter for it reads the primary key instead. */
+export const TYPE_INDEX_LEAVES_OUT = 'ToolCallCompleted';
+/** The index's predicate; a query for any other type repeats it so the planner can use the index. */
+export const TYPE_INDEX_PREDICATE = `type <> '${TYPE_INDEX_LEAVES_OUT}'`;
+
 /**
  * One entry of the hash-chained trail. Append-only: triggers in the migration (and the function
  * they call) refuse UPDATE, DELETE and TRUNCATE; TypeORM does not model triggers, so the entity
@@ -9,7 +14,8 @@ import { Column, Entity, Index, PrimaryGeneratedColumn, Unique } from 'typeorm';
 @Unique('entries_event_id_unique', ['eventId'])
 @Index('entries_tool_version_seq', ['tool', 'version', 'seq'])
 @Index('entries_principal_seq', ['principal', 'seq'])
-@Index('entries_type_seq', ['type', 'seq'])
+// Partial (migration TypeSeqWithoutCompletedCalls1764550000000): every type but completed calls, the bulk of the trail.
+@Index('entries_type_seq', ['type', 'seq'], { where: TYPE_INDEX_PREDICATE })
 // Partial (migration TopicSeqWithoutOutcomes1764540000000): registry entries only, for topicEntriesAfter.
 @Index('entries_topic_seq', ['topic', 'seq'], { where: 'outcome IS NULL' })
 // A BRIN index (migration OccurredAtBrin1764530000000): TypeORM cannot declare the access method, so it does not sync this one.

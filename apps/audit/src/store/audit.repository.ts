@@ -5,7 +5,7 @@ import type { AuditEntry, AuditEntryContent } from '../domain/audit-entry.mapper
 import { appendChained } from './trail.appender';
 import type { AuditQuery } from '../domain/audit-query.parser';
 import { ChainVerifier, type ChainHead, type StoredLink, type VerifyResult } from '../domain/hash-chain';
-import { AuditEntryEntity } from './audit-entry.entity';
+import { AuditEntryEntity, TYPE_INDEX_LEAVES_OUT, TYPE_INDEX_PREDICATE } from './audit-entry.entity';
 import { ChainHeadEntity } from './chain-head.entity';
 import { countDeadLetters, listDeadLetters, readLedger, type DeadLetterView, type LedgerRow } from './consumption.ledger';
 
@@ -95,7 +95,11 @@ export class AuditRepository {
     if (query.tool !== undefined) select.andWhere('e.tool = :tool', { tool: query.tool });
     if (query.version !== undefined) select.andWhere('e.version = :version', { version: query.version });
     if (query.principal !== undefined) select.andWhere('e.principal = :principal', { principal: query.principal });
-    if (query.type !== undefined) select.andWhere('e.type = :type', { type: query.type });
+    if (query.type !== undefined) {
+      select.andWhere('e.type = :type', { type: query.type });
+      // The (type, seq) index leaves completed calls out; for any other type, say so and it answers.
+      if (query.type !== TYPE_INDEX_LEAVES_OUT) select.andWhere(`e.${TYPE_INDEX_PREDICATE}`);
+    }
     // An outcome matches as recorded (`refused:invalid_arguments`) or by its class before the colon (`refused`).
     if (query.outcome !== undefined) select.andWhere("(e.outcome = :outcome OR split_part(e.outcome, ':', 1) = :outcome)", { outcome: query.outcome });
     if (query.from !== undefined) select.andWhere('e.occurredAt >= :from', { from: query.from.toISOString() });

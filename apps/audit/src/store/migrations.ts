@@ -1,5 +1,6 @@
 import { deadLetterTableSql } from '@estate/platform';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { TYPE_INDEX_PREDICATE } from './audit-entry.entity';
 import { AuditDeadLetterEntity } from './audit-dead-letter.entity';
 import { AuditEntryEntity } from './audit-entry.entity';
 import { AuditPositionEntity } from './audit-position.entity';
@@ -155,9 +156,30 @@ export class TopicSeqWithoutOutcomes1764540000000 implements MigrationInterface 
   }
 }
 
+/**
+ * Completed calls are nearly every row of the trail, and every one of them paid a B-tree insert
+ * into (type, seq) that no query needs: asking for `type=ToolCallCompleted` matches most rows, so
+ * newest-first pages read the primary key backwards and stop at the limit. The index keeps the
+ * other types (refusals, registry events, probes), which are the rare ones a type filter finds,
+ * and the query states the predicate so the planner can use it. Same name and columns.
+ */
+export class TypeSeqWithoutCompletedCalls1764550000000 implements MigrationInterface {
+  name = 'TypeSeqWithoutCompletedCalls1764550000000';
+
+  async up(runner: QueryRunner): Promise<void> {
+    await runner.query(`DROP INDEX audit.entries_type_seq`);
+    await runner.query(`CREATE INDEX entries_type_seq ON audit.entries (type, seq) WHERE ${TYPE_INDEX_PREDICATE}`);
+  }
+
+  async down(runner: QueryRunner): Promise<void> {
+    await runner.query(`DROP INDEX audit.entries_type_seq`);
+    await runner.query(`CREATE INDEX entries_type_seq ON audit.entries (type, seq)`);
+  }
+}
+
 export const AUDIT_MIGRATIONS = [
   CreateAuditTrail1732900000002, ConsumerPositions1732900000012, RecordEveryMessage1764500000100, WebhookSubscriptions1764520000000, OccurredAtBrin1764530000000,
-  TopicSeqWithoutOutcomes1764540000000,
+  TopicSeqWithoutOutcomes1764540000000, TypeSeqWithoutCompletedCalls1764550000000,
 ];
 
 /** The tables these migrations create; the schema drift test holds the two together. */
