@@ -347,7 +347,14 @@ export class KafkaEventBus implements EventBus {
         maxInFlightRequests: 1,
         createPartitioner: Partitioners.DefaultPartitioner,
       });
-      this.producer = producer.connect().then(() => producer);
+      const connecting = producer.connect().then(() => producer, async (error: unknown) => {
+        // A producer that never connected (the broker was away at the first send) is not kept:
+        // the next send opens a new one, instead of failing with this error for ever.
+        if (this.producer === connecting) this.producer = undefined;
+        await producer.disconnect().catch(() => undefined);
+        throw error;
+      });
+      this.producer = connecting;
     }
     return this.producer;
   }
