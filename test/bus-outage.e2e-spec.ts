@@ -38,4 +38,28 @@ describe('the Kafka bus after a first send during a broker outage (a private bro
       await reader.disconnect();
     }
   }, 240_000);
+
+  it('keeps sending after the broker lost its data (wiped and restarted), with the topic declared again', async () => {
+    for (let i = 0; i < 3; i += 1) await bus.publish(topic, [{ key: 'k', value: `before the wipe ${i}` }]);
+    await kafka.wipeAndRestart();
+    // A send may still be refused while the broker settles; the bus must not stay refused.
+    const refusals: string[] = [];
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        await bus.publish(topic, [{ key: 'k', value: 'after the wipe' }]);
+        break;
+      } catch (error) {
+        refusals.push(String(error));
+        if (attempt >= 5) throw new Error(`still refused after the wipe: ${refusals.join(' | ')}`);
+      }
+    }
+    const reader = new Kafka({ clientId: 'bus-outage-reader', brokers: kafka.brokers, logLevel: logLevel.NOTHING }).admin();
+    await reader.connect();
+    try {
+      const [partition] = await reader.fetchTopicOffsets(topic);
+      expect(partition.high).toBe('1');
+    } finally {
+      await reader.disconnect();
+    }
+  }, 240_000);
 });
