@@ -24,8 +24,14 @@ describe('the Kafka bus after a first send during a broker outage (a private bro
   }, 60_000);
 
   it('fails the send made while the broker is down, then delivers the next one once it is back', async () => {
+    // A second bus whose only send fails: it must still close (a service stopping during the outage).
+    const other = new KafkaEventBus({ brokers: kafka.brokers, clientId: 'bus-outage-other', logger: createLogger('bus-outage', 'silent') });
     await kafka.kill();
-    await expect(bus.publish(topic, [{ key: 'k', value: 'during the outage' }])).rejects.toThrow();
+    await Promise.all([
+      expect(bus.publish(topic, [{ key: 'k', value: 'during the outage' }])).rejects.toThrow(),
+      expect(other.publish(topic, [{ key: 'k', value: 'during the outage' }])).rejects.toThrow(),
+    ]);
+    await expect(other.close()).resolves.toBeUndefined();
     await kafka.start();
     await bus.publish(topic, [{ key: 'k', value: 'after the outage' }]);
 

@@ -213,7 +213,11 @@ export class KafkaEventBus implements EventBus {
     await Promise.allSettled([...this.consumers].map((c) => this.disconnect(c, 'consumer')));
     this.consumers.clear();
     await this.pages?.close();
-    if (this.producer) await this.disconnect(await this.producer, 'producer');
+    if (this.producer) {
+      // One that could not connect has already let go of what it opened.
+      const producer = await this.producer.catch(() => undefined);
+      if (producer) await this.disconnect(producer, 'producer');
+    }
     if (this.admin) {
       const admin = await this.admin.catch(() => undefined);
       if (admin) await this.disconnect(admin, 'admin');
