@@ -151,6 +151,20 @@ describe('npm start lifecycle with embedded PostgreSQL', () => {
     expect(postgresOf(dataDir)).toEqual([]);
   }, 180_000);
 
+  it('a SIGTERM during the start, before the banner, stops it cleanly once it is up, exit code 0', async () => {
+    const estate = await start();
+    await waitFor(async () => {
+      if (estate.output().includes('registry listening')) return true;
+      if (estate.child.exitCode !== null || estate.child.signalCode !== null) throw new Error(`exited before the registry listened:\n${estate.output()}`);
+      return undefined;
+    }, 'the registry to listen', 90_000);
+    expect(estate.output()).not.toContain('Estate is running');
+    const stop = await signalGroup(estate, 'SIGTERM', 60_000);
+    report(`SIGTERM during the start: exited after ${stop.ms} ms`);
+    expect(stop.result).toEqual({ code: 0, signal: null });
+    expect(postgresOf(dataDir)).toEqual([]);
+  }, 180_000);
+
   it('a boot failure logs its reason, never "undefined", and leaves nothing running', async () => {
     const taken: Server = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));

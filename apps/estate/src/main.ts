@@ -52,6 +52,11 @@ async function banner(estate: EmbeddedEstate, adminToken?: string, agentToken?: 
 
 async function main(): Promise<void> {
   let logger = createLogger('estate', process.env.LOG_LEVEL ?? 'info');
+  // A signal during the start must not kill the process outright (its services half up): it is
+  // held, and sent again once the stop is wired.
+  let held: NodeJS.Signals | undefined;
+  const hold = (signal: NodeJS.Signals) => void (held ??= signal);
+  process.on('SIGINT', hold).on('SIGTERM', hold);
   try {
     const embedded = loadEmbeddedConfig(process.env);
     logger = createLogger('estate', process.env.LOG_LEVEL ?? 'info', { format: embedded.logFormat });
@@ -62,12 +67,15 @@ async function main(): Promise<void> {
     const adminToken = secret ? await issueDevToken(secret, ADMIN, options) : undefined;
     const agentToken = secret ? await issueDevToken(secret, AGENT, options) : undefined;
     const bank = embedded.demo && adminToken ? await seedDemo(estate.urls.registry, adminToken, embedded.bankPort, logger) : undefined;
-    process.stdout.write(await banner(estate, adminToken, agentToken));
+    // Wired before the banner: whoever reads it may signal at once, before this process runs again.
     stopOnSignals(logger, async () => {
       await estate.stop();
       await bank?.close();
       await tracing?.shutdown();
     });
+    process.off('SIGINT', hold).off('SIGTERM', hold);
+    process.stdout.write(await banner(estate, adminToken, agentToken));
+    if (held) process.kill(process.pid, held);
   } catch (error) {
     failBoot(logger, error);
   }
