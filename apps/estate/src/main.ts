@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import path from 'node:path';
-import { createLogger, failBoot, issueDevToken, startTracing, stopOnSignals } from '@estate/platform';
+import { createLogger, failBoot, holdStopSignals, issueDevToken, startTracing, stopOnSignals } from '@estate/platform';
 import { loadEmbeddedConfig } from './config';
 import { seedDemo } from './demo.seed';
 import { startEmbedded, type EmbeddedEstate } from './embedded';
@@ -52,11 +52,8 @@ async function banner(estate: EmbeddedEstate, adminToken?: string, agentToken?: 
 
 async function main(): Promise<void> {
   let logger = createLogger('estate', process.env.LOG_LEVEL ?? 'info');
-  // A signal during the start must not kill the process outright (its services half up): it is
-  // held, and sent again once the stop is wired.
-  let held: NodeJS.Signals | undefined;
-  const hold = (signal: NodeJS.Signals) => void (held ??= signal);
-  process.on('SIGINT', hold).on('SIGTERM', hold);
+  // A signal during the start (services half up) is held, and sent again once the stop is wired.
+  const release = holdStopSignals();
   try {
     const embedded = loadEmbeddedConfig(process.env);
     logger = createLogger('estate', process.env.LOG_LEVEL ?? 'info', { format: embedded.logFormat });
@@ -73,9 +70,8 @@ async function main(): Promise<void> {
       await bank?.close();
       await tracing?.shutdown();
     });
-    process.off('SIGINT', hold).off('SIGTERM', hold);
     process.stdout.write(await banner(estate, adminToken, agentToken));
-    if (held) process.kill(process.pid, held);
+    release();
   } catch (error) {
     failBoot(logger, error);
   }

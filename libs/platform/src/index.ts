@@ -45,7 +45,7 @@ export { httpError } from './http/http-errors';
 export { collectBody } from './http/body.collector';
 export { startEmbeddedPostgres, freePort } from './embedded-postgres';
 export type { EmbeddedDatabase } from './embedded-postgres';
-export { busFrom, joinEstateOrKafka, stopOnSignals, guardShutdown, failBoot, runService, STOP_DEADLINE_MS } from './service.runtime';
+export { busFrom, joinEstateOrKafka, stopOnSignals, guardShutdown, holdStopSignals, failBoot, runService, STOP_DEADLINE_MS } from './service.runtime';
 export type { StandaloneOptions } from './service.runtime';
 export {
   CLOCK, DATABASE, ID_SOURCE, LOGGER, SERVICE_CONFIG, OwnedResources, databaseProvider, portProviders, stopServiceParts,

@@ -82,6 +82,21 @@ export function guardShutdown(logger: Logger, deadlineMs = STOP_DEADLINE_MS, onF
   process.on('SIGTERM', handler);
 }
 
+/**
+ * Holds SIGINT and SIGTERM while a process starts (its HTTP servers may answer, and be signalled,
+ * before the rest is up): without a listener the signal would kill it outright. The returned
+ * release stops holding and sends a held signal again, to the handlers wired by then.
+ */
+export function holdStopSignals(): () => void {
+  let held: NodeJS.Signals | undefined;
+  const hold = (signal: NodeJS.Signals) => void (held ??= signal);
+  process.on('SIGINT', hold).on('SIGTERM', hold);
+  return () => {
+    process.off('SIGINT', hold).off('SIGTERM', hold);
+    if (held) process.kill(process.pid, held);
+  };
+}
+
 /** Boot failures are printed (to stderr) with every configuration problem, then the process exits 1. */
 export function failBoot(logger: Logger, error: unknown): void {
   logger.fatal({ err: error }, describeFailure(error));
@@ -127,17 +142,13 @@ export async function runService<C extends ServiceConfig>(entry: ServiceEntry<C>
     const tracing = startTracing(entry.env, `estate-${entry.name}`);
     const owned = tracing ? [{ name: 'tracing', stop: () => tracing.shutdown() }] : [];
     // The HTTP server answers before the start has finished (consumers subscribe after it listens):
-    // a SIGTERM in that window must not kill the process outright. It is held and sent again
-    // once Nest's shutdown hooks are in place.
-    let held: NodeJS.Signals | undefined;
-    const hold = (signal: NodeJS.Signals) => void (held ??= signal);
-    process.on('SIGINT', hold).on('SIGTERM', hold);
+    // a SIGTERM in that window is held and sent again once Nest's shutdown hooks are in place.
+    const release = holdStopSignals();
     const { app } = await entry.start({ ...config, databaseUrl: config.databaseUrl ?? '' }, undefined, logger, { owned });
     // process.exit(0) once the hooks ran (1 if one threw): the pino destination flushes on exit.
     app.enableShutdownHooks(['SIGINT', 'SIGTERM'], { useProcessExit: true });
     guardShutdown(logger);
-    process.off('SIGINT', hold).off('SIGTERM', hold);
-    if (held) process.kill(process.pid, held);
+    release();
   } catch (error) {
     failBoot(logger, error);
   }
