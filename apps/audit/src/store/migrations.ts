@@ -1,6 +1,5 @@
 import { deadLetterTableSql } from '@estate/platform';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { TYPE_INDEX_PREDICATE } from './audit-entry.entity';
 import { AuditDeadLetterEntity } from './audit-dead-letter.entity';
 import { AuditEntryEntity } from './audit-entry.entity';
 import { AuditPositionEntity } from './audit-position.entity';
@@ -168,7 +167,8 @@ export class TypeSeqWithoutCompletedCalls1764550000000 implements MigrationInter
 
   async up(runner: QueryRunner): Promise<void> {
     await runner.query(`DROP INDEX audit.entries_type_seq`);
-    await runner.query(`CREATE INDEX entries_type_seq ON audit.entries (type, seq) WHERE ${TYPE_INDEX_PREDICATE}`);
+    // Written out, not the entity's TYPE_INDEX_PREDICATE: a migration states what it did then, whatever the code says later.
+    await runner.query(`CREATE INDEX entries_type_seq ON audit.entries (type, seq) WHERE type <> 'ToolCallCompleted'`);
   }
 
   async down(runner: QueryRunner): Promise<void> {
