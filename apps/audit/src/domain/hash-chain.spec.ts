@@ -52,7 +52,7 @@ describe('canonicalJson', () => {
     expect(canonicalJson({ x: 1, y: 'two' })).toBe(canonicalJson({ y: 'two', x: 1 }));
   });
 
-  it('writes exactly what a plain sort-every-object serializer writes (key order skipped when sorted, quoted keys kept)', () => {
+  it('writes exactly what a plain sort-every-object serializer writes (key order skipped when sorted)', () => {
     const samples: unknown[] = [
       { a: 1, b: { c: 'x', d: [1, 'two', null, { f: true, e: false }] } },
       { b: 'tab\there', a: 'quote " and \\ and \u0000 and \ud800 alone' },
@@ -60,8 +60,7 @@ describe('canonicalJson', () => {
       JSON.parse('{"__proto__": {"x": 1}, "constructor": "c", "toString": 5}'),
       { n: -0, big: 1e21, small: 1e-7, nan: Number.NaN, skip: undefined },
     ];
-    // Twice: the second pass uses the quoted keys the first one kept.
-    for (const pass of [1, 2]) for (const sample of samples) expect({ pass, json: canonicalJson(sample) }).toEqual({ pass, json: reference(sample) });
+    for (const sample of samples) expect(canonicalJson(sample)).toBe(reference(sample));
     // Values JSON.stringify would write differently from the canonical form take the key-by-key path.
     expect(canonicalJson({ b: new Date(0), a: () => 1 })).toBe(reference({ b: new Date(0), a: () => 1 }));
     expect(canonicalJson([{ y: 1, x: Object.create(null) }])).toBe('[{"x":{},"y":1}]');

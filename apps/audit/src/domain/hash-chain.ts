@@ -63,49 +63,25 @@ function inKeyOrder(value: unknown): unknown {
   return copy ?? value;
 }
 
-/** canonicalJson written out key by key: for values inKeyOrder cannot hand to JSON.stringify. */
+/**
+ * canonicalJson written out key by key, for the rare values inKeyOrder cannot hand to
+ * JSON.stringify (a key starting with a digit, `__proto__`, a Date, a function).
+ */
 function builtCanonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') {
     const text = JSON.stringify(value);
     // undefined (absent) has no JSON form; the caller drops such keys, as JSON.stringify does.
     return text === undefined ? 'null' : text;
   }
-  // Plain loops rather than map/filter/join: every trail entry is serialized here on ingest and on verify.
-  if (Array.isArray(value)) {
-    let out = '[';
-    for (let i = 0; i < value.length; i += 1) out += (i > 0 ? ',' : '') + builtCanonicalJson(value[i]);
-    return `${out}]`;
-  }
+  if (Array.isArray(value)) return `[${value.map(builtCanonicalJson).join(',')}]`;
   const record = value as Record<string, unknown>;
-  const keys = Object.keys(record);
-  // Envelopes of one kind share their key order: sorting is skipped when it would change nothing.
-  if (!inOrder(keys)) keys.sort();
-  let out = '{';
-  for (const key of keys) {
-    const item = record[key];
-    if (item === undefined) continue;
-    // Strings are most values: serialized here rather than through another call.
-    out += `${out.length > 1 ? ',' : ''}${quotedKey(key)}${typeof item === 'string' ? JSON.stringify(item) : builtCanonicalJson(item)}`;
-  }
-  return `${out}}`;
+  const members = Object.keys(record).sort().filter((key) => record[key] !== undefined);
+  return `{${members.map((key) => `${JSON.stringify(key)}:${builtCanonicalJson(record[key])}`).join(',')}}`;
 }
 
 function inOrder(keys: string[]): boolean {
   for (let i = 1; i < keys.length; i += 1) if (keys[i - 1] > keys[i]) return false;
   return true;
-}
-
-/** `"key":` for the few key names envelopes use, kept once; bounded, since keys come from senders. */
-const QUOTED_KEYS = new Map<string, string>();
-const MAX_QUOTED_KEYS = 1000;
-
-function quotedKey(key: string): string {
-  let quoted = QUOTED_KEYS.get(key);
-  if (quoted === undefined) {
-    quoted = `${JSON.stringify(key)}:`;
-    if (QUOTED_KEYS.size < MAX_QUOTED_KEYS) QUOTED_KEYS.set(key, quoted);
-  }
-  return quoted;
 }
 
 /** sha256 hex of prev_hash followed by the canonical JSON of the entry's content fields. */
