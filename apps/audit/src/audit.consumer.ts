@@ -55,6 +55,8 @@ export class AuditConsumer {
       maxBatch: MAX_BATCH,
       spanName: `audit record ${source}`,
       transactional: {
+        // Every event takes one link at most (its unique event id), so a batch applied twice in a hand-over changes nothing.
+        readAhead: true,
         db: this.repo.db,
         positions: new AuditPositions(this.repo.db),
         deadLetters: {

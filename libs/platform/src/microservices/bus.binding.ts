@@ -31,6 +31,13 @@ export interface TransactionalBinding {
    * in its own words and heals what it serves. `unread` says events were deleted before being read.
    */
   onLogLost(event: { topic: string; partition: number; startAt: string; reason: string; unread: boolean }): Promise<void>;
+  /**
+   * The bus fetches the next batch while this one is applied, instead of after its commit. Only
+   * for a consumer that records each event at most once by its own key (audit's event ids): when a
+   * group hands a partition over, its new owner may read the position before the batch still being
+   * applied here commits, and so get that batch again.
+   */
+  readAhead?: boolean;
 }
 
 /** How one `@EventPattern` of the bus transport is subscribed. */

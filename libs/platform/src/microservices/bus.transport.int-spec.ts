@@ -26,6 +26,8 @@ interface State {
   published: string[];
   /** The handler writes the batch's position in its own statement and says so (BusContext.positionStored). */
   ownPosition?: boolean;
+  /** The batch holding this offset fails once after writing its first row. */
+  failOnceAt?: string;
 }
 
 const POSITION_UPSERT = `INSERT INTO bt.positions VALUES ($1, $2, $3, $4) ON CONFLICT (topic, partition) DO UPDATE SET next = EXCLUDED.next, last_event_id = EXCLUDED.last_event_id`;
@@ -41,8 +43,10 @@ class ThingsController {
     // The primary key would refuse an offset applied twice (and the batch would be dead-lettered).
     const insert = (m: BusMessage) => runner.query(`INSERT INTO bt.applied ("offset", value) VALUES ($1, $2)`, [m.offset, m.value]);
     await insert(messages[0]);
-    if (this.state.failFirst) {
+    const failHere = this.state.failOnceAt !== undefined && messages.some((m) => m.offset === this.state.failOnceAt);
+    if (this.state.failFirst || failHere) {
       this.state.failFirst = false;
+      this.state.failOnceAt = undefined;
       throw Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
     }
     for (const m of messages.slice(1)) await insert(m);
@@ -93,11 +97,13 @@ describe.each(buses)('BusTransport on %s', (_, makeBus) => {
     await test.drop();
   });
 
-  function binding(deadLetters: DeadLetterOffice): BusBinding {
+  function binding(deadLetters: DeadLetterOffice, readAhead: boolean): BusBinding {
     return {
       topic,
       groupId: `g-${topic}`,
+      ...(readAhead ? { maxBatch: 2 } : {}),
       transactional: {
+        readAhead,
         db,
         positions: {
           get: async (t, p) => {
@@ -118,10 +124,10 @@ describe.each(buses)('BusTransport on %s', (_, makeBus) => {
     };
   }
 
-  async function start(state: State): Promise<INestMicroservice> {
+  async function start(state: State, readAhead = false): Promise<INestMicroservice> {
     const deadLetters = new DeadLetterOffice(bus, `${topic}.dlq`, 'test', logger);
     await deadLetters.prepare();
-    const app = await NestFactory.createMicroservice(ThingsModule.with(state), { strategy: new BusTransport(bus, { bindings: { things: binding(deadLetters) }, logger }), logger: false });
+    const app = await NestFactory.createMicroservice(ThingsModule.with(state), { strategy: new BusTransport(bus, { bindings: { things: binding(deadLetters, readAhead) }, logger }), logger: false });
     await app.listen();
     apps.push(app);
     return app;
@@ -178,5 +184,28 @@ describe.each(buses)('BusTransport on %s', (_, makeBus) => {
     await send(['l']);
     await settled('12');
     expect(after.batches.flat()).toEqual(['11']);
+  }, 90_000);
+
+  it('reading ahead, a batch that fails after the bus moved past it is applied again and nothing after it is skipped', async () => {
+    for (const app of apps.splice(0)) await app.close();
+    // Batches of two from offset 12; the one holding offset 14 fails once, after the bus has handed on the batch behind it.
+    const state: State = { batches: [], failFirst: false, failOnceAt: '14', published: [] };
+    await start(state, true);
+    const values = ['m', 'n', 'o', 'p', 'q', 'r', 's', 't', 'u'];
+    await send(values);
+    await settled('21');
+    const applied: Array<{ value: string }> = await db.query(`SELECT value FROM bt.applied WHERE "offset" >= 12 ORDER BY "offset"`);
+    expect(applied.map((r) => r.value)).toEqual(values);
+    expect((await db.query(`SELECT count(*)::int AS n FROM bt.dead_letters`))[0].n).toBe(1);
+    // The failed batch came twice: once when it failed, once after the subscription started over from the stored position.
+    expect(state.batches.filter((b) => b.includes('14'))).toHaveLength(2);
+    expect(new Set(state.published)).toEqual(new Set(['12', '13', '14', '15', '16', '17', '18', '19', '20']));
+    // Stopped and started again: nothing is applied twice, the next message is applied once.
+    for (const app of apps.splice(0)) await app.close();
+    const after: State = { batches: [], failFirst: false, published: [] };
+    await start(after, true);
+    await send(['v']);
+    await settled('22');
+    expect(after.batches.flat()).toEqual(['21']);
   }, 90_000);
 });

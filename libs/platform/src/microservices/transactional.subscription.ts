@@ -32,6 +32,8 @@ export class TransactionalSubscription {
   private readonly stored = new Map<number, StoredPosition | undefined>();
   private restarting = false;
   private stopped = false;
+  /** With readAhead: the batch being applied while the bus fetches the next; it never rejects. */
+  private applying: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly bus: EventBus,
@@ -49,13 +51,30 @@ export class TransactionalSubscription {
       maxBatch,
       ownOffsets: (partition) => this.queue.run(() => this.startAt(partition)),
       handle: (message) => this.queue.run(() => this.receive({ topic, partition: message.partition, messages: [message] })),
-      handleBatch: (batch) => this.queue.run(() => this.receive(batch)),
+      handleBatch: this.tx.readAhead ? (batch) => this.behind(batch) : (batch) => this.queue.run(() => this.receive(batch)),
     });
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     await this.subscription?.stop();
+    await this.applying;
+  }
+
+  /**
+   * readAhead: the batch is handed back to the bus as taken once the one before it is applied, and
+   * is applied while the bus fetches and decodes the next, so the two overlap instead of taking
+   * turns. The bus has then moved past a batch that may still fail: a failure starts the
+   * subscription over, which seeks to the stored position, so nothing is skipped.
+   */
+  private async behind(batch: BusBatch): Promise<void> {
+    await this.applying;
+    if (this.restarting || this.stopped) return;
+    this.applying = this.queue.run(() => this.receive(batch)).catch((error: unknown) => {
+      if (this.stopped) return;
+      this.logger.warn({ err: error, topic: this.binding.topic, partition: batch.partition }, 'a batch failed after the bus moved past it; reading again from the stored position');
+      this.resubscribe();
+    });
   }
 
   private get tx(): TransactionalBinding {
