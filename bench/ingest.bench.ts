@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { topicName, type EventEnvelope } from '@estate/events';
+import { topicName, type CallEvent } from '@estate/events';
+import { callEnvelopeText } from '../apps/mcp-edge/src/calls/call.recorder';
 import {
   batchBySize, estateTopics, issueDevToken, KafkaEventBus, messageBytes, PostgresEventBus, startEmbeddedPostgres, type EventBus, type Logger, type OutgoingMessage,
 } from '@estate/platform';
@@ -61,15 +62,14 @@ export function busFor(kind: BusKind, brokers: string[], databaseUrl: string, lo
   return kind === 'kafka' ? new KafkaEventBus({ brokers, clientId: 'bench', logger }) : new PostgresEventBus({ url: databaseUrl, logger, poolSize: 4 });
 }
 
-/** What the edge sends per call: a ToolCallCompleted envelope keyed by principal. */
+/** What the edge sends per call (its own envelope builder): a ToolCallCompleted envelope keyed by principal. */
 export function callRecord(i: number): OutgoingMessage {
   const principal = `agent-${i % 64}`;
-  const envelope: EventEnvelope = {
-    id: randomUUID(), type: 'ToolCallCompleted', version: 1, stream: `principal:${principal}`, position: 0,
-    occurredAt: new Date(Date.UTC(2026, 0, 1) + i).toISOString(), actor: principal, correlationId: `session-${i % 500}`,
-    data: { principal, tool: `bench.tool${i % 40}`, version: '1.0.0', outcome: i % 20 === 0 ? 'tool_error' : 'ok', durationMs: i % 90, attempts: 1, repaired: 0 },
+  const event: CallEvent = {
+    type: 'ToolCallCompleted', version: 1,
+    data: { attempts: 1, durationMs: i % 90, outcome: i % 20 === 0 ? 'tool_error' : 'ok', principal, repaired: 0, tool: `bench.tool${i % 40}`, version: '1.0.0' },
   };
-  return { key: principal, value: JSON.stringify(envelope), headers: { 'estate-type': 'ToolCallCompleted' } };
+  return { key: principal, value: callEnvelopeText(event, `session-${i % 500}`, new Date(Date.UTC(2026, 0, 1) + i)), headers: { 'estate-type': 'ToolCallCompleted' } };
 }
 
 /** Fills the calls topic before audit starts, so the figure is audit's ingest alone, not the producer's pace. */

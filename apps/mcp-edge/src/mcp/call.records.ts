@@ -39,9 +39,10 @@ export class CallRecords {
     this.recorder.record({
       type: 'ToolCallCompleted',
       version: 1,
+      // Keys in sorted order, as audit stores them (callEnvelopeText); an undefined one is left out of the JSON.
       data: {
-        principal: session.principal.id, tenant: session.principal.tenant, ...(session.sessionId === undefined ? {} : { sessionId: session.sessionId }),
-        tool, version, outcome, durationMs: Math.max(0, durationMs), attempts, repaired, ...failure,
+        attempts, detail: failure?.detail, durationMs: Math.max(0, durationMs), outcome, principal: session.principal.id, ref: failure?.ref, repaired,
+        sessionId: session.sessionId, tenant: session.principal.tenant, tool, version,
       },
     }, session.id);
   }
