@@ -4,7 +4,13 @@ import { DEFAULT_MAX_BATCH, type BusMessage, type SubscribeOptions } from './eve
 /** A kafkajs record as the bus hands it on: text key and value, string headers. */
 export function toBusMessage(topic: string, partition: number, message: KafkaMessage): BusMessage {
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(message.headers ?? {})) if (v !== undefined) headers[k] = String(v);
+  const raw = message.headers;
+  if (raw) {
+    for (const k of Object.keys(raw)) {
+      const v = raw[k];
+      if (v !== undefined) headers[k] = String(v);
+    }
+  }
   return {
     topic,
     partition,

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import type { EventEnvelope } from '@estate/events';
 import { storableEntry } from '../store/storable-entry';
 import { parseEnvelope, toAuditEntry } from './audit-entry.mapper';
@@ -112,9 +113,31 @@ describe('parseEnvelope', () => {
     ['no data', JSON.stringify({ ...envelope('T', {}), data: 'x' }), 'missing object "data"'],
     ['a bad date', JSON.stringify({ ...envelope('T', {}), occurredAt: 'yesterday' }), '"occurredAt" is not a date from year 1 to 9999'],
     ['year 0', JSON.stringify({ ...envelope('T', {}), occurredAt: '0000-01-01T00:00:00Z' }), '"occurredAt" is not a date from year 1 to 9999'],
+    ['year 0, as toISOString writes it', JSON.stringify({ ...envelope('T', {}), occurredAt: '0000-12-31T23:59:59.999Z' }), '"occurredAt" is not a date from year 1 to 9999'],
     ['year 10000', JSON.stringify({ ...envelope('T', {}), occurredAt: '+010000-01-01T00:00:00Z' }), '"occurredAt" is not a date from year 1 to 9999'],
     ['a float version', JSON.stringify({ ...envelope('T', {}), version: 1.5 }), 'missing integer "version"'],
   ])('refuses %s', (_, raw, reason) => {
     expect(parseEnvelope(raw)).toEqual({ ok: false, reason });
+  });
+});
+
+describe('the time of an entry', () => {
+  // Texts in toISOString's own form skip Date.parse; the form and the calendar must still decide as Date does.
+  const isoLike = fc.tuple(
+    fc.integer({ min: 0, max: 9999 }), fc.integer({ min: 0, max: 13 }), fc.integer({ min: 0, max: 32 }),
+    fc.integer({ min: 0, max: 24 }), fc.integer({ min: 0, max: 60 }), fc.integer({ min: 0, max: 60 }), fc.integer({ min: 0, max: 999 }),
+  ).map(([y, mo, d, h, mi, s, ms]) => {
+    const pad = (n: number, width: number) => String(n).padStart(width, '0');
+    return `${pad(y, 4)}-${pad(mo, 2)}-${pad(d, 2)}T${pad(h, 2)}:${pad(mi, 2)}:${pad(s, 2)}.${pad(ms, 3)}Z`;
+  });
+
+  it('is accepted exactly when Date reads a moment from year 1 to 9999, and is then what toISOString writes', () => {
+    fc.assert(fc.property(fc.oneof(isoLike, fc.date({ min: new Date(Date.UTC(1, 0, 1)), max: new Date(Date.UTC(9999, 11, 31)) }).map((d) => d.toISOString())), (occurredAt) => {
+      const parsed = parseEnvelope(JSON.stringify({ ...envelope('ToolCallCompleted', {}), occurredAt }));
+      const time = Date.parse(occurredAt);
+      const valid = !Number.isNaN(time) && time >= Date.parse('0001-01-01T00:00:00.000Z');
+      expect(parsed.ok).toBe(valid);
+      if (parsed.ok) expect(toAuditEntry('calls', 't', parsed.envelope).occurredAt).toBe(new Date(time).toISOString());
+    }), { numRuns: 2000 });
   });
 });

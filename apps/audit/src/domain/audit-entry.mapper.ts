@@ -1,5 +1,5 @@
 import { isJsonObject as isRecord } from '@estate/protocol';
-import { upcast, type EventEnvelope } from '@estate/events';
+import { isPlainUtcDateTime, upcast, type EventEnvelope } from '@estate/events';
 
 /** Which log an envelope came from; decides how its fields are read. */
 export type AuditSource = 'registry' | 'calls';
@@ -52,10 +52,20 @@ export function parseEnvelope(raw: string | null): ParsedEnvelope {
   if (typeof value.actor !== 'string') return { ok: false, reason: 'missing "actor"' };
   if (!Number.isInteger(value.version)) return { ok: false, reason: 'missing integer "version"' };
   if (!isRecord(value.data)) return { ok: false, reason: 'missing object "data"' };
-  const time = Date.parse(value.occurredAt as string);
-  // timestamptz holds years 1 to 294276 but ISO text past 9999 is not what PostgreSQL parses.
-  if (Number.isNaN(time) || !(time >= MIN_TIME && time <= MAX_TIME)) return { ok: false, reason: '"occurredAt" is not a date from year 1 to 9999' };
+  if (!isIsoTime(value.occurredAt as string)) {
+    const time = Date.parse(value.occurredAt as string);
+    // timestamptz holds years 1 to 294276 but ISO text past 9999 is not what PostgreSQL parses.
+    if (Number.isNaN(time) || !(time >= MIN_TIME && time <= MAX_TIME)) return { ok: false, reason: '"occurredAt" is not a date from year 1 to 9999' };
+  }
   return { ok: true, envelope: value as unknown as EventEnvelope };
+}
+
+/**
+ * A real moment from year 1 written exactly as `Date#toISOString()` writes it, what every estate
+ * service sends: no date to parse, and the text is already the normalized form.
+ */
+function isIsoTime(text: string): boolean {
+  return text.length === 24 && isPlainUtcDateTime(text) && text >= '0001';
 }
 
 const MIN_TIME = Date.parse('0001-01-01T00:00:00Z');
@@ -69,9 +79,13 @@ export function toAuditEntry(source: AuditSource, topic: string, envelope: Event
     eventId: envelope.id,
     topic,
     type: envelope.type,
-    occurredAt: new Date(envelope.occurredAt).toISOString(),
+    stream: fields.stream,
+    tool: fields.tool,
+    version: fields.version,
+    principal: fields.principal,
+    outcome: fields.outcome,
+    occurredAt: isIsoTime(envelope.occurredAt) ? envelope.occurredAt : new Date(envelope.occurredAt).toISOString(),
     payload: envelope,
-    ...fields,
   };
 }
 

@@ -23,7 +23,6 @@ const optionalKey = (value: string | null): string | null => (value === null ? n
 /** The entry as the trail stores, hashes and searches it. */
 export function storableEntry(content: AuditEntryContent): AuditEntryContent {
   return {
-    ...content,
     eventId: searchKey(content.eventId),
     topic: searchKey(content.topic),
     type: searchKey(content.type),
@@ -32,5 +31,7 @@ export function storableEntry(content: AuditEntryContent): AuditEntryContent {
     version: optionalKey(content.version),
     principal: searchKey(content.principal),
     outcome: optionalKey(content.outcome),
+    occurredAt: content.occurredAt,
+    payload: content.payload,
   };
 }
