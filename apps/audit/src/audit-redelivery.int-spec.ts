@@ -80,9 +80,16 @@ describe.each(buses)('audit on %s: a redelivered batch is never recorded twice',
     audit = undefined;
     await db.query(`DELETE FROM audit.positions`);
     const more = Array.from({ length: 300 }, (_, i) => callRecord(2000 + i));
-    await bus.publish(topic, [...more, ...first.slice(0, 20)]);
+    // A message that is no envelope, in a batch that also meets recorded events: that batch is appended a second time without them, and the message is dead-lettered once.
+    await bus.publish(topic, [...more.slice(0, 150), { key: 'agent-0', value: 'not an envelope' }, ...more.slice(150), ...first.slice(0, 20)]);
     audit = await startAudit(config, bus, logger);
     await settled(1500, topic);
+    const letters: Array<{ value: string }> = await db.query(`SELECT convert_from(value, 'UTF8') AS value FROM audit.dead_letters`);
+    expect(letters).toEqual([{ value: 'not an envelope' }]);
+    const deadLetterTopic = topicName(prefix, 'deadLetter');
+    const sent = async () => Number((await bus.offsets(deadLetterTopic))[0]?.high ?? 0);
+    for (const deadline = Date.now() + 10_000; (await sent()) < 1 && Date.now() < deadline;) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await sent()).toBe(1);
 
     const twice: unknown[] = await db.query(`SELECT event_id FROM audit.entries GROUP BY event_id HAVING count(*) > 1`);
     expect(twice).toEqual([]);

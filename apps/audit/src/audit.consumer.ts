@@ -83,21 +83,27 @@ export class AuditConsumer {
   async record(source: AuditSource, messages: BusMessage[], context: BusContext): Promise<void> {
     const runner = context.requireTransaction();
     const letters: DeadLetterRecord[] = [];
-    const parsedMessages: Array<{ message: BusMessage; entry: AuditEntryContent }> = [];
+    // Event ids only: the parsed entries are let go as soon as their segment is written.
+    const parsedMessages: Array<{ message: BusMessage; eventId: string }> = [];
     // Parsed a segment at a time, when the appender asks: the next segment's parsing overlaps the current one's INSERT.
-    const segments = segmentsOf(messages).map((chunk) => (): AuditEntryContent[] => {
-      const entries: AuditEntryContent[] = [];
-      for (const message of chunk) {
-        const parsed = parseEnvelope(message.value);
-        if (!parsed.ok) {
-          letters.push(this.deadLetters.record('audit-recorder', message, parsed.reason));
-          continue;
+    // The appender may ask for a segment again (after meeting a recorded event): letters and ids are taken the first time.
+    const segments = segmentsOf(messages).map((chunk) => {
+      let first = true;
+      return (): AuditEntryContent[] => {
+        const entries: AuditEntryContent[] = [];
+        for (const message of chunk) {
+          const parsed = parseEnvelope(message.value);
+          if (!parsed.ok) {
+            if (first) letters.push(this.deadLetters.record('audit-recorder', message, parsed.reason));
+            continue;
+          }
+          const entry = storableEntry(toAuditEntry(source, message.topic, parsed.envelope));
+          if (first) parsedMessages.push({ message, eventId: entry.eventId });
+          entries.push(entry);
         }
-        const entry = storableEntry(toAuditEntry(source, message.topic, parsed.envelope));
-        parsedMessages.push({ message, entry });
-        entries.push(entry);
-      }
-      return entries;
+        first = false;
+        return entries;
+      };
     });
     const { topic, partition } = context.origin;
     // The position the transport would write after this handler, written here with the chain head and the ledger in one statement.
@@ -111,9 +117,9 @@ export class AuditConsumer {
   }
 
   /** One debug line per event already in the trail (or repeated in the batch), with that event's ids. */
-  private logDuplicates(parsed: Array<{ message: BusMessage; entry: { eventId: string } }>, appended: Set<string>): void {
-    for (const { message, entry } of parsed) {
-      if (appended.delete(entry.eventId)) continue;
+  private logDuplicates(parsed: Array<{ message: BusMessage; eventId: string }>, appended: Set<string>): void {
+    for (const { message, eventId } of parsed) {
+      if (appended.delete(eventId)) continue;
       eventLogger(this.logger, message).debug('duplicate event ignored');
     }
   }
