@@ -24,7 +24,11 @@ export interface Decided<E, S> {
 
 /** `state` advanced by the events read after it. */
 function fold<C, E, S>(decider: Decider<C, E, S>, state: S, newer: readonly EventEnvelope[]): S {
-  return newer.reduce((folded, envelope) => decider.evolve(folded, asRegistryEvent(envelope) as E), state);
+  return evolveAll(decider, state, newer.map((envelope) => asRegistryEvent(envelope) as E));
+}
+
+function evolveAll<C, E, S>(decider: Decider<C, E, S>, state: S, events: readonly E[]): S {
+  return decider.evolveAll ? decider.evolveAll(state, events) : events.reduce((folded, event) => decider.evolve(folded, event), state);
 }
 
 /** Stored events are read at the version the code knows today (upcasters), never as they were written. */
@@ -60,7 +64,7 @@ export class CommandHandler {
           const decision = decider.decide(command, loaded.state);
           if (!decision.ok) return { append: [], result: decision };
           const append = options.dryRun ? [] : decision.events;
-          if (append.length > 0) appended = { state: append.reduce((s, e) => decider.evolve(s, e), loaded.state), version: loaded.version + append.length };
+          if (append.length > 0) appended = { state: evolveAll(decider, loaded.state, append), version: loaded.version + append.length };
           return { append, result: { ok: true, value: { events: decision.events, state: loaded.state } } };
         }, meta, trusted);
         // Reached only once the append is stored: what it appended is known without reading it back.

@@ -7,5 +7,7 @@ import type { Decision } from './registry.errors';
 export interface Decider<Command, Event, State> {
   initialState(): State;
   evolve(state: State, event: Event): State;
+  /** The state after several events, when that costs less than evolving one at a time (a state that copies a collection per event). */
+  evolveAll?(state: State, events: readonly Event[]): State;
   decide(command: Command, state: State): Decision<Event>;
 }

@@ -1,7 +1,8 @@
+import fc from 'fast-check';
 import { DESCRIPTION_CHANGE_BUMP, type Bump, type CompatPolicy, type ToolSpec } from '@estate/contracts';
 import type { ServerRegisteredData } from '@estate/events';
 import {
-  classifierFor, decideTool, evolveTool, initialToolState, latestVersion, type ToolCommand, type ToolEvent, type ToolState,
+  classifierFor, decideTool, evolveTool, evolveToolAll, initialToolState, latestVersion, type ToolCommand, type ToolEvent, type ToolState,
 } from './tool.decider';
 import type { Decision } from './registry.errors';
 
@@ -299,5 +300,41 @@ describe('the newest version of a folded state', () => {
     expect(seen).toEqual(['1.2.0', '1.10.0', '1.10.0', '1.10.0', '2.0.0-beta.1', '2.0.0', '2.0.0']);
     // A state built without evolve (deserialised, say) is answered by looking at every version.
     expect(latestVersion({ versions: new Map([['0.9.0', { spec: spec({ version: '0.9.0' }), status: 'active', quarantined: false }]]) })).toBe('0.9.0');
+  });
+});
+
+describe('evolveToolAll', () => {
+  const version = fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 12 }), fc.constantFrom('', '-beta.1')).map(([major, minor, pre]) => `${major}.${minor}.0${pre}`);
+  const event: fc.Arbitrary<ToolEvent> = fc.oneof(
+    version.map((v) => published(spec({ version: v }))),
+    version.map((v) => deprecated(v)),
+    version.map((v) => retired(v)),
+    version.map((v): ToolEvent => ({ type: 'ToolQuarantined', version: 1, data: { name: 'pay.transfer', version: v, reason: 'drift' } })),
+  );
+  /** What a history does to the versions, written plainly: one change per event, on a copy. */
+  function reference(from: ToolState, events: ToolEvent[]): Map<string, unknown> {
+    const versions = new Map<string, unknown>(from.versions);
+    for (const e of events) {
+      if (e.type === 'ToolVersionPublished') versions.set(e.data.spec.version, { spec: e.data.spec, status: 'active', quarantined: false });
+      if (e.type === 'ToolVersionDeprecated') versions.set(e.data.version, { ...(versions.get(e.data.version) as object), status: 'deprecated', sunsetAt: e.data.sunsetAt });
+      if (e.type === 'ToolVersionRetired') versions.set(e.data.version, { ...(versions.get(e.data.version) as object), status: 'retired' });
+      if (e.type === 'ToolQuarantined') versions.set(e.data.version, { ...(versions.get(e.data.version) as object), quarantined: true });
+    }
+    return versions;
+  }
+
+  it('folds any history, from any earlier state, to the versions and the newest version the history gives', () => {
+    fc.assert(fc.property(fc.array(event, { maxLength: 12 }), fc.array(event, { maxLength: 12 }), fc.boolean(), (before, after, rebuilt) => {
+      const start = evolveToolAll(initialToolState(), before);
+      // A start whose newest version no evolve computed (deserialised, say) must be answered alike.
+      const from: ToolState = rebuilt ? { versions: new Map(start.versions) } : start;
+      const kept = [...from.versions];
+      const folded = evolveToolAll(from, after);
+      expect([...folded.versions]).toEqual([...reference(from, after)]);
+      // The newest as evolve carried it, against the newest found by sorting every version of a fresh copy.
+      expect(latestVersion(folded)).toBe(latestVersion({ versions: new Map(folded.versions) }));
+      expect(evolveToolAll(from, after.slice(0, 1))).toEqual(after.length > 0 ? evolveTool(from, after[0]) : from);
+      expect([...from.versions]).toEqual(kept); // the state folded from is left as it was
+    }), { numRuns: 500 });
   });
 });
