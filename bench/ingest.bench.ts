@@ -3,10 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { topicName, type CallEvent } from '@estate/events';
-import { callEnvelopeText } from '../apps/mcp-edge/src/calls/call.recorder';
+import { callEnvelopeText, topicName, type CallEvent } from '@estate/events';
 import {
-  batchBySize, estateTopics, issueDevToken, KafkaEventBus, messageBytes, PostgresEventBus, startEmbeddedPostgres, type EventBus, type Logger, type OutgoingMessage,
+  batchBySize, estateTopics, issueDevToken, KafkaEventBus, messageBytes, PostgresEventBus, startEmbeddedPostgres, timeOrderedEventId, type EventBus, type Logger, type OutgoingMessage,
 } from '@estate/platform';
 import { startAudit } from '../apps/audit/src/audit.app';
 import { loadAuditConfig } from '../apps/audit/src/config';
@@ -69,7 +68,7 @@ export function callRecord(i: number): OutgoingMessage {
     type: 'ToolCallCompleted', version: 1,
     data: { attempts: 1, durationMs: i % 90, outcome: i % 20 === 0 ? 'tool_error' : 'ok', principal, repaired: 0, tool: `bench.tool${i % 40}`, version: '1.0.0' },
   };
-  return { key: principal, value: callEnvelopeText(event, `session-${i % 500}`, new Date(Date.UTC(2026, 0, 1) + i)), headers: { 'estate-type': 'ToolCallCompleted' } };
+  return { key: principal, value: callEnvelopeText(event, timeOrderedEventId(Date.UTC(2026, 0, 1) + i), `session-${i % 500}`, new Date(Date.UTC(2026, 0, 1) + i)), headers: { 'estate-type': 'ToolCallCompleted' } };
 }
 
 /** Fills the calls topic before audit starts, so the figure is audit's ingest alone, not the producer's pace. */

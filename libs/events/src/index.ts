@@ -48,7 +48,7 @@ export { catalogVersionKey, catalogVersionKeyParts } from './catalog';
 export { EVENT_DATA_SCHEMAS, TOOL_SPEC_SCHEMA, eventSchemaKey } from './event.schemas';
 export type { EventSchemaKey } from './event.schemas';
 export { upcast } from './upcasters';
-export { timeOrderedEventId } from './event.id';
+export { callEnvelopeText } from './call.envelope';
 export { checkEnvelope, type EnvelopeCheck } from './envelope.check';
 export { isPlainEnvelope, isPlainUtcDateTime } from './envelope.fast-check';
 export { toCloudEvent, cloudEventType, estateEventType, eventSchemaUrl, cloudEventHeaders, CLOUD_EVENT_TYPE_PREFIX } from './cloud-event';

@@ -1,6 +1,7 @@
 export { DEFAULT_MAX_BATCH, EVENT_BUS, MessageRefused } from './event-bus.port';
 export type { EventBus, BusBatch, BusMessage, OutgoingMessage, PartitionOffsets, SubscribeOptions, Subscription, TopicSpec } from './event-bus.port';
 export { catalogTopicSpec, estateTopics, DEFAULT_CALLS_RETENTION_MS } from './topic.specs';
+export { timeOrderedEventId } from './event.id';
 export { batchBySize, CATALOG_ENTRY_MAX_BYTES, messageBytes, publishOrSetAside, RECORD_BATCH_SLACK_BYTES, REGISTRY_EVENT_MAX_BYTES } from './message.size';
 export { judgePosition, messageEventId } from './log-position';
 export type { StoredPosition, PositionVerdict } from './log-position';

@@ -1,5 +1,5 @@
-import { timeOrderedEventId, type CallEvent, type EventEnvelope } from '@estate/events';
-import { batchBySize, BusClientProxy, injectTraceHeaders, messageBytes, publishOrSetAside, type EventBus, type Logger, type OutgoingMessage } from '@estate/platform';
+import { callEnvelopeText, type CallEvent } from '@estate/events';
+import { batchBySize, BusClientProxy, injectTraceHeaders, messageBytes, publishOrSetAside, timeOrderedEventId, type EventBus, type Logger, type OutgoingMessage } from '@estate/platform';
 import { CallSpool, type SpooledLine, type SpoolOptions } from './call.spool';
 import { messageOfLine, spoolLine } from './spool.line';
 
@@ -24,28 +24,6 @@ const CLOSE_WAIT_MS = 5000;
 interface Pending {
   message: OutgoingMessage;
   line: SpooledLine;
-}
-
-/**
- * A call record's envelope as sent. Its keys are written in sorted order (call.records.ts writes
- * the completed call's data so too), which is the order audit hashes and stores them in: audit then
- * has no object to copy while it puts the envelope in canonical form. The id is time-ordered, so
- * the trail's unique index on event ids grows at its end.
- */
-export function callEnvelopeText(event: CallEvent, sessionId: string | undefined, at: Date): string {
-  const principal = event.data.principal;
-  const envelope: EventEnvelope = {
-    actor: principal,
-    correlationId: sessionId ?? 'none',
-    data: event.data,
-    id: timeOrderedEventId(at.getTime()),
-    occurredAt: at.toISOString(),
-    position: 0,
-    stream: `principal:${principal}`,
-    type: event.type,
-    version: event.version,
-  };
-  return JSON.stringify(envelope);
 }
 
 export interface CallRecorderOptions {
@@ -101,7 +79,9 @@ export class CallRecorder {
     for (const listener of this.listeners) listener(event);
     this.openSpool();
     // Sent later in a batch: the call's trace is taken now, so audit's record joins it.
-    const message: OutgoingMessage = { key: event.data.principal, value: callEnvelopeText(event, sessionId, this.clock()), headers: injectTraceHeaders({ 'estate-type': event.type }) };
+    const at = this.clock();
+    const value = callEnvelopeText(event, timeOrderedEventId(at.getTime()), sessionId, at);
+    const message: OutgoingMessage = { key: event.data.principal, value, headers: injectTraceHeaders({ 'estate-type': event.type }) };
     try {
       this.buffer.push({ message, line: this.spool.append(spoolLine(message)) });
     } catch (error) {

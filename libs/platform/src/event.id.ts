@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
  * millisecond, so an index over them grows at its end instead of touching a random page per row:
  * the audit trail's unique event id costs PostgreSQL less per call record.
  */
-export function timeOrderedEventId(now = Date.now()): string {
+export function timeOrderedEventId(now: number = Date.now()): string {
   const time = now.toString(16).padStart(12, '0');
   const random = randomUUID(); // xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx, V the variant 8 to b
   return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${random.slice(15)}`;
