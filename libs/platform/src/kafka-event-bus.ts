@@ -93,7 +93,7 @@ export class KafkaEventBus implements EventBus {
 
   async publish(topic: string, messages: OutgoingMessage[]): Promise<void> {
     if (messages.length === 0) return;
-    const producer = await this.getProducer();
+    let producer = await this.getProducer();
     const send = () => producer.send({
       topic,
       acks: -1,
@@ -102,7 +102,18 @@ export class KafkaEventBus implements EventBus {
     try {
       await send();
     } catch (error) {
-      const refusal = sizeRefusal(error);
+      const lost = errorType(error, PRODUCER_STATE_LOST);
+      if (lost) {
+        // An idempotent producer whose sequence the broker lost (a broker restarted or wiped) is
+        // refused for ever after (kafkajs does not start a new sequence): a new producer, with a new
+        // id, sends the batch again. The broker took nothing of it, so nothing is sent twice.
+        this.logger.warn({ topic, refusal: lost }, 'the broker no longer knows this producer (a restart lost its state); sending again from a new one');
+        this.dropProducer();
+        producer = await this.getProducer();
+        await send();
+        return;
+      }
+      const refusal = errorType(error, SIZE_REFUSALS);
       if (refusal) throw new MessageRefused(`${topic} refused the batch (${refusal}): a message is larger than the topic's max.message.bytes`, { cause: error });
       // The producer never creates topics (they would get the broker's defaults): a declared topic
       // that vanished (a broker's data was lost) is created again with its spec, then sent to once more.
@@ -343,6 +354,13 @@ export class KafkaEventBus implements EventBus {
     return undefined;
   }
 
+  /** Forgets the producer (the next send opens a new one) and lets go of its connections. */
+  private dropProducer(): void {
+    const dropped = this.producer;
+    this.producer = undefined;
+    void dropped?.then((p) => this.disconnect(p, 'producer')).catch(() => undefined);
+  }
+
   private getProducer(): Promise<Producer> {
     if (!this.producer) {
       const producer = this.kafka.producer({
@@ -366,10 +384,13 @@ export class KafkaEventBus implements EventBus {
 
 /** Kafka's refusals of a batch for its size: deterministic, so retrying the same batch cannot help. */
 const SIZE_REFUSALS = new Set(['MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE']);
+/** Refusals of an idempotent producer whose state the broker no longer has: only a new producer gets past them. */
+const PRODUCER_STATE_LOST = new Set(['OUT_OF_ORDER_SEQUENCE_NUMBER', 'UNKNOWN_PRODUCER_ID', 'INVALID_PRODUCER_EPOCH']);
 
-function sizeRefusal(error: unknown): string | undefined {
+/** The first of `types` in the error or the errors it was caused by (kafkajs wraps protocol errors). */
+function errorType(error: unknown, types: ReadonlySet<string>): string | undefined {
   for (let e = error as { type?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth += 1) {
-    if (typeof e.type === 'string' && SIZE_REFUSALS.has(e.type)) return e.type;
+    if (typeof e.type === 'string' && types.has(e.type)) return e.type;
   }
   return undefined;
 }
