@@ -93,7 +93,12 @@ export class PublishLedger {
   async untilWhole(label: string, since: number, count = this.published.length): Promise<void> {
     const publishes = this.published.slice(0, count);
     const wanted = publishes.map((p) => `${p.name}@${p.version}`);
-    const holds = (have: Set<string>) => (wanted.every((key) => have.has(key)) ? true : undefined);
+    // Not whole yet: says which are missing, so a timeout tells a stalled relay (the newest missing) from a lost event (one in the middle).
+    const holds = (have: Set<string>) => {
+      const missing = wanted.filter((key) => !have.has(key));
+      if (missing.length === 0) return true;
+      throw new Error(`${missing.length} of ${wanted.length} missing: ${missing.slice(0, 6).join(', ')}${missing.length > 6 ? ', …' : ''}`);
+    };
     await waitFor(async () => holds(new Set((await this.catalog()).flatMap((t) => t.versions.map((v) => `${t.name}@${v.version}`)))), `${label}: every publish in discovery's catalog`, 120_000);
     this.figures[`${label}: catalog complete`] = Date.now() - since;
     // The edge serves from its own replica of the catalog topic: it must not keep a stale list.
