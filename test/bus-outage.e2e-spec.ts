@@ -1,5 +1,6 @@
 import { Kafka, logLevel } from 'kafkajs';
 import { createLogger, KafkaEventBus } from '@estate/platform';
+import { waitFor } from './support/estate.harness';
 import { startPrivateKafka, type PrivateKafka } from './support/private-kafka';
 
 /**
@@ -66,4 +67,41 @@ describe('the Kafka bus after a first send during a broker outage (a private bro
     }
     expect(await messagesIn(topic)).toBe(1);
   }, 240_000);
+
+  it('keeps a subscription stopped during an outage stopped once the broker is back (kafkajs restarts crashed consumers)', async () => {
+    const stoppedTopic = 'outage.stopped-subscriber';
+    const group = 'outage.stopped-subscriber';
+    await bus.ensureTopics([{ name: stoppedTopic, partitions: 1 }]);
+    const lines: string[] = [];
+    const logger = createLogger('bus-outage', 'warn', { destination: { write: (line: string) => void lines.push(line) } });
+    const watched = new KafkaEventBus({ brokers: kafka.brokers, clientId: 'bus-outage-watched', logger });
+    const received: string[] = [];
+    const subscription = await watched.subscribe({
+      topic: stoppedTopic, groupId: group, fromBeginning: true, handle: async (message) => void received.push(String(message.value)),
+    });
+    try {
+      await bus.publish(stoppedTopic, [{ key: 'k', value: 'before the outage' }]);
+      await waitFor(async () => (received.length === 1 ? true : undefined), 'the subscriber to receive the first message', 60_000);
+      await kafka.kill();
+      // The consumer crashes and kafkajs starts it again on a timer; stop it while it is rejoining.
+      await waitFor(async () => (lines.some((l) => l.includes('Restarting the consumer') && l.includes(group)) ? true : undefined), 'the consumer to crash and restart', 90_000);
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await subscription.stop();
+      await kafka.start();
+      await bus.publish(stoppedTopic, [{ key: 'k', value: 'after the stop' }]);
+      // Several restart periods (each under 5 s) and a join: a consumer that came back would have read it by now.
+      await new Promise((resolve) => setTimeout(resolve, 15_000));
+      expect(received).toEqual(['before the outage']);
+      const admin = new Kafka({ clientId: 'bus-outage-groups', brokers: kafka.brokers, logLevel: logLevel.NOTHING }).admin();
+      await admin.connect();
+      try {
+        const { groups } = await admin.describeGroups([group]);
+        expect(groups[0]?.members ?? []).toEqual([]);
+      } finally {
+        await admin.disconnect();
+      }
+    } finally {
+      await watched.close();
+    }
+  }, 300_000);
 });

@@ -42,7 +42,8 @@ export async function startEstateServices(options: {
   /** `postgres`: the durable log in the test database instead of Kafka. */
   bus?: 'kafka' | 'postgres';
 }): Promise<EstateServices> {
-  const logger = createLogger(options.name, 'error');
+  // ESTATE_TEST_LOG_LEVEL (error): more of the services' log on stderr, to follow a failing run.
+  const logger = createLogger(options.name, process.env.ESTATE_TEST_LOG_LEVEL ?? 'error');
   const stops: Array<() => Promise<void>> = [];
   const db = options.databaseUrl ? { url: options.databaseUrl } : await createTestDatabase();
   if ('drop' in db) stops.push(db.drop);

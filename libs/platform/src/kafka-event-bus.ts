@@ -143,8 +143,14 @@ export class KafkaEventBus implements EventBus {
   }
 
   private async subscribeOnce(options: SubscribeOptions): Promise<Subscription> {
+    const state = { stopped: false };
     const consumer = this.kafka.consumer({
       groupId: options.groupId,
+      // kafkajs restarts a crashed consumer on a timer, and a stop that lands while the consumer is
+      // (re)joining cannot cancel the restart its failure then schedules: the stopped consumer
+      // would join its group again once the broker is back, and take partitions from the live one.
+      // (retries: kafkajs's own default for consumers, which a retry option given here replaces.)
+      retry: { retries: 5, restartOnFailure: async () => !state.stopped },
       sessionTimeout: 10000,
       heartbeatInterval: 1000,
       // A long poll: the broker answers a fetch the moment one byte arrives (minBytes 1), so the
@@ -160,17 +166,17 @@ export class KafkaEventBus implements EventBus {
     try {
       await consumer.connect();
       await consumer.subscribe({ topic: options.topic, fromBeginning: options.fromBeginning });
-      return await this.run(consumer, options);
+      return await this.run(consumer, options, state);
     } catch (error) {
+      state.stopped = true;
       await consumer.disconnect().catch(() => undefined);
       throw error;
     }
   }
 
-  private async run(consumer: Consumer, options: SubscribeOptions): Promise<Subscription> {
+  private async run(consumer: Consumer, options: SubscribeOptions, state: { stopped: boolean }): Promise<Subscription> {
     const ownOffsets = options.ownOffsets;
     const seeking = new Set<number>();
-    const state = { stopped: false };
     if (ownOffsets) this.seekOnJoin(consumer, options, ownOffsets, seeking, state);
     await consumer.run(options.handleBatch
       ? { autoCommit: !ownOffsets, eachBatchAutoResolve: false, eachBatch: eachBatchHandler(options, seeking) }
