@@ -41,7 +41,8 @@ export class KafkaEventBus implements EventBus {
   private readonly logger: Logger;
   /** Declared specs, so a topic lost with a broker's data comes back with its configuration, never a default one. */
   private readonly specs = new Map<string, TopicSpec>();
-  private readonly consumers = new Set<Consumer>();
+  /** Running consumers, each with the flag that tells kafkajs not to restart it once stopped. */
+  private readonly consumers = new Map<Consumer, { stopped: boolean }>();
   private readonly log: Logger;
   private readonly pages?: KafkaPageReader;
   /** Absent (a rebuild subscribes instead) only if kafkajs no longer makes the cluster the page reader needs. */
@@ -187,7 +188,7 @@ export class KafkaEventBus implements EventBus {
           await options.handle(toBusMessage(topic, partition, message));
         },
       });
-    this.consumers.add(consumer);
+    this.consumers.set(consumer, state);
     return {
       stop: async () => {
         state.stopped = true;
@@ -227,7 +228,10 @@ export class KafkaEventBus implements EventBus {
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled([...this.consumers].map((c) => this.disconnect(c, 'consumer')));
+    await Promise.allSettled([...this.consumers].map(([consumer, state]) => {
+      state.stopped = true;
+      return this.disconnect(consumer, 'consumer');
+    }));
     this.consumers.clear();
     await this.pages?.close();
     if (this.producer) {
