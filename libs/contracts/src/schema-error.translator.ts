@@ -57,7 +57,13 @@ export class RememberedTranslator {
   private readonly known: Array<{ shape: string[]; errors: ValidationError[] }> = [];
 
   translate(errors: readonly ErrorObject[], value: unknown): ValidationError[] {
-    let hit = this.known.find((k) => matches(k.shape, errors, value));
+    let hit: { shape: string[]; errors: ValidationError[] } | undefined;
+    for (let k = 0; k < this.known.length; k += 1) {
+      if (matches(this.known[k].shape, errors, value)) {
+        hit = this.known[k];
+        break;
+      }
+    }
     if (!hit) {
       const shape = shapeOf(errors, value);
       if (shape === undefined) return translateAjvErrors(errors, value);
@@ -65,7 +71,12 @@ export class RememberedTranslator {
       this.known.unshift(hit);
       if (this.known.length > SHAPES_PER_SCHEMA) this.known.pop();
     }
-    return hit.errors.map((e) => ({ path: e.path, keyword: e.keyword, message: e.message }));
+    const copies = new Array<ValidationError>(hit.errors.length);
+    for (let i = 0; i < copies.length; i += 1) {
+      const e = hit.errors[i];
+      copies[i] = { path: e.path, keyword: e.keyword, message: e.message };
+    }
+    return copies;
   }
 }
 
@@ -77,7 +88,8 @@ function matches(shape: readonly string[], errors: readonly ErrorObject[], value
   for (let i = 0; i < errors.length; i += 1) {
     const error = errors[i];
     const at = i * FIELDS;
-    if (shape[at + 1] !== error.instancePath || shape[at + 2] !== error.schemaPath || shape[at] !== error.keyword) return false;
+    // Schema path and keyword first: ajv's generated code uses the same string constants each call.
+    if (shape[at + 2] !== error.schemaPath || shape[at] !== error.keyword || shape[at + 1] !== error.instancePath) return false;
     if (shape[at + 3] !== (error.message ?? '')) return false;
     if (shape[at + 4] !== (childProperty(error.keyword, error.params as Record<string, unknown>) ?? '')) return false;
     // Same keyword and instance path, so whether the value must be read is the same as when stored.
@@ -134,12 +146,31 @@ function locate(error: ErrorObject, root: unknown): Located {
   return { segments, error: { path: formatPath(segments), keyword: error.keyword, message } };
 }
 
+/**
+ * The property an error names under its value: ajv puts it in one param per keyword. Read by
+ * keyword, since params differ in shape from keyword to keyword and a chain of lookups over all of
+ * them was the costliest step of a remembered translation.
+ */
 function childProperty(keyword: string, params: Record<string, unknown>): string | undefined {
-  const candidate =
-    params.missingProperty ??
-    params.additionalProperty ??
-    params.unevaluatedProperty ??
-    (keyword === 'propertyNames' ? params.propertyName : undefined);
+  let candidate: unknown;
+  switch (keyword) {
+    case 'required':
+    case 'dependentRequired':
+    case 'dependencies':
+      candidate = params.missingProperty;
+      break;
+    case 'additionalProperties':
+      candidate = params.additionalProperty;
+      break;
+    case 'unevaluatedProperties':
+      candidate = params.unevaluatedProperty;
+      break;
+    case 'propertyNames':
+      candidate = params.propertyName;
+      break;
+    default:
+      return undefined;
+  }
   return typeof candidate === 'string' ? candidate : undefined;
 }
 
