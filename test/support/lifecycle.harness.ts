@@ -9,6 +9,7 @@ export interface EstateProcess {
   child: ChildProcess;
   pid: number;
   registryUrl: string;
+  discoveryUrl: string;
   auditUrl: string;
   mcpUrl: string;
   output(): string;
@@ -47,6 +48,7 @@ export async function spawnEstate(dataDir: string, env: Record<string, string> =
     child,
     pid: child.pid as number,
     registryUrl: `http://127.0.0.1:${ports.registry}`,
+    discoveryUrl: `http://127.0.0.1:${ports.discovery}`,
     auditUrl: `http://127.0.0.1:${ports.audit}`,
     mcpUrl: `http://127.0.0.1:${ports.edge}/mcp`,
     output: () => output,

@@ -66,7 +66,13 @@ export async function composeEstate(config: EstateCompositionConfig): Promise<Co
     steps.unshift({ name, stop: () => running.stop() });
     return running;
   };
-  const stop = () => stopInOrder(config.logger, [...steps, ...(config.bus ? [] : [{ name: 'event bus', stop: () => bus.close() }])]);
+  // A bus of its own: every service's consumers leave together first, then the services stop in order.
+  const ownBus = config.bus === undefined;
+  const stop = () => stopInOrder(config.logger, [
+    ...(ownBus && bus.stopConsumers ? [{ name: 'consumers', stop: () => (bus.stopConsumers as () => Promise<void>).call(bus) }] : []),
+    ...steps,
+    ...(ownBus ? [{ name: 'event bus', stop: () => bus.close() }] : []),
+  ]);
   // Every edge started here records spent 2026-07-28 confirmations in the estate's database.
   const addEdge = async (overrides: Env = {}) => started('mcp-edge', await startEdge(loadEdgeConfig({ ESTATE_EDGE_DATABASE_URL: databaseUrl, ...envOf('edge'), ...overrides }), bus, child('mcp-edge')));
   const estate: ComposedEstate = { bus, addEdge, stop };

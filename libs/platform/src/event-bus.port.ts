@@ -114,6 +114,13 @@ export interface EventBus {
    * message. A bus without it is read through a throwaway subscription instead.
    */
   readPage?(topic: string, partition: number, offset: string, limit: number): Promise<BusMessage[]>;
+  /**
+   * Stops every subscription's consumer at once and refuses new subscriptions, before the
+   * services that own them stop one after another: a bus whose consumers take a while to leave
+   * (Kafka waits for the fetch in flight) then costs that wait once, not once per service.
+   * Positions are as safe as after each subscription's own stop; sending still works.
+   */
+  stopConsumers?(): Promise<void>;
   close(): Promise<void>;
 }
 

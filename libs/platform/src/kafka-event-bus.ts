@@ -42,7 +42,8 @@ export class KafkaEventBus implements EventBus {
   /** Declared specs, so a topic lost with a broker's data comes back with its configuration, never a default one. */
   private readonly specs = new Map<string, TopicSpec>();
   /** Running consumers, each with the flag that tells kafkajs not to restart it once stopped. */
-  private readonly consumers = new Map<Consumer, { stopped: boolean }>();
+  private readonly consumers = new Map<Consumer, ConsumerState>();
+  private consumersStopped = false;
   private readonly log: Logger;
   private readonly pages?: KafkaPageReader;
   /** Absent (a rebuild subscribes instead) only if kafkajs no longer makes the cluster the page reader needs. */
@@ -133,6 +134,7 @@ export class KafkaEventBus implements EventBus {
    */
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
     for (let left = 20; ; left -= 1) {
+      if (this.consumersStopped) throw new Error(`the bus is stopping: no new subscription to ${options.topic}`);
       try {
         return await this.subscribeOnce(options);
       } catch (error) {
@@ -144,7 +146,7 @@ export class KafkaEventBus implements EventBus {
   }
 
   private async subscribeOnce(options: SubscribeOptions): Promise<Subscription> {
-    const state = { stopped: false };
+    const state: ConsumerState = { stopped: false };
     const consumer = this.kafka.consumer({
       groupId: options.groupId,
       // kafkajs restarts a crashed consumer on a timer, and a stop that lands while the consumer is
@@ -181,7 +183,7 @@ export class KafkaEventBus implements EventBus {
     }
   }
 
-  private async run(consumer: Consumer, options: SubscribeOptions, state: { stopped: boolean }): Promise<Subscription> {
+  private async run(consumer: Consumer, options: SubscribeOptions, state: ConsumerState): Promise<Subscription> {
     const ownOffsets = options.ownOffsets;
     const seeking = new Set<number>();
     if (ownOffsets) this.seekOnJoin(consumer, options, ownOffsets, seeking, state);
@@ -197,11 +199,17 @@ export class KafkaEventBus implements EventBus {
     this.consumers.set(consumer, state);
     return {
       stop: async () => {
-        state.stopped = true;
         this.consumers.delete(consumer);
-        await this.disconnect(consumer, options.groupId);
+        await this.leave(consumer, state, options.groupId);
       },
     };
+  }
+
+  /** Stops a consumer once: a second stop (the bus's, then the subscription's) waits for the same leave, not a new one. */
+  private leave(consumer: Consumer, state: ConsumerState, what: string): Promise<void> {
+    state.stopped = true;
+    state.leaving ??= this.disconnect(consumer, what);
+    return state.leaving;
   }
 
   async offsets(topic: string): Promise<PartitionOffsets[]> {
@@ -233,22 +241,24 @@ export class KafkaEventBus implements EventBus {
     }
   }
 
-  async close(): Promise<void> {
-    await Promise.allSettled([...this.consumers].map(([consumer, state]) => {
-      state.stopped = true;
-      return this.disconnect(consumer, 'consumer');
-    }));
+  async stopConsumers(): Promise<void> {
+    this.consumersStopped = true;
+    const running = [...this.consumers];
     this.consumers.clear();
-    await this.pages?.close();
-    if (this.producer) {
-      // One that could not connect has already let go of what it opened.
-      const producer = await this.producer.catch(() => undefined);
-      if (producer) await this.disconnect(producer, 'producer');
-    }
-    if (this.admin) {
-      const admin = await this.admin.catch(() => undefined);
-      if (admin) await this.disconnect(admin, 'admin');
-    }
+    await Promise.allSettled(running.map(([consumer, state]) => this.leave(consumer, state, 'consumer')));
+  }
+
+  async close(): Promise<void> {
+    await this.stopConsumers();
+    // At once, each bounded: with the broker away every one of them waits out its deadline.
+    const producer = this.producer;
+    const admin = this.admin;
+    await Promise.allSettled([
+      withDeadline(this.pages?.close() ?? Promise.resolve(), DISCONNECT_MS),
+      // One that could not connect has already let go of what it opened; one still connecting is left to fail.
+      withDeadline(producer?.then((p) => this.disconnect(p, 'producer'), () => undefined) ?? Promise.resolve(), DISCONNECT_MS),
+      withDeadline(admin?.then((a) => this.disconnect(a, 'admin'), () => undefined) ?? Promise.resolve(), DISCONNECT_MS),
+    ]);
   }
 
   /**
@@ -400,6 +410,12 @@ export class KafkaEventBus implements EventBus {
 
 /** Kafka's refusals of a batch for its size: deterministic, so retrying the same batch cannot help. */
 const SIZE_REFUSALS = new Set(['MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE']);
+/** A consumer's stop: it tells kafkajs not to restart it, and is awaited by every later stop of the same consumer. */
+interface ConsumerState {
+  stopped: boolean;
+  leaving?: Promise<void>;
+}
+
 /** Refusals of an idempotent producer whose state the broker no longer has: only a new producer gets past them. */
 const PRODUCER_STATE_LOST = new Set(['OUT_OF_ORDER_SEQUENCE_NUMBER', 'UNKNOWN_PRODUCER_ID', 'INVALID_PRODUCER_EPOCH']);
 

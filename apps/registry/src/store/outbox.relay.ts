@@ -14,6 +14,8 @@ import { readRelayBatch, RELAY_BATCH } from './relay.reads';
 import { RelayWake } from './relay.wake';
 
 const FAILURE_LOG_EVERY_MS = 10_000;
+/** How long a stop waits for the pass in progress. */
+const STOP_WAIT_MS = 1000;
 
 /**
  * Publishes stored events to Kafka in commit-safe order (the transactional outbox is the event
@@ -82,7 +84,11 @@ export class OutboxRelay {
   async stop(): Promise<void> {
     this.stopped = true;
     this.wake.stop();
-    while (this.running) await new Promise((resolve) => setTimeout(resolve, 10));
+    // A pass sending to a broker that is away retries for half a minute: it is left behind after a
+    // second. Its checkpoint moves only after its sends, so the next leader sends them again.
+    const until = Date.now() + STOP_WAIT_MS;
+    while (this.running && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
+    if (this.running) this.logger.warn({ ms: STOP_WAIT_MS }, 'relay pass still sending at stop; left behind (the next leader sends its events again)');
     // Ending the session releases the advisory lock: a standby relay takes over on its next tick.
     await this.session?.end().catch(() => undefined);
   }
