@@ -57,7 +57,8 @@ describe('npm start on Kafka, stopped while the broker is away (a private broker
     const started = Date.now();
     const discoveryUrl = estate.discoveryUrl;
     await waitFor(async () => {
-      const names = ((await http('GET', `${discoveryUrl}/v1/catalog`, admin)).body.tools ?? []).map((t: { name: string }) => t.name).sort();
+      const tools = ((await http('GET', `${discoveryUrl}/v1/catalog`, admin)).body.tools ?? []) as Array<{ name: string }>;
+      const names = tools.map((t) => t.name).sort();
       return JSON.stringify(names) === JSON.stringify(['ops.t0', 'ops.t1', 'ops.t2']) ? true : undefined;
     }, 'the catalog to hold every publish, those made during the outage included', 60_000);
     process.stderr.write(`[outage-stop] catalog whole ${Date.now() - started} ms after the restart's banner\n`);
