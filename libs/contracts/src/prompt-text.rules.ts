@@ -170,6 +170,7 @@ function withoutWordEnds(pattern: RegExp): RegExp {
 
 /** A run of letters mixing Latin with a Cyrillic letter, or with a Greek letter that looks Latin. */
 function mixedScriptWords(written: string): string[] {
+  if (!NOT_ASCII.test(written)) return [];
   const found = new Set<string>();
   for (const [word] of written.matchAll(/[\p{L}\p{M}]+/gu)) {
     if (!/\p{Script=Latin}/u.test(word)) continue;
@@ -216,6 +217,12 @@ function isDistinctiveIdentifier(value: string): boolean {
 }
 
 function containsToken(haystack: string, needle: string): boolean {
-  const escaped = needle.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`(?<![\\w:-])${escaped}(?![\\w:-])`).test(haystack);
+  for (let at = haystack.indexOf(needle); at !== -1; at = haystack.indexOf(needle, at + 1)) {
+    if (!TOKEN_CHARACTER.test(haystack.charAt(at - 1)) && !TOKEN_CHARACTER.test(haystack.charAt(at + needle.length))) return true;
+  }
+  return false;
 }
+
+/** What continues a token: a match with one of these beside it is part of a longer identifier. */
+const TOKEN_CHARACTER = /^[\w:-]$/;
+const NOT_ASCII = /[^\x00-\x7f]/;

@@ -114,13 +114,19 @@ export interface TextReading {
  * that folding would garble (Cyrillic, CJK) are still read as written. Duplicates are dropped.
  */
 export function readingsOf(text: string): TextReading[] {
-  const base = readBase(text);
-  const folded = foldText(base);
+  // Plain ASCII reads the same folded (every look-alike and mark is beyond ASCII), and text
+  // without a run of spaced letters reads the same squeezed: most texts need one reading.
+  const plain = PLAIN_ASCII.test(text);
+  const base = plain ? text : readBase(text);
+  const folded = plain ? base : foldText(base);
+  const written = collapse(base);
+  if (plain && !SPACED_LETTER_RUN.test(base)) return [{ label: 'as written', text: written }];
+  const squeezed = collapse(squeeze(base));
   const readings: TextReading[] = [
-    { label: 'as written', text: collapse(base) },
-    { label: 'with look-alike letters folded', text: collapse(folded) },
-    { label: 'with spaced letters joined', text: collapse(squeeze(base)) },
-    { label: 'with spaced letters joined', text: collapse(squeeze(folded)) },
+    { label: 'as written', text: written },
+    { label: 'with look-alike letters folded', text: plain ? written : collapse(folded) },
+    { label: 'with spaced letters joined', text: squeezed },
+    { label: 'with spaced letters joined', text: plain ? squeezed : collapse(squeeze(folded)) },
     { label: 'with spaced letters joined', text: gluedRuns(folded), glued: true },
   ];
   const seen = new Set<string>([readings[0].text]);
@@ -138,8 +144,9 @@ export interface NormalisedText {
 }
 
 export function normalisePromptText(text: string): NormalisedText {
-  const base = readBase(text);
-  const folded = foldText(base);
+  const plain = PLAIN_ASCII.test(text);
+  const base = plain ? text : readBase(text);
+  const folded = plain ? base : foldText(base);
   return { nfkc: collapse(base), folded: collapse(folded).toLowerCase(), squeezed: collapse(squeeze(folded)).toLowerCase() };
 }
 
@@ -152,8 +159,11 @@ function readBase(text: string): string {
 }
 
 function collapse(text: string): string {
-  return text.replace(/[^\S\n]+/g, ' ');
+  // Only a space-like character other than a space, or two in a row, changes anything.
+  return SPACING_TO_COLLAPSE.test(text) ? text.replace(/[^\S\n]+/g, ' ') : text;
 }
+
+const SPACING_TO_COLLAPSE = /[^\S\n ]| {2}/;
 
 function foldText(text: string): string {
   return foldConfusables(text.normalize('NFKD').replace(/\p{M}/gu, '')).normalize('NFC');
@@ -161,6 +171,13 @@ function foldText(text: string): string {
 
 /** Four or more single letters, each apart from the next by one to three non-alphanumerics. */
 const SPACED_LETTERS = /(?<![\p{L}\p{N}])\p{L}(?:[^\p{L}\p{N}\n]{1,3}\p{L}){3,}(?![\p{L}\p{N}])/gu;
+const SPACED_LETTER_RUN = new RegExp(SPACED_LETTERS.source, 'u');
+
+/**
+ * Printable ASCII, line feeds and tabs: nothing hidden, no line break to unify, no mark or
+ * look-alike to fold, and NFKC leaves it as it is, so it is its own base and folded text.
+ */
+const PLAIN_ASCII = /^[\x20-\x7e\n\t]*$/;
 
 /**
  * "i g n o r e  p r e v i o u s" → " ignore previous ": letters are joined; a separator that
