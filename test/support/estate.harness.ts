@@ -80,11 +80,17 @@ export function spawnService(entry: string, env: Record<string, string>, options
   let output = '';
   child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let stopping = false;
+  const exited = new Promise<void>((resolve) => child.once('exit', (code, signal) => {
+    // A service that ends by itself mid-test leaves its last words where a failing run shows them.
+    if (!stopping) process.stderr.write(`${entry} (pid ${child.pid}) exited by itself (${code ?? signal}); its last output:\n${output.slice(-4000)}\n`);
+    resolve();
+  }));
   return {
     process: child,
     output: () => output,
     stop: async (signal = 'SIGTERM') => {
+      stopping = true;
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       await exited;
     },

@@ -69,7 +69,7 @@ export async function composeEstate(config: EstateCompositionConfig): Promise<Co
   // A bus of its own: every service's consumers leave together first, then the services stop in order.
   const ownBus = config.bus === undefined;
   const stop = () => stopInOrder(config.logger, [
-    ...(ownBus && bus.stopConsumers ? [{ name: 'consumers', stop: () => (bus.stopConsumers as () => Promise<void>).call(bus) }] : []),
+    ...(ownBus && bus.stopConsumers ? [{ name: 'consumers', stop: () => bus.stopConsumers?.() ?? Promise.resolve() }] : []),
     ...steps,
     ...(ownBus ? [{ name: 'event bus', stop: () => bus.close() }] : []),
   ]);

@@ -175,8 +175,8 @@ export class KafkaEventBus implements EventBus {
       await consumer.subscribe({ topic: options.topic, fromBeginning: options.fromBeginning });
       return await this.run(consumer, options, state);
     } catch (error) {
-      state.stopped = true;
-      await consumer.disconnect().catch(() => undefined);
+      // Bounded like any stop: with the broker away, a bare disconnect could wait on a join round.
+      await this.leave(consumer, state, options.groupId).catch(() => undefined);
       throw error;
     }
   }
@@ -254,6 +254,7 @@ export class KafkaEventBus implements EventBus {
     await Promise.allSettled([
       withDeadline(this.pages?.close() ?? Promise.resolve(), DISCONNECT_MS),
       // One that could not connect has already let go of what it opened; one still connecting is left to fail.
+      // disconnect() bounds itself; the outer deadline is for the connect the producer or admin may still be waiting on.
       withDeadline(producer?.then((p) => this.disconnect(p, 'producer'), () => undefined) ?? Promise.resolve(), DISCONNECT_MS),
       withDeadline(admin?.then((a) => this.disconnect(a, 'admin'), () => undefined) ?? Promise.resolve(), DISCONNECT_MS),
     ]);
