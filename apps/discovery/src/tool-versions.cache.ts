@@ -1,3 +1,4 @@
+import { keepWithin } from '@estate/protocol';
 import type { CatalogVersion } from '@estate/events';
 
 /** Tools whose versions are kept; past it the least recently used tool is dropped (and read again when next touched). */
@@ -27,7 +28,7 @@ export class ToolVersionsCache {
   set(name: string, position: number, versions: readonly CatalogVersion[]): void {
     this.kept.delete(name);
     this.kept.set(name, { position, versions: versions.slice() });
-    if (this.kept.size > this.limit) this.kept.delete(this.kept.keys().next().value as string);
+    keepWithin(this.kept, this.limit);
   }
 
   clear(): void {

@@ -1,6 +1,7 @@
 import { createSecretKey, hash, type KeyObject } from 'node:crypto';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { hasUnstorableText, type DataClassification, type Principal } from '@estate/contracts';
+import { keepWithin } from '@estate/protocol';
 
 export type AuthConfig =
   | ({ mode: 'jwt'; secret?: string; jwksUrl?: string; issuer?: string; audience?: string } & Partial<TokenTimeLimits>)
@@ -107,10 +108,7 @@ export class PrincipalResolver {
 
   private remember(id: string, entry: Remembered): void {
     this.remembered.set(id, entry);
-    if (this.remembered.size > this.cacheLimit) {
-      const oldest = this.remembered.keys().next().value;
-      if (oldest !== undefined) this.remembered.delete(oldest);
-    }
+    keepWithin(this.remembered, this.cacheLimit);
   }
 }
 

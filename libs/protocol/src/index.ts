@@ -175,3 +175,4 @@ export {
   type StateMac,
   type StateRejection,
 } from './request-state.codec';
+export { forgetOldest, keepWithin } from './bounded-map';

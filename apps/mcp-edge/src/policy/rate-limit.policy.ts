@@ -1,3 +1,4 @@
+import { keepWithin } from '@estate/protocol';
 /** A per-minute budget: capacity tokens, refilled evenly over a minute. */
 interface Bucket {
   tokens: number;
@@ -39,8 +40,8 @@ export class TokenBuckets {
 
   private set(key: string, tokens: number, now: number): void {
     // A full bucket carries no information: forgetting the oldest keys bounds memory.
-    if (this.buckets.size >= this.maxKeys && !this.buckets.has(key)) this.buckets.delete(this.buckets.keys().next().value as string);
     this.buckets.set(key, { tokens, at: now });
+    keepWithin(this.buckets, this.maxKeys);
   }
 }
 

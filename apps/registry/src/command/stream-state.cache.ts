@@ -1,3 +1,4 @@
+import { keepWithin } from '@estate/protocol';
 import type { Decider } from '../domain/decider';
 
 /** The state of one stream as a decider sees it, and how many events built it. */
@@ -34,7 +35,7 @@ export class StreamStateCache {
   set<S>(decider: Decider<unknown, unknown, S>, streamId: string, loaded: Loaded<S>): void {
     this.entries.delete(streamId);
     this.entries.set(streamId, { decider, loaded });
-    if (this.entries.size > this.limit) this.entries.delete(this.entries.keys().next().value as string);
+    keepWithin(this.entries, this.limit);
   }
 
   get size(): number {

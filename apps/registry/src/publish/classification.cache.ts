@@ -1,3 +1,4 @@
+import { keepWithin } from '@estate/protocol';
 import { createHash } from 'node:crypto';
 import { DEFAULT_COMPAT_POLICY, type ChangeClassification, type ToolSpec } from '@estate/contracts';
 import { classifierFor, type ClassifyChange } from '../domain/tool.decider';
@@ -37,7 +38,7 @@ export function cachedClassifier(
     }
     const answer = classify(oldSpec, newSpec);
     entries.set(key, answer);
-    if (entries.size > limit) entries.delete(entries.keys().next().value as string);
+    keepWithin(entries, limit);
     return answer;
   };
   return Object.assign(cached, { policy: classify.policy, size: () => entries.size });
