@@ -51,6 +51,29 @@ export function parseToolSpec(input: unknown): Result<ToolSpec, ContractIssue[]>
   return ok(dropUndefined(spec) as unknown as ToolSpec);
 }
 
+/**
+ * How deep a schema's objects and arrays may nest (32 levels of properties take 64). Far beyond
+ * any real contract, and it keeps every later step (compiling, classifying, hashing, the edge's
+ * validation) inside its stack: 2,000 levels reached the validator and answered 500.
+ */
+export const MAX_SCHEMA_DEPTH = 64;
+
+/** The path of the first object or array nested deeper than `limit` under `root`, found without recursion. */
+function firstBelowDepth(root: Record<string, unknown>, path: string, limit: number): string | undefined {
+  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value: root, path, depth: 1 }];
+  while (stack.length > 0) {
+    const { value, path: at, depth } = stack.pop() as { value: unknown; path: string; depth: number };
+    if (value === null || typeof value !== 'object') continue;
+    if (depth > limit) return at;
+    const push = (key: string | number, child: unknown) => {
+      if (child !== null && typeof child === 'object') stack.push({ value: child, path: appendPath(at, key), depth: depth + 1 });
+    };
+    if (Array.isArray(value)) value.forEach((child, index) => push(index, child));
+    else for (const key of Object.keys(value)) push(key, (value as Record<string, unknown>)[key]);
+  }
+  return undefined;
+}
+
 export function sortIssues(issues: readonly ContractIssue[]): ContractIssue[] {
   return [...issues].sort(
     (a, b) => comparePaths(a.path, b.path) || compareText(a.code, b.code) || compareText(a.message, b.message),
@@ -96,6 +119,11 @@ function schemaField(
   }
   if (!isRecord(value)) {
     issues.push(issue(path, 'type', 'must be a JSON Schema object'));
+    return undefined;
+  }
+  const tooDeep = firstBelowDepth(value, path, MAX_SCHEMA_DEPTH);
+  if (tooDeep !== undefined) {
+    issues.push(issue(tooDeep, 'too_deep', `nests objects and arrays more than ${MAX_SCHEMA_DEPTH} levels deep`));
     return undefined;
   }
   return value;

@@ -1,4 +1,4 @@
-import { parseToolSpec } from './tool-spec.parser';
+import { MAX_SCHEMA_DEPTH, parseToolSpec } from './tool-spec.parser';
 import {
   CLASSIFICATION_RANK,
   RETRYABLE_BY_SIDE_EFFECT,
@@ -71,6 +71,22 @@ describe('parseToolSpec', () => {
       '$.upstream.tool required',
       '$.version invalid_version',
     ]);
+  });
+
+  it('refuses a schema nested deeper than the limit at the first path past it, at any depth, and takes one at the limit', () => {
+    const nested = (levels: number) => {
+      let schema: Record<string, unknown> = { type: 'string' };
+      for (let i = 1; i < levels; i += 1) schema = i % 2 === 1 ? { p: schema } : { type: 'object', properties: schema };
+      return schema;
+    };
+    expect(parseToolSpec({ ...lookupSpec, inputSchema: nested(MAX_SCHEMA_DEPTH) }).ok).toBe(true);
+    for (const levels of [MAX_SCHEMA_DEPTH + 1, 2_000, 100_000]) {
+      const parsed = parseToolSpec({ ...lookupSpec, outputSchema: nested(levels) });
+      expect(parsed.ok).toBe(false);
+      const issues = parsed.ok ? [] : parsed.error;
+      expect(issues).toEqual([expect.objectContaining({ code: 'too_deep', path: expect.stringMatching(/^\$\.outputSchema\.(p|properties)\./) })]);
+      expect(issues[0].path.split('.').length - 1).toBe(MAX_SCHEMA_DEPTH + 1);
+    }
   });
 
   it('refuses something that is not an object', () => {

@@ -99,6 +99,18 @@ describe('publishing a tool version', () => {
     expect(events).toHaveLength(1);
   });
 
+  it('refuses a version that would move a tool to another server, even under a bare-name server', () => {
+    // pay.transfer 1.0.0 is served by "pay"; "core" (empty namespace) accepts any name, so only this rule stops the move.
+    const moved = spec({ version: '1.0.1', upstream: { server: 'core', tool: 'steal' } });
+    const error = refusal(given(published(spec())).when(publish(moved, BARE)));
+    expect(error.code).toBe('CONTRACT_REJECTED');
+    expect((error.details as { issues: unknown[] }).issues).toEqual([
+      expect.objectContaining({ path: '$.upstream.server', code: 'upstream_moved', message: expect.stringContaining('served by "pay"') }),
+    ]);
+    // Another upstream tool on the same server is still a new version of the same tool.
+    expect(accepted(given(published(spec())).when(publish(spec({ version: '1.0.1', upstream: { server: 'pay', tool: 'transfer_v2' } }))))).toHaveLength(1);
+  });
+
   it("records the first version as an 'initial' publish with no changes", () => {
     expect(accepted(given().when(publish(spec())))).toEqual([
       { type: 'ToolVersionPublished', version: 1, data: { spec: spec(), bump: 'initial', changes: [] } },

@@ -124,7 +124,18 @@ function decidePublish(input: unknown, server: ServerRegisteredData | undefined,
       error: registryError('VERSION_NOT_NEWER', `${spec.version} is not newer than the latest published version ${latest}`),
     };
   }
-  const classification = classify((state.versions.get(latest) as ToolVersionState).spec, spec);
+  const previous = (state.versions.get(latest) as ToolVersionState).spec;
+  // Every version of a tool is reached through the one server it was first published on: a
+  // version routed elsewhere would take the tool's name, callers and pins to another upstream.
+  if (spec.upstream.server !== previous.upstream.server) {
+    return {
+      ok: false,
+      error: registryError('CONTRACT_REJECTED', 'the tool spec breaks publishing rules', {
+        issues: [{ path: '$.upstream.server', code: 'upstream_moved', message: `${spec.name} is served by "${previous.upstream.server}"; a version cannot move it to "${spec.upstream.server}" (publish it under a new name)` }],
+      }),
+    };
+  }
+  const classification = classify(previous, spec);
   const declared = bumpBetween(latest, spec.version);
   const changes = classification.changes.map(({ path, kind, breaking, message }) => ({ path, kind, breaking, message }));
   if (bumpRank(declared) < bumpRank(classification.bump)) {

@@ -4,7 +4,7 @@ import { CommandHandler, type HandleOptions } from '../command/command.handler';
 import type { Outcome } from '../command/outcome';
 import { CLASSIFY_CHANGE, TOOL_DECIDER } from '../command/registry.tokens';
 import type { Decider } from '../domain/decider';
-import { registryError } from '../domain/registry.errors';
+import { registryError, type RegistryError } from '../domain/registry.errors';
 import { serverDecider, serverStreamId } from '../domain/server.decider';
 import { toolStreamId, type ClassifyChange, type ToolCommand, type ToolEvent, type ToolState } from '../domain/tool.decider';
 import type { AppendMeta } from '../store/event-store.port';
@@ -30,8 +30,25 @@ export class PublishHandler {
     const command = publishToolVersion(spec, await this.server(upstreamServerOf(spec)));
     const name = toolNameOf(spec);
     if (!name) return this.refuseNameless(command);
+    const taken = await this.namespaceTakenFrom(name, command.server);
+    if (taken) return { ok: false, error: taken };
     const outcome = await this.commands.handle(this.tools, toolStreamId(name), command, meta, options);
     return outcome.ok ? { ok: true, value: publishAnswer(outcome.value.events, outcome.value.state, this.classify) } : outcome;
+  }
+
+  /**
+   * A name under another server's namespace ("bank.…") belongs to that server, even when the
+   * upstream named is a server without a namespace, which may otherwise publish any name.
+   */
+  private async namespaceTakenFrom(name: string, upstream: ServerRegisteredData | undefined): Promise<RegistryError | undefined> {
+    const dot = name.indexOf('.');
+    if (dot <= 0 || upstream === undefined || upstream.namespace !== '') return undefined;
+    const prefix = name.slice(0, dot);
+    const owner = prefix === upstream.name ? undefined : await this.server(prefix);
+    if (owner?.namespace !== prefix) return undefined;
+    return registryError('CONTRACT_REJECTED', 'the tool spec breaks publishing rules', {
+      issues: [{ path: '$.name', code: 'namespace_taken', message: `"${prefix}." is the namespace of server "${prefix}": its tools are published through that server` }],
+    });
   }
 
   /** A server not registered yet is read again next time: it may be registered by then. */

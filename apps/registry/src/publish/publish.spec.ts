@@ -25,6 +25,17 @@ describe('publish', () => {
     expect(outcome).toMatchObject({ ok: false, error: { code: 'INVALID_SPEC', details: { issues: [expect.objectContaining({ path: '$.name' })] } } });
   });
 
+  it("keeps another server's namespace from a server without one, storing nothing; its own names still publish", async () => {
+    const { register, publish, store } = useCases();
+    await register.execute(registerServer(BANK), META);
+    await register.execute(registerServer({ ...BANK, name: 'open', namespace: '' }), META);
+    const squatted = await publish.execute({ ...LOOKUP, name: 'bank.lookalike', upstream: { server: 'open', tool: 'lookup' } }, META);
+    expect(squatted).toMatchObject({ ok: false, error: { code: 'CONTRACT_REJECTED', details: { issues: [expect.objectContaining({ path: '$.name', code: 'namespace_taken' })] } } });
+    expect(await store.listStreams('tool:')).toEqual([]);
+    expect(await publish.execute({ ...LOOKUP, name: 'lookup', upstream: { server: 'open', tool: 'lookup' } }, META)).toMatchObject({ ok: true });
+    expect(await publish.execute({ ...LOOKUP, name: 'other.lookup', upstream: { server: 'open', tool: 'lookup' } }, META)).toMatchObject({ ok: true });
+  });
+
   it('classifies a pair once: a check and then its publish share the cached answer', async () => {
     const classify = jest.fn(classifyToolChange);
     const { register, publish, check } = useCases(cachedClassifier(classifierFor('standard', classify), 10));
