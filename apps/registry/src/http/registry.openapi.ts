@@ -19,7 +19,7 @@ const READS = 'Publishers and admins (estate:publish, estate:admin) read everyth
 const specBody = { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/ToolSpec' } } } };
 const lifecycleBody = (fields: Record<string, unknown>) => ({
   required: true,
-  content: { 'application/json': { schema: { type: 'object', required: ['reason'], properties: { reason: { type: 'string', minLength: 1 }, ...fields }, additionalProperties: false } } },
+  content: { 'application/json': { schema: { type: 'object', required: ['reason'], properties: { reason: { type: 'string', minLength: 1, maxLength: 1000, description: 'Shown to agents still calling the version; held to the prompt-text rules' }, ...fields }, additionalProperties: false } } },
 });
 const nameParams = [
   { name: 'name', in: 'path', required: true, schema: { type: 'string' } },

@@ -1,5 +1,5 @@
 import { isJsonObject } from '@estate/protocol';
-import { unstorableTextPath } from '@estate/contracts';
+import { inspectPromptText, unstorableTextPath } from '@estate/contracts';
 import type { ServerRegisteredData } from '@estate/events';
 
 export interface RequestIssue {
@@ -72,6 +72,7 @@ export function parseLifecycleBody(body: unknown, allowSunset: boolean): Parsed<
   if (!isJsonObject(body)) return { ok: false, issues: [{ path: '$', message: 'body must be a JSON object' }] };
   const issues = [...unknownFields(body, allowSunset ? DEPRECATION_FIELDS : RETIREMENT_FIELDS), ...unstorableText(body)];
   if (typeof body.reason !== 'string' || body.reason.trim().length === 0) issues.push({ path: '$.reason', message: 'reason is required' });
+  else issues.push(...reasonIssues(body.reason));
   if (allowSunset && body.sunsetAt !== undefined && (typeof body.sunsetAt !== 'string' || Number.isNaN(Date.parse(body.sunsetAt)))) {
     issues.push({ path: '$.sunsetAt', message: 'sunsetAt must be an ISO 8601 date-time' });
   }
@@ -83,6 +84,14 @@ export function parseLifecycleBody(body: unknown, allowSunset: boolean): Parsed<
   if (allowSunset && body.sunsetAt !== undefined) value.sunsetAt = new Date(body.sunsetAt as string).toISOString();
   if (allowSunset && body.replacement !== undefined) value.replacement = body.replacement as string;
   return { ok: true, value };
+}
+
+/** A reason is told to every agent still calling the version (a log message and `_meta`): short, and held to the rules of any text a model reads. */
+export const MAX_REASON_CHARS = 1_000;
+
+function reasonIssues(reason: string): RequestIssue[] {
+  if (reason.length > MAX_REASON_CHARS) return [{ path: '$.reason', message: `reason must be at most ${MAX_REASON_CHARS} characters` }];
+  return inspectPromptText(reason, '$.reason').map((issue) => ({ path: issue.path, message: `${issue.code}: ${issue.message}` }));
 }
 
 function isHttpUrl(value: unknown): boolean {
