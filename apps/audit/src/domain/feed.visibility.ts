@@ -4,11 +4,22 @@ import { isJsonObject } from '@estate/protocol';
 /** Reading the whole trail is an audit or admin privilege; the same scopes see the whole feed. */
 const SEES_ALL = ['estate:admin', 'estate:audit'];
 
-/** Who reads the feed: someone who sees every event, or an agent who sees only its tools. */
-export type FeedViewer = { kind: 'all' } | { kind: 'agent'; principal: Principal };
+/**
+ * Who reads governance records (scopes, tenants, classification, owner, upstream, actors, publish
+ * diffs) in the events it sees: the people who write them, as the registry's `readsGovernance`
+ * (apps/registry/src/domain/registry-read.policy.ts) has it. Audit readers see everything anyway.
+ */
+const READS_GOVERNANCE = ['estate:admin', 'estate:publish'];
+
+/**
+ * Who reads the feed: someone who sees every event in full, or a principal who sees only the events
+ * of its tools, in full (`governance`: a publisher) or as the registry shows an agent.
+ */
+export type FeedViewer = { kind: 'all' } | { kind: 'principal'; principal: Principal; governance: boolean };
 
 export function feedViewerOf(principal: Principal): FeedViewer {
-  return principal.scopes.some((scope) => SEES_ALL.includes(scope)) ? { kind: 'all' } : { kind: 'agent', principal };
+  const holds = (scopes: readonly string[]) => principal.scopes.some((scope) => scopes.includes(scope));
+  return holds(SEES_ALL) ? { kind: 'all' } : { kind: 'principal', principal, governance: holds(READS_GOVERNANCE) };
 }
 
 /**

@@ -18,8 +18,10 @@ export class EventStreamController {
   /**
    * Server-sent CloudEvents of tool changes as they are recorded, filtered by `tools`, `types` and
    * `since`. Any token may subscribe: an agent gets the tools discovery would show it, an admin or
-   * auditor everything. A client that reconnects with `Last-Event-ID` (or `?lastEventId=`, for
-   * clients that cannot set headers) gets what it missed first; that id wins over `since`.
+   * auditor everything. Without admin, publish or audit scopes, each event is cut to what the
+   * registry shows that caller of the change: no actor, governance fields or publish diff. A client
+   * that reconnects with `Last-Event-ID` (or `?lastEventId=`, for clients that cannot set headers)
+   * gets what it missed first; that id wins over `since`.
    */
   @Get('v1/events/stream')
   @Authenticated()

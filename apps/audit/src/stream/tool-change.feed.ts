@@ -4,6 +4,7 @@ import { feedFilterAdmits, type CloudEventOptions, type FeedFilter } from '@esta
 import type { Logger } from '@estate/platform';
 import type { AuditEntry } from '../domain/audit-entry.mapper';
 import { SSE_HEARTBEAT } from '../domain/audit-entry.view';
+import { agentFeedEvent } from '../domain/feed.agent-view';
 import { feedEvent, toFeedFrame } from '../domain/feed.frame';
 import { feedViewerMaySee, type FeedViewer } from '../domain/feed.visibility';
 import { AUDIT_APPENDED_CHANNEL, type AuditRepository } from '../store/audit.repository';
@@ -117,7 +118,9 @@ class ToolChangeStream {
     // Who called a version names other principals: only audit readers see that follow-up.
     if (viewer.kind !== 'all' && onlyForAuditReaders(entry)) return undefined;
     if (viewer.kind !== 'all' && !feedViewerMaySee(viewer, await this.context.specs.factsFor(entry))) return undefined;
-    return toFeedFrame(entry.seq, event);
+    if (viewer.kind === 'all' || viewer.governance) return toFeedFrame(entry.seq, event);
+    const shown = agentFeedEvent(event);
+    return shown === undefined ? undefined : toFeedFrame(entry.seq, shown);
   }
 }
 

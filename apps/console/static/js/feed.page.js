@@ -6,7 +6,8 @@ function item(e) {
   const version = e.data?.version ?? e.data?.spec?.version;
   return h('li', { 'data-id': e.id },
     h('strong', {}, e.type), ' ', e.subject ? `${e.subject}${version ? `@${version}` : ''}` : e.estatestream,
-    ' by ', e.estateactor ?? '', ' ', h('span', { class: 'muted' }, e.time));
+    // A reader without governance scopes gets no actor (the registry does not show it either).
+    e.estateactor ? ` by ${e.estateactor} ` : ' ', h('span', { class: 'muted' }, e.time));
 }
 
 export function renderFeed(page) {
