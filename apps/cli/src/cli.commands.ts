@@ -52,7 +52,7 @@ export async function runCommand(command: string, args: string[], options: Optio
     case 'token': {
       const secret = env.secret;
       const sub = str(options.sub);
-      if (!secret || !sub) return { ok: false, output: 'usage: estate token --sub <id> [--scope "a b"] [--tenant t] [--clearance c] (needs ESTATE_JWT_SECRET)' };
+      if (!secret || !sub) return { ok: false, output: 'usage: estate token --sub <id> [--scope "a b"] [--tenant t] [--clearance c] (needs ESTATE_JWT_SECRET, or a running npm start in ESTATE_DATA_DIR)' };
       const jwt = await issueDevToken(secret, { sub, scope: str(options.scope), tenant: str(options.tenant), clearance: str(options.clearance) ?? 'internal' }, { audience: str(options.audience) });
       return { ok: true, output: jwt };
     }

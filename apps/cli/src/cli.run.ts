@@ -1,5 +1,7 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { runCommand, USAGE } from './cli.commands';
+import { processAlive, readEstateRecord, type EstateRecord } from '@estate/platform';
+import { runCommand, USAGE, type CliEnv } from './cli.commands';
 
 const NAMES = [
   'sub', 'scope', 'tenant', 'clearance', 'audience', 'name', 'namespace', 'url', 'transport', 'command', 'owner',
@@ -16,17 +18,38 @@ export async function run(): Promise<void> {
       return;
     }
     const { values, positionals } = parseArgs({ args: rest, options: OPTIONS, strict: true, allowPositionals: true });
-    const outcome = await runCommand(command, positionals, values, {
-      registryUrl: process.env.ESTATE_REGISTRY_URL ?? 'http://127.0.0.1:8001',
-      auditUrl: process.env.ESTATE_AUDIT_URL ?? 'http://127.0.0.1:8003',
-      discoveryUrl: process.env.ESTATE_DISCOVERY_URL ?? 'http://127.0.0.1:8002',
-      token: process.env.ESTATE_TOKEN,
-      secret: process.env.ESTATE_JWT_SECRET,
-    });
+    const outcome = await runCommand(command, positionals, values, cliEnv(process.env));
     (outcome.ok ? process.stdout : process.stderr).write(`${outcome.output}\n`);
     process.exitCode = outcome.ok ? 0 : 1;
   } catch (error) {
     process.stderr.write(`estate: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exitCode = 1;
+  }
+}
+
+/**
+ * The environment's URLs and secret; where it leaves one unset, the running `npm start` in
+ * ESTATE_DATA_DIR (default .estate) supplies it, as it does for any process that joins it: its
+ * services' URLs (whatever ports it chose) and its development secret, so `estate token` works
+ * beside it without exporting anything. The usual local ports otherwise.
+ */
+export function cliEnv(env: NodeJS.ProcessEnv): CliEnv {
+  const estate = runningEstate(env.ESTATE_DATA_DIR ?? '.estate');
+  return {
+    registryUrl: env.ESTATE_REGISTRY_URL ?? estate?.urls.registry ?? 'http://127.0.0.1:8001',
+    auditUrl: env.ESTATE_AUDIT_URL ?? estate?.urls.audit ?? 'http://127.0.0.1:8003',
+    discoveryUrl: env.ESTATE_DISCOVERY_URL ?? estate?.urls.discovery ?? 'http://127.0.0.1:8002',
+    token: env.ESTATE_TOKEN,
+    secret: env.ESTATE_JWT_SECRET ?? (estate?.secretFile && existsSync(estate.secretFile) ? readFileSync(estate.secretFile, 'utf8').trim() : undefined),
+  };
+}
+
+/** The estate recorded in `dataDir` while its process lives; a missing or unreadable record is no estate. */
+function runningEstate(dataDir: string): EstateRecord | undefined {
+  try {
+    const record = readEstateRecord(dataDir);
+    return record && processAlive(record.pid) ? record : undefined;
+  } catch {
+    return undefined;
   }
 }
