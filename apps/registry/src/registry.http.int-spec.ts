@@ -124,6 +124,18 @@ describe('registry over HTTP (real PostgreSQL, in-process bus)', () => {
       expect(await rawPost(`${base}/v1/tools`, tokens.publisher, '{"name": ')).toMatchObject({ status: 400, body: { message: expect.stringContaining('JSON') } });
     });
 
+    it('answers 415 naming the type for a body that is not sent as JSON, storing nothing; a JSON type with parameters passes', async () => {
+      const spec = JSON.stringify({ ...lookup, name: 'pay.typed' });
+      for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
+        expect(await rawPost(`${base}/v1/tools`, tokens.publisher, spec, type)).toEqual({ status: 415, body: { error: 'UNSUPPORTED_MEDIA_TYPE', message: expect.stringContaining(`"${type}"`) } });
+      }
+      // fetch labels a string body text/plain unless told otherwise; a Blob without a type goes out with none.
+      const untyped = await fetch(`${base}/v1/tools`, { method: 'POST', headers: { authorization: `Bearer ${tokens.publisher}` }, body: new Blob([spec]) });
+      expect({ status: untyped.status, body: await untyped.json() }).toEqual({ status: 415, body: { error: 'UNSUPPORTED_MEDIA_TYPE', message: expect.stringContaining('no Content-Type') } });
+      expect((await http('GET', `${base}/v1/tools/pay.typed`, tokens.publisher)).status).toBe(404);
+      expect((await rawPost(`${base}/v1/tools/check`, tokens.publisher, spec, 'application/json; charset=utf-8')).status).toBe(200);
+    });
+
     it('answers 409 with a code for a republish and for a version not newer than the latest', async () => {
       expect(await http('POST', `${base}/v1/tools`, tokens.publisher, lookup)).toMatchObject({ status: 409, body: { error: 'VERSION_ALREADY_PUBLISHED' } });
       const older = { ...lookup, version: '0.9.0' };
@@ -282,8 +294,8 @@ describe('registry over HTTP (real PostgreSQL, in-process bus)', () => {
   });
 });
 
-async function rawPost(url: string, bearer: string, text: string): Promise<{ status: number; body: unknown }> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${bearer}` }, body: text });
+async function rawPost(url: string, bearer: string, text: string, type: string | undefined = 'application/json'): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(url, { method: 'POST', headers: { ...(type === undefined ? {} : { 'content-type': type }), authorization: `Bearer ${bearer}` }, body: text });
   return { status: response.status, body: await response.json() };
 }
 

@@ -10,7 +10,7 @@ import { BoundedParamsPipe } from './bounded-params.pipe';
 import { metricsEndpoint, type MetricsAccess } from '../metrics/metrics.endpoint';
 import { resumeRequestTrace, traceRequests } from './request-trace.middleware';
 import { logRequests } from './request-log.middleware';
-import { jsonBodyReader, limitInBytes } from './json-body.reader';
+import { jsonBodyReader, limitInBytes, refuseBodiesNotJson } from './json-body.reader';
 
 /** Nest's own log lines, routed to pino on stderr. */
 export class PinoNestLogger implements LoggerService {
@@ -74,6 +74,7 @@ export async function startHttpApp(options: HttpAppOptions): Promise<{ app: INes
   app.use(logRequests(options.logger));
   options.configure?.(app);
   app.use(guardRequestUrl);
+  app.use(refuseBodiesNotJson);
   const bodyLimit = options.bodyLimit ?? '1mb';
   const plainLimit = limitInBytes(bodyLimit);
   if (plainLimit !== undefined) app.use(jsonBodyReader(plainLimit));

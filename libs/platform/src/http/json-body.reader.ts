@@ -76,3 +76,22 @@ export function jsonBodyReader(limit: number): Middleware {
     }, (error: Error) => next(Object.assign(error, { status: 400, statusCode: 400, expose: true, type: 'request.aborted' })));
   };
 }
+
+/** JSON's media types: application/json and any application/…+json, with parameters. */
+const JSON_TYPE = /^application\/(?:[\w.-]+\+)?json\s*(?:;|$)/i;
+
+/**
+ * A body in another type would reach a handler as no body at all, and be refused for what it
+ * lacks (a spec "must be a JSON object"): the caller would hunt for a fault in JSON it did send.
+ * Every route here reads JSON, so a request that carries a body in another type, or none, gets
+ * 415 saying so. A request without a body (no length, or 0, and not chunked) passes.
+ */
+export function refuseBodiesNotJson(req: IncomingMessage, _res: ServerResponse, next: Next): void {
+  const { headers } = req;
+  const hasBody = headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
+  if (!hasBody || JSON_TYPE.test(headers['content-type'] ?? '')) return next();
+  const given = headers['content-type'] === undefined ? 'no Content-Type' : `Content-Type ${JSON.stringify(headers['content-type'].slice(0, 100))}`;
+  next(Object.assign(new Error(`the request body must be JSON (Content-Type: application/json); it came with ${given}`), {
+    status: 415, statusCode: 415, expose: true, type: 'unsupported.media.type',
+  }));
+}

@@ -49,6 +49,7 @@ export class ProblemFilter implements ExceptionFilter {
     const parser = exception as BodyParserError;
     if (parser?.type === 'entity.parse.failed') return [400, { error: 'INVALID_JSON', message: 'the request body is not valid JSON' }];
     if (parser?.type === 'entity.too.large') return [413, { error: 'BODY_TOO_LARGE', message: 'the request body is too large' }];
+    if (parser?.type === 'unsupported.media.type') return [415, { error: 'UNSUPPORTED_MEDIA_TYPE', message: (exception as Error).message }];
     if (typeof parser?.status === 'number' && parser.status >= 400 && parser.status < 500) {
       return [parser.status, { error: codeFor(parser.status), message: 'the request could not be read' }];
     }
