@@ -8,6 +8,7 @@ import { answerClientErrors } from './http/client-error.handler';
 import { createMcpEndpoint } from './http/mcp.endpoint';
 import { serveMcpFirst } from './http/mcp.router';
 import { RequestGuard } from './http/request.guard';
+import { jwtExpiry } from './http/token-expiry';
 import { statelessEndpointDeps } from './http/stateless.wiring';
 import { PrimitiveProxyExtension } from './proxy/primitive-proxy.extension';
 import { ToolCallPipeline } from './mcp/tool-call.pipeline';
@@ -45,6 +46,7 @@ export async function startEdge(config: EdgeConfig, bus: EventBus | undefined, l
         guard: express.get(RequestGuard),
         maxBodyBytes: config.maxBodyBytes,
         logger: express.get<Logger>(LOGGER),
+        expiryOf: config.auth.mode === 'jwt' ? jwtExpiry() : undefined,
         stateless: statelessEndpointDeps(config, express.get(CatalogReplica), express.get(ToolCallPipeline), express.get(SessionManager), express.get<Logger>(LOGGER), express.get(PrimitiveProxyExtension), spent),
       });
       endpoint = mcp;

@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Principal } from '@estate/contracts';
 import type { PrincipalResolver, Logger } from '@estate/platform';
 import {
   checkBatchAllowed, classifyMessage, LATEST_PROTOCOL_VERSION, inspectIncoming, isSupportedProtocolVersion, negotiateRequestEra, parseJson,
@@ -8,11 +7,12 @@ import {
 import type { SessionManager } from '../sessions/session.manager';
 import { EdgeSession } from '../sessions/edge-session';
 import { checkRequestParams } from '../sessions/request-params.check';
-import { rightsAuthInfo } from '../sessions/request-rights';
+import { rightsAuthInfo, type RequestRights } from '../sessions/request-rights';
 import { readBody } from './body.reader';
 import { type RequestGuard } from './request.guard';
 import { rpcError, sendJson, SESSION_NOT_FOUND } from './json-rpc.reply';
 import { serveStateless, type StatelessEndpointDeps } from './stateless.endpoint';
+import type { TokenExpiryOf } from './token-expiry';
 
 export interface McpEndpointDeps {
   sessions: SessionManager;
@@ -22,6 +22,8 @@ export interface McpEndpointDeps {
   logger: Logger;
   /** The 2026-07-28 revision (no sessions); without it every request takes the session path. */
   stateless?: StatelessEndpointDeps;
+  /** When a request's token expires; without it (authentication off) rights never lapse. */
+  expiryOf?: TokenExpiryOf;
 }
 
 /*
@@ -39,6 +41,7 @@ export interface McpEndpointDeps {
  *        already holds ESTATE_MAX_SESSIONS_PER_PRINCIPAL sessions (-32000, with Retry-After).
  * Every request is authorized with its own token: the session must belong to the token's subject
  * and tenant, and the token's rights (not the opening token's) go with each message to its handler.
+ * A GET stream or subscriptions/listen stream ends when the token that opened it expires.
  *   202  (no body) any accepted or dropped notification or response: a notification is never
  *        answered, even a malformed or untimely one, so the sender learns nothing from it.
  */
@@ -70,6 +73,7 @@ export function createMcpEndpoint(deps: McpEndpointDeps) {
       if (req.method === 'OPTIONS' && req.headers.origin !== undefined && req.headers['access-control-request-method'] !== undefined) return answerPreflight(req, res);
       const auth = await deps.resolver.resolve(req.headers.authorization);
       if (!auth.ok) return deps.guard.challenge(res, auth.reason);
+      const rights: RequestRights = { principal: auth.principal, until: deps.expiryOf?.(auth.principal, req.headers.authorization) };
       const version = req.headers['mcp-protocol-version'];
       const statelessHeader = deps.stateless !== undefined && version === STATELESS_PROTOCOL_VERSION;
       // A POST under a version we do not speak may be a stateless request of another revision (its
@@ -79,13 +83,13 @@ export function createMcpEndpoint(deps: McpEndpointDeps) {
       // 2025-03-26 on some raw requests of a 2025-11-25 session.
       if (version !== undefined && !statelessHeader && !judgedLater && !isSupportedProtocolVersion(version)) return unsupportedVersion(res, version);
       const sessionId = singleHeader(req.headers['mcp-session-id']);
-      if (req.method === 'POST') return await post(deps, req, res, auth.principal, sessionId);
+      if (req.method === 'POST') return await post(deps, req, res, rights, sessionId);
       if (req.method === 'GET' || req.method === 'DELETE') {
         // The era is settled per request before anything of a session is looked at.
         const era = deps.stateless ? negotiateRequestEra({ httpMethod: req.method, headers: req.headers }) : { era: 'session' as const };
         if (era.era === 'refused') return refuse(res, era);
         if (statelessHeader) return unsupportedVersion(res, String(version));
-        return await getOrDelete(deps, req, res, auth.principal, sessionId);
+        return await getOrDelete(deps, req, res, rights, sessionId);
       }
       res.setHeader('allow', 'GET, POST, DELETE');
       rpcError(res, 405, null, { code: -32600, message: `Method Not Allowed: ${req.method ?? ''} is not served here; use POST, GET or DELETE` });
@@ -128,15 +132,16 @@ function acceptable(req: IncomingMessage, res: ServerResponse): boolean {
   return false;
 }
 
-async function getOrDelete(deps: McpEndpointDeps, req: IncomingMessage, res: ServerResponse, principal: Principal, sessionId: string | undefined): Promise<void> {
+async function getOrDelete(deps: McpEndpointDeps, req: IncomingMessage, res: ServerResponse, rights: RequestRights, sessionId: string | undefined): Promise<void> {
   if (sessionId === undefined) return rpcError(res, 400, null, { code: -32600, message: 'Bad Request: Mcp-Session-Id header is required' });
-  const session = deps.sessions.find(sessionId, principal);
+  const session = deps.sessions.find(sessionId, rights.principal, rights.until);
   if (!session) return rpcError(res, 404, null, SESSION_NOT_FOUND);
   if (req.method === 'GET') {
     if (!acceptable(req, res)) return;
     trackStream(session, res);
   }
-  return await session.http!.handleRequest(req, res);
+  // The GET's rights go along so that the stream it opens ends when its token expires.
+  return await session.http!.handleRequest(req, res, undefined, rightsAuthInfo(rights));
 }
 
 function trackStream(session: EdgeSession, res: ServerResponse): void {
@@ -146,7 +151,7 @@ function trackStream(session: EdgeSession, res: ServerResponse): void {
   });
 }
 
-async function post(deps: McpEndpointDeps, req: IncomingMessage, res: ServerResponse, principal: Principal, sessionId: string | undefined): Promise<void> {
+async function post(deps: McpEndpointDeps, req: IncomingMessage, res: ServerResponse, rights: RequestRights, sessionId: string | undefined): Promise<void> {
   const body = await readBody(req, deps.maxBodyBytes);
   if (!body.ok) {
     // The rest of an oversized body is not worth reading: close the connection after answering.
@@ -158,7 +163,7 @@ async function post(deps: McpEndpointDeps, req: IncomingMessage, res: ServerResp
   if (deps.stateless) {
     const era = negotiateRequestEra({ httpMethod: 'POST', headers: req.headers, body: parsed.value });
     if (era.era === 'refused') return refuse(res, era);
-    if (era.era === 'stateless') return serveStateless(deps.stateless, req, res, principal, era);
+    if (era.era === 'stateless') return serveStateless(deps.stateless, req, res, rights, era);
     // A session-era message under a version header no session speaks: refused as before, except
     // that initialize under the stateless version is a method that revision removed (404, -32601).
     const version = req.headers['mcp-protocol-version'];
@@ -167,13 +172,13 @@ async function post(deps: McpEndpointDeps, req: IncomingMessage, res: ServerResp
     }
     if (version !== undefined && !isSupportedProtocolVersion(version)) return unsupportedVersion(res, version);
   }
-  if (sessionId === undefined) return initialize(deps, req, res, principal, parsed.value);
-  const session = deps.sessions.find(sessionId, principal);
+  if (sessionId === undefined) return initialize(deps, req, res, rights, parsed.value);
+  const session = deps.sessions.find(sessionId, rights.principal, rights.until);
   if (!session) return rpcError(res, 404, null, SESSION_NOT_FOUND);
-  return dispatch(session, req, res, inspectIncoming(session.lifecycle, parsed.value), principal);
+  return dispatch(session, req, res, inspectIncoming(session.lifecycle, parsed.value), rights);
 }
 
-async function dispatch(session: EdgeSession, req: IncomingMessage, res: ServerResponse, verdict: IncomingDecision, principal: Principal): Promise<void> {
+async function dispatch(session: EdgeSession, req: IncomingMessage, res: ServerResponse, verdict: IncomingDecision, rights: RequestRights): Promise<void> {
   switch (verdict.action) {
     case 'reply':
       return sendJson(res, 400, verdict.reply);
@@ -194,13 +199,13 @@ async function dispatch(session: EdgeSession, req: IncomingMessage, res: ServerR
         return;
       }
       if (!acceptable(req, res)) return;
-      return session.http!.handleRequest(req, res, accepted, rightsAuthInfo(principal));
+      return session.http!.handleRequest(req, res, accepted, rightsAuthInfo(rights));
     }
     case 'process': {
       const refusal = refusalOf(verdict);
       if (refusal) return sendJson(res, 400, refusal);
       if (!acceptable(req, res)) return;
-      return session.http!.handleRequest(req, res, verdict.message, rightsAuthInfo(principal));
+      return session.http!.handleRequest(req, res, verdict.message, rightsAuthInfo(rights));
     }
   }
 }
@@ -213,7 +218,7 @@ function refusalOf(decision: MessageDecision): JsonRpcErrorResponse | null {
   return invalid ? { jsonrpc: '2.0', id: decision.message.id, error: invalid } : null;
 }
 
-async function initialize(deps: McpEndpointDeps, req: IncomingMessage, res: ServerResponse, principal: Principal, value: unknown): Promise<void> {
+async function initialize(deps: McpEndpointDeps, req: IncomingMessage, res: ServerResponse, rights: RequestRights, value: unknown): Promise<void> {
   const message = classifyMessage(value);
   if (message.kind !== 'request' || message.message.method !== 'initialize') {
     const id = message.kind === 'request' ? message.message.id : message.kind === 'invalid' ? message.id : null;
@@ -226,7 +231,7 @@ async function initialize(deps: McpEndpointDeps, req: IncomingMessage, res: Serv
   const invalid = checkRequestParams({ ...message.message, params: { ...message.message.params, protocolVersion: LATEST_PROTOCOL_VERSION } });
   if (invalid) return rpcError(res, 400, message.message.id, invalid);
   if (!acceptable(req, res)) return;
-  const session = deps.sessions.open(principal, message.message.params);
+  const session = deps.sessions.open(rights.principal, message.message.params, rights.until);
   if (!(session instanceof EdgeSession)) {
     res.setHeader('retry-after', String(session.retryAfterSeconds));
     return rpcError(res, 429, message.message.id, {
@@ -240,7 +245,7 @@ async function initialize(deps: McpEndpointDeps, req: IncomingMessage, res: Serv
     await deps.sessions.remove(session.id);
     return rpcError(res, 400, message.message.id, { code: -32600, message: 'Invalid Request' });
   }
-  await session.http!.handleRequest(req, res, session.acceptInitialize(verdict.message as JsonRpcRequest), rightsAuthInfo(principal));
+  await session.http!.handleRequest(req, res, session.acceptInitialize(verdict.message as JsonRpcRequest), rightsAuthInfo(rights));
 }
 
 function sessionlessRefusal(message: ReturnType<typeof classifyMessage>): string {

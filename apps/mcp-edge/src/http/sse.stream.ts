@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { atDeadline } from './token-expiry';
 
 /** The SDK's interval: long enough to cost nothing, short enough for proxies that drop idle connections. */
 const KEEP_ALIVE_MS = 15000;
@@ -76,6 +77,7 @@ export class SseStream {
   /** Event ids written by a replay, so a live send racing the replay does not repeat them. */
   readonly replayed = new Set<string>();
   private keepAlive?: NodeJS.Timeout;
+  private cancelExpiry?: () => void;
   private ended = false;
   private opened = false;
   /** The priming event of a deferred stream, sent ahead of its first frame. */
@@ -84,14 +86,14 @@ export class SseStream {
   constructor(
     private readonly res: ServerResponse,
     private readonly sessionId: string,
-    onGone: (stream: SseStream) => void,
+    private readonly onGone: (stream: SseStream) => void,
     firstFrame?: string,
     deferred = false,
   ) {
     this.held = firstFrame ?? '';
     if (!deferred) this.openWith('');
     res.once('close', () => {
-      this.stopKeepAlive();
+      this.stopTimers();
       if (!this.ended) {
         this.ended = true;
         onGone(this);
@@ -133,7 +135,7 @@ export class SseStream {
   end(lastFrame?: SseFrame): void {
     if (this.ended) return;
     this.ended = true;
-    this.stopKeepAlive();
+    this.stopTimers();
     if (this.opened) {
       if (lastFrame === undefined) this.res.end();
       else writeFrame(this.res, lastFrame, true);
@@ -164,11 +166,28 @@ export class SseStream {
     this.keepAlive.unref();
   }
 
-  private stopKeepAlive(): void {
+  /**
+   * Ends the stream cleanly at `deadline` (ms since the epoch), when the token that opened it
+   * expires: a stream is a grant of that token and must not outlive it. Then it counts as gone.
+   */
+  endAt(deadline: number): void {
+    if (this.ended) return;
+    this.cancelExpiry?.();
+    this.cancelExpiry = atDeadline(deadline, () => {
+      this.cancelExpiry = undefined;
+      if (this.ended) return;
+      this.end();
+      this.onGone(this);
+    });
+  }
+
+  private stopTimers(): void {
     if (this.keepAlive) {
       clearTimeout(this.keepAlive);
       clearInterval(this.keepAlive);
     }
     this.keepAlive = undefined;
+    this.cancelExpiry?.();
+    this.cancelExpiry = undefined;
   }
 }

@@ -1,14 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Principal } from '@estate/contracts';
 import {
-  acknowledgedFilter, JSON_RPC_ERROR, parseSubscriptionFilter, STATELESS_ERROR, subscriptionAcknowledged,
-  type EraDecision, type JsonRpcMessage, type JsonRpcRequest,
+  acknowledgedFilter, JSON_RPC_ERROR, parseSubscriptionFilter, STATELESS_ERROR, subscriptionAcknowledged, subscriptionClosed,
+  type EraDecision, type Implementation, type JsonRpcMessage, type JsonRpcRequest,
 } from '@estate/protocol';
 import type { ListChangeListeners } from '../mcp/list-change.listeners';
 import type { StatelessDispatcher } from '../mcp/stateless.dispatcher';
 import type { PrimitiveListenStreams } from '../proxy/primitive-listen.streams';
+import type { RequestRights } from '../sessions/request-rights';
 import { pinsFromMeta } from '../mcp/tool-call.pipeline';
 import { rpcError, sendJson } from './json-rpc.reply';
+import { atDeadline } from './token-expiry';
 
 export interface StatelessEndpointDeps {
   dispatcher: StatelessDispatcher;
@@ -17,6 +18,8 @@ export interface StatelessEndpointDeps {
   primitives?: PrimitiveListenStreams;
   /** An idle listen stream gets an SSE comment this often, so proxies do not close it as dead. */
   keepAliveMs?: number;
+  /** Named in the answer that closes a listen stream the edge ends. */
+  serverInfo?: Implementation;
 }
 
 type StatelessDecision = Extract<EraDecision, { era: 'stateless' }>;
@@ -31,14 +34,15 @@ const BAD_REQUEST_CODES = new Set<number>(Object.values(STATELESS_ERROR).map((en
  * JSON answer from the dispatcher. A method of the revision the edge does not serve is 404 with
  * -32601, as the transport asks; a handler's error for a served method (an unknown tool) is 200.
  */
-export async function serveStateless(deps: StatelessEndpointDeps, req: IncomingMessage, res: ServerResponse, principal: Principal, decision: StatelessDecision): Promise<void> {
+export async function serveStateless(deps: StatelessEndpointDeps, req: IncomingMessage, res: ServerResponse, rights: RequestRights, decision: StatelessDecision): Promise<void> {
   if (decision.kind === 'notification') {
     res.writeHead(202).end();
     return;
   }
   if (!acceptsBoth(req, res)) return;
   const { request, meta } = decision;
-  if (request.method === 'subscriptions/listen') return listen(deps, req, res, principal, request);
+  const { principal } = rights;
+  if (request.method === 'subscriptions/listen') return listen(deps, req, res, rights, request);
   if (!deps.dispatcher.serves(request.method)) {
     return rpcError(res, 404, request.id, { code: JSON_RPC_ERROR.MethodNotFound, message: `Method not found: ${request.method} is not served by this edge` });
   }
@@ -92,8 +96,11 @@ function acceptsBoth(req: IncomingMessage, res: ServerResponse): boolean {
  * subscriptions/listen: the answer is an SSE stream that stays open. Its first message says which
  * notifications the edge will send; then list changes arrive whenever this principal's lists
  * change, and resources/updated for the URIs it watches. Closing the stream ends the subscription.
+ * The stream lasts no longer than the token that opened it: at its expiry the listen request is
+ * answered (as at shutdown) and the stream ends, so the client reopens it with a fresh token.
  */
-async function listen(deps: StatelessEndpointDeps, req: IncomingMessage, res: ServerResponse, principal: Principal, request: JsonRpcRequest): Promise<void> {
+async function listen(deps: StatelessEndpointDeps, req: IncomingMessage, res: ServerResponse, rights: RequestRights, request: JsonRpcRequest): Promise<void> {
+  const { principal } = rights;
   const parsed = parseSubscriptionFilter(request.params);
   if (!parsed.ok) return rpcError(res, 400, request.id, parsed.error);
   const refusal = deps.primitives?.refusal(parsed.filter);
@@ -115,8 +122,14 @@ async function listen(deps: StatelessEndpointDeps, req: IncomingMessage, res: Se
     if (!res.writableEnded) res.write(': keep-alive\n\n');
   }, deps.keepAliveMs ?? 25_000);
   keepAlive.unref();
+  // After the answer nothing more is written (send checks writableEnded); 'close' then tidies up.
+  const cancelExpiry = rights.until === undefined ? undefined : atDeadline(rights.until, () => {
+    send(subscriptionClosed(request.id, deps.serverInfo));
+    res.end();
+  });
   res.once('close', () => {
     clearInterval(keepAlive);
+    cancelExpiry?.();
     remove();
     watch?.stop();
   });

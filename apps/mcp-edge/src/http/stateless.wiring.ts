@@ -32,5 +32,5 @@ export function statelessEndpointDeps(config: EdgeConfig, replica: CatalogReplic
   });
   // Calls parked for an agent's answers end too: their upstream questions are withdrawn.
   sessions.onClosingAll(() => dispatcher.close());
-  return { dispatcher, listeners, ...(proxy ? { primitives: proxy.stateless.listen } : {}) };
+  return { dispatcher, listeners, serverInfo: SERVER_INFO, ...(proxy ? { primitives: proxy.stateless.listen } : {}) };
 }

@@ -25,6 +25,11 @@ export interface NodeStreamableHttpOptions {
   eventStore: EventStore;
   /** Called on DELETE, before the transport closes. */
   onsessionclosed?: (sessionId: string) => void | Promise<void>;
+  /**
+   * False while the session may not be sent anything unprompted (its latest token has expired):
+   * messages for the GET stream are then dropped, not kept for a later replay.
+   */
+  mayNotify?: () => boolean;
 }
 
 /** Takes some requests off the SDK server (sessions/session.fast-path.ts); it answers them through `send`. */
@@ -88,7 +93,9 @@ function isRequest(message: JSONRPCMessage): boolean {
  * with requests gets its own SSE stream that ends after its last answer, server messages tied to
  * a request go on that request's stream (opened with its first frame, so a prompt answer is one
  * write), the rest on the one GET stream, and every frame is kept
- * in the event store so a client can resume with Last-Event-ID. A session's tools/call and
+ * in the event store so a client can resume with Last-Event-ID. A stream a GET opens ends when
+ * that GET's token expires, and while the session's latest token is expired nothing unprompted is
+ * sent or kept (`mayNotify`). A session's tools/call and
  * tools/list go to `direct` rather than the SDK server (sessions/session.fast-path.ts); their
  * answers come back through `send` like any other. It replaces the SDK transport,
  * whose per-request conversion to Web Request/ReadableStream objects dominated the edge's CPU.
@@ -122,7 +129,7 @@ export class NodeStreamableHttpTransport implements Transport, HttpSessionTransp
   async handleRequest(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown, authInfo?: AuthInfo): Promise<void> {
     if (this.closed) return rpcError(res, 404, null, SESSION_NOT_FOUND);
     if (req.method === 'POST') return this.handlePost(req, res, parsedBody, authInfo);
-    if (req.method === 'GET') return this.handleGet(req, res);
+    if (req.method === 'GET') return this.handleGet(req, res, authInfo);
     if (req.method === 'DELETE') return this.handleDelete(res);
     res.setHeader('allow', 'GET, POST, DELETE');
     rpcError(res, 405, null, { code: -32000, message: 'Method not allowed.' });
@@ -179,23 +186,27 @@ export class NodeStreamableHttpTransport implements Transport, HttpSessionTransp
     return typeof header === 'string' ? header : (this.protocolVersion ?? '2025-03-26');
   }
 
-  private async handleGet(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /** A stream a GET opens ends when the GET's token expires (`expiresAt`, in seconds as the SDK counts). */
+  private async handleGet(req: IncomingMessage, res: ServerResponse, authInfo: AuthInfo | undefined): Promise<void> {
     const lastEventId = req.headers['last-event-id'];
-    if (typeof lastEventId === 'string' && lastEventId !== '') return this.resume(res, lastEventId);
+    if (typeof lastEventId === 'string' && lastEventId !== '') return this.resume(res, lastEventId, authInfo);
     if (this.live.has(STANDALONE_STREAM)) {
       return rpcError(res, 409, null, { code: -32000, message: 'Conflict: Only one SSE stream is allowed per session' });
     }
-    this.attach(STANDALONE_STREAM, res).startKeepAlive();
+    const stream = this.attach(STANDALONE_STREAM, res);
+    if (authInfo?.expiresAt !== undefined) stream.endAt(authInfo.expiresAt * 1000);
+    stream.startKeepAlive();
   }
 
   /** Reopens a stream (the GET stream or a POST's) from after the client's last event. */
-  private async resume(res: ServerResponse, lastEventId: string): Promise<void> {
+  private async resume(res: ServerResponse, lastEventId: string, authInfo: AuthInfo | undefined): Promise<void> {
     const streamId = await this.store.getStreamIdForEventId?.(lastEventId);
     if (!streamId) return rpcError(res, 400, null, { code: -32000, message: 'Invalid event ID format' });
     if (this.live.has(streamId)) {
       return rpcError(res, 409, null, { code: -32000, message: 'Conflict: Stream already has an active connection' });
     }
     const stream = this.attach(streamId, res);
+    if (authInfo?.expiresAt !== undefined) stream.endAt(authInfo.expiresAt * 1000);
     await this.store.replayEventsAfter(lastEventId, {
       send: async (eventId, message) => {
         stream.replayed.add(eventId);
@@ -240,6 +251,7 @@ export class NodeStreamableHttpTransport implements Transport, HttpSessionTransp
     const requestId = response ? (message as { id: RequestId }).id : options?.relatedRequestId;
     if (requestId === undefined) {
       if (response) throw new Error('Cannot send a response on the standalone SSE stream');
+      if (this.options.mayNotify?.() === false) return;
       return this.deliver(STANDALONE_STREAM, message, false);
     }
     const streamId = this.streamOf.get(requestId);

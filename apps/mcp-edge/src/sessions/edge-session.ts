@@ -22,6 +22,11 @@ export class EdgeSession implements CallerContext {
   pins: Pins = {};
   /** Open GET streams: a session that is listening is not idle. */
   openStreams = 0;
+  /**
+   * When the token of its most recent request expires (ms since the epoch; undefined: it does not).
+   * From then on the session is sent nothing unprompted until a request with a valid token arrives.
+   */
+  rightsUntil?: number;
   readonly lifecycle = new SessionLifecycle();
   server!: Server;
   /** The SDK transport the server is connected to (Streamable HTTP or stdio). */
@@ -84,10 +89,16 @@ export class EdgeSession implements CallerContext {
     return this.principal.id === principal.id && this.principal.tenant === principal.tenant;
   }
 
-  /** A request of the owner arrived: its rights become the session's current ones. */
-  admit(principal: Principal, now: number): void {
+  /** A request of the owner arrived: its rights, and their expiry, become the session's current ones. */
+  admit(principal: Principal, now: number, rightsUntil?: number): void {
     this.principal = principal;
     this.lastSeen = now;
+    this.rightsUntil = rightsUntil;
+  }
+
+  /** Whether the rights of the latest request still hold, so the session may be told of changes. */
+  mayNotify(now: number): boolean {
+    return this.rightsUntil === undefined || now < this.rightsUntil;
   }
 
   /**

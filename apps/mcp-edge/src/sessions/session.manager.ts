@@ -84,12 +84,13 @@ export class SessionManager {
    * The HTTP session with this id, if it belongs to this principal's subject and tenant; otherwise
    * nothing, whichever the reason (so an id guessed or stolen from another principal looks
    * unknown). The request's rights become the session's current ones. Sessions of other
-   * transports (stdio) are never reachable over HTTP.
+   * transports (stdio) are never reachable over HTTP. `rightsUntil`: when the request's token
+   * expires (ms since the epoch), after which the session is sent nothing unprompted.
    */
-  find(id: string, principal: Principal): EdgeSession | undefined {
+  find(id: string, principal: Principal, rightsUntil?: number): EdgeSession | undefined {
     const session = this.sessions.get(id);
     if (!session?.http || !session.ownedBy(principal)) return undefined;
-    session.admit(principal, this.clock());
+    session.admit(principal, this.clock(), rightsUntil);
     return session;
   }
 
@@ -97,16 +98,18 @@ export class SessionManager {
    * A Streamable HTTP session; the endpoint feeds it requests through `session.http`. Refused
    * when the principal already holds its limit: sessions cost memory and an SDK server each.
    */
-  open(principal: Principal, initializeParams: Record<string, unknown> | undefined): EdgeSession | SessionRefusal {
+  open(principal: Principal, initializeParams: Record<string, unknown> | undefined, rightsUntil?: number): EdgeSession | SessionRefusal {
     const held = this.byOwner.get(ownerKey(principal));
     if (held && held.size >= this.limits.maxPerPrincipal) return { limit: this.limits.maxPerPrincipal, retryAfterSeconds: this.retryAfter(held) };
     const session = new EdgeSession(randomUUID(), principal, this.clock());
+    session.rightsUntil = rightsUntil;
     session.pins = pinsFromMeta(initializeParams?._meta);
     session.events = new SessionEventStore();
     const http = new NodeStreamableHttpTransport({
       sessionId: session.id,
       eventStore: session.events,
       onsessionclosed: (id) => this.remove(id),
+      mayNotify: () => session.mayNotify(this.clock()),
     });
     session.http = http;
     session.transport = http;
@@ -226,11 +229,14 @@ export class SessionManager {
 
   /**
    * Notify exactly the sessions for which a changed tool resolves to a different version (or
-   * none), judged by the rights of each session's most recent request.
+   * none), judged by the rights of each session's most recent request; a session whose latest
+   * token has expired is not told.
    */
   private onCatalogChange(changes: CatalogChange[], log: Logger): void {
     let notified = 0;
+    const now = this.clock();
     for (const session of this.sessions.values()) {
+      if (!session.mayNotify(now)) continue;
       if (listChangedFor(changes, session.principal, session.pins) && session.notifyListChanged()) notified += 1;
     }
     for (const listener of this.fanOutListeners) listener(notified);
