@@ -105,8 +105,10 @@ function judgePromptText(text: string, path: string, context: PromptTextContext)
   const readings = readingsOf(text);
   const mixed = mixedScriptWords(readings[0].text);
   if (mixed.length > 0) add('mixed_script', `mixes Latin letters with Cyrillic or Greek look-alikes: ${mixed.join(', ')}`);
+  // Code spans need a backtick: without one the readings are their own blanked copies.
+  const outsideCode = readings.some((reading) => reading.text.includes('`')) ? readings.map(blankCode) : readings;
   for (const rule of PATTERN_RULES) {
-    const found = firstMatch(rule.patterns, rule.outsideCode ? readings.map(blankCode) : readings);
+    const found = firstMatch(rule.patterns, rule.outsideCode ? outsideCode : readings);
     if (found) add(rule.id, `${rule.says}: ${found}`);
   }
   const mentions = context.metadataValues ? metadataMentions(normalisePromptText(text).folded, context.metadataValues) : [];
