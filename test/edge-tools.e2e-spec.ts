@@ -3,6 +3,7 @@ import { bankSpecs } from '../examples/bank/bank.specs';
 import { startBankServer, type BankServerHandle } from '../examples/bank/bank.server';
 import type { ToolSpec } from '@estate/contracts';
 import { connect, token, waitFor, type McpSession } from './support/estate.harness';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { freePort, REPO_ROOT } from './support/infra';
 import { rawSession, rpc, startToolsStack, type ToolsStack } from './support/edge-tools.fixture';
 
@@ -87,6 +88,16 @@ describe('edge tools: listing, the call pipeline and upstream behaviour (real Ka
     const alice = await open(ALICE);
     const error = await rpcError(() => alice.client.listTools({ cursor: 'not-a-cursor' }));
     expect(error.code).toBe(-32602);
+  });
+
+  it('answers params of the wrong shape with -32602 an SDK client receives as an MCP error, not a failed transport', async () => {
+    const alice = await open(ALICE);
+    for (const params of [{ name: 5 }, { name: 'bank.lookup', arguments: [1] }]) {
+      const error = await rpcError(() => alice.client.request({ method: 'tools/call', params: params as never }, CallToolResultSchema));
+      expect(error.code).toBe(-32602);
+    }
+    // The session still works after both.
+    expect((await alice.client.listTools()).tools.length).toBeGreaterThan(0);
   });
 
   it('answers a missing tool and a tool the caller may not see identically, and reaches no upstream', async () => {

@@ -203,8 +203,10 @@ async function dispatch(session: EdgeSession, req: IncomingMessage, res: ServerR
     }
     case 'process': {
       const refusal = refusalOf(verdict);
-      if (refusal) return sendJson(res, 400, refusal);
       if (!acceptable(req, res)) return;
+      // A request whose params do not fit its method was still read: its -32602 is its answer
+      // (200, as any JSON-RPC error), so a client sees an McpError, not a failed transport.
+      if (refusal) return sendJson(res, 200, refusal);
       return session.http!.handleRequest(req, res, verdict.message, rightsAuthInfo(rights));
     }
   }
