@@ -46,5 +46,14 @@ describe('tool history policy', () => {
     expect(changes.every((c) => c.actor === undefined)).toBe(true);
     expect(changes[2].details).toEqual({ bump: 'major' });
     expect(changes[4]).toMatchObject({ summary: 'quarantined 1.0.0', details: {} });
+    expect(changes[2].summary).toBe('published 2.0.0: major bump');
+  });
+
+  it("numbers an agent's changes without the gaps hidden versions would leave", () => {
+    // 1.1.0 needs a scope the north agent lacks: its publish sits between two the agent may see.
+    const hidden = { ...lookup, version: '1.1.0', requiredScopes: ['bank:admin'] };
+    const withHidden = [stream[0], stored('ToolVersionPublished', { spec: hidden, bump: 'minor', changes: [] }), stream[2]];
+    expect((toolHistoryFor(north, withHidden) ?? []).map((c) => [c.position, c.version])).toEqual([[0, '1.0.0'], [1, '2.0.0']]);
+    expect((toolHistoryFor(admin, withHidden) ?? []).map((c) => c.version)).toEqual(['1.0.0', '1.1.0', '2.0.0']);
   });
 });

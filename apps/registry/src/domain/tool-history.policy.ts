@@ -38,7 +38,8 @@ export function toolHistoryFor(viewer: Principal, stream: readonly EventEnvelope
     const spec = specs.get(version);
     if (!governance && (spec === undefined || !isVisible(viewer, spec))) continue;
     const { change, summary, details } = describe(event, governance);
-    changes.push({ position: envelope.position, change, version, at: envelope.occurredAt, ...(governance ? { actor: envelope.actor } : {}), summary, details });
+    // An agent's positions count only what it sees: the stream's own would show gaps where hidden versions are.
+    changes.push({ position: governance ? envelope.position : changes.length, change, version, at: envelope.occurredAt, ...(governance ? { actor: envelope.actor } : {}), summary, details });
   }
   const discoverable = [...specs].some(([version, spec]) => !gone.has(version) && isVisible(viewer, spec));
   return changes.length === 0 || (!governance && !discoverable) ? undefined : changes;
@@ -54,7 +55,8 @@ function describe(event: Exclude<RegistryEvent, { type: 'ServerRegistered' }>, g
     case 'ToolVersionPublished': {
       const { spec, bump, changes } = event.data;
       const breaking = changes.filter((c) => c.breaking).length;
-      const counted = changes.length === 0 ? '' : `, ${changes.length} change${changes.length === 1 ? '' : 's'} (${breaking} breaking)`;
+      // Counted for governance readers only: a count is a trace of a diff the agent does not get.
+      const counted = changes.length === 0 || !governance ? '' : `, ${changes.length} change${changes.length === 1 ? '' : 's'} (${breaking} breaking)`;
       return { change: 'published', summary: `published ${spec.version}: ${bump === 'initial' ? 'first version' : `${bump} bump`}${counted}`, details: governance ? { bump, changes } : { bump } };
     }
     case 'ToolVersionDeprecated': {
