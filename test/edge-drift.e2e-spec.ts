@@ -1,6 +1,3 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolSpec } from '@estate/contracts';
 import { bankSpecs } from '../examples/bank/bank.specs';
 import { startBankServer } from '../examples/bank/bank.server';
@@ -15,17 +12,6 @@ function reversedKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(reversedKeys);
   if (value === null || typeof value !== 'object') return value;
   return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reversedKeys(v)]));
-}
-
-/** The bank's own tools/list, read with the SDK client straight from the upstream. */
-async function advertised(url: string): Promise<Map<string, Tool>> {
-  const client = new Client({ name: 'probe', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  try {
-    return new Map((await client.listTools()).tools.map((t) => [t.name, t]));
-  } finally {
-    await client.close();
-  }
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -49,14 +35,10 @@ describe('edge drift and list_changed precision (real Kafka, PostgreSQL, SDK cli
   });
 
   it('quarantines a tool whose upstream changed it without a new version: hidden, refused, recorded, one list_changed', async () => {
-    const tools = await advertised(stack.bank.url);
-    // Published exactly as the upstream serves them, keys in another order (they must still agree).
+    // The demo's own specs, which the bank serves as published; keys in another order (they must still agree).
     const [lookup, , release] = bankSpecs('bank');
-    const fromUpstream = (spec: ToolSpec): ToolSpec => {
-      const tool = tools.get(spec.upstream.tool)!;
-      return { ...spec, description: tool.description!, inputSchema: reversedKeys(tool.inputSchema) as ToolSpec['inputSchema'] };
-    };
-    for (const spec of [fromUpstream(lookup), fromUpstream(release)]) await stack.publish(spec);
+    const reordered = (spec: ToolSpec): ToolSpec => ({ ...spec, inputSchema: reversedKeys(spec.inputSchema) as ToolSpec['inputSchema'] });
+    for (const spec of [reordered(lookup), reordered(release)]) await stack.publish(spec);
     const teller = await open(TELLER);
     const alice = await open(ALICE);
     await waitFor(async () => ((await teller.client.listTools()).tools.length === 2 ? true : undefined), 'both tools listed');
@@ -124,10 +106,7 @@ describe('edge drift and list_changed precision (real Kafka, PostgreSQL, SDK cli
   });
 
   it('detects drift when the upstream connection reopens, and refuses the call that reopened it', async () => {
-    const tools = await advertised(stack.bank.url);
-    const transfer = bankSpecs('bank')[1];
-    const tool = tools.get('transfer')!;
-    await stack.publish({ ...transfer, description: tool.description!, inputSchema: tool.inputSchema as ToolSpec['inputSchema'] });
+    await stack.publish(bankSpecs('bank')[1]);
     const teller = await open({ sub: 'teller2', scope: 'bank:write', clearance: 'confidential' });
     const args = { from: 'A', to: 'B', amount: 1, currency: 'EUR' };
     expect((await teller.client.callTool({ name: 'bank.transfer', arguments: args })).isError).toBeFalsy();

@@ -6,6 +6,10 @@
  *   transfer write        {from, to, amount ≥ 1, currency}      → a confirmation id
  *   release  destructive  {reference}                           → the released payment
  *
+ * tools/list advertises each tool's title, description and input schema exactly as the estate
+ * publishes them (bank.specs.ts), so the edge's drift check finds the versions it routes here in
+ * agreement from the first read; the zod schemas below only validate the calls.
+ *
  * Transports: Streamable HTTP at /mcp (stateful: one McpServer + transport per session) and
  * stdio (see main.ts --stdio). Every `tools/call` that reaches the HTTP endpoint is counted,
  * valid or not, before the SDK looks at it: GET /stats → {calls: {lookup: n, …}, total},
@@ -15,11 +19,12 @@
 import { randomUUID } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer, type RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import pino, { type Logger } from 'pino';
 import { z } from 'zod';
+import { bankSpecs } from './bank.specs';
 
 export const BANK_TOOLS = ['lookup', 'transfer', 'release'] as const;
 export type BankToolName = (typeof BANK_TOOLS)[number];
@@ -72,10 +77,16 @@ function payment(reference: string) {
   };
 }
 
-const reference = z
-  .string()
-  .regex(/^PMT-[0-9]+$/)
-  .describe('Payment reference, e.g. PMT-1042');
+/** The published contract of each tool, by the bank's own tool name: what tools/list advertises. */
+const PUBLISHED = new Map(bankSpecs().map((spec) => [spec.upstream.tool, spec]));
+
+function published(tool: BankToolName) {
+  const spec = PUBLISHED.get(tool);
+  if (!spec) throw new Error(`bank: no published spec for ${tool}`);
+  return spec;
+}
+
+const reference = z.string().regex(/^PMT-[0-9]+$/);
 
 function json(value: Record<string, unknown>) {
   return { content: [{ type: 'text' as const, text: JSON.stringify(value) }], structuredContent: value };
@@ -90,11 +101,12 @@ export function createBankMcpServer(log: Logger = bankLogger('silent')): McpServ
   const server = new McpServer({ name: 'bank', version: '1.0.0' }, { capabilities: { tools: {} } });
   let confirmations = 0;
 
-  server.registerTool(
+  const tools: Partial<Record<BankToolName, RegisteredTool>> = {};
+  tools.lookup = server.registerTool(
     'lookup',
     {
-      title: 'Look up a payment',
-      description: 'Returns the status, amount, currency and counterparty of a payment. PMT-0 does not exist.',
+      title: published('lookup').title,
+      description: published('lookup').description,
       inputSchema: { reference },
       outputSchema: {
         reference: z.string(),
@@ -112,15 +124,15 @@ export function createBankMcpServer(log: Logger = bankLogger('silent')): McpServ
     },
   );
 
-  server.registerTool(
+  tools.transfer = server.registerTool(
     'transfer',
     {
-      title: 'Transfer money',
-      description: 'Moves an amount (minor units) between two accounts and returns a confirmation id.',
+      title: published('transfer').title,
+      description: published('transfer').description,
       inputSchema: {
-        from: z.string().min(1).describe('Source account'),
-        to: z.string().min(1).describe('Destination account'),
-        amount: z.number().int().min(1).describe('Amount in minor units'),
+        from: z.string().min(1),
+        to: z.string().min(1),
+        amount: z.number().int().min(1),
         currency: z.enum(CURRENCIES),
       },
       outputSchema: {
@@ -141,11 +153,11 @@ export function createBankMcpServer(log: Logger = bankLogger('silent')): McpServ
     },
   );
 
-  server.registerTool(
+  tools.release = server.registerTool(
     'release',
     {
-      title: 'Release a held payment',
-      description: 'Releases a held payment for settlement. Cannot be undone.',
+      title: published('release').title,
+      description: published('release').description,
       inputSchema: { reference },
       outputSchema: { reference: z.string(), status: z.literal('released') },
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -157,7 +169,33 @@ export function createBankMcpServer(log: Logger = bankLogger('silent')): McpServ
     },
   );
 
+  advertisePublishedSchemas(server, tools);
   return server;
+}
+
+/**
+ * Replaces the SDK's tools/list answer, whose input schemas are generated from zod (a `$schema`
+ * key, `type` on every enum, integer bounds, no `additionalProperties`), with one that carries
+ * the published JSON Schema verbatim. Everything else is listed as the SDK would list it.
+ */
+function advertisePublishedSchemas(server: McpServer, tools: Partial<Record<BankToolName, RegisteredTool>>): void {
+  server.server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: BANK_TOOLS.flatMap((name): Tool[] => {
+      const tool = tools[name];
+      if (!tool?.enabled) return [];
+      const advertised: Tool = {
+        name,
+        title: tool.title,
+        description: tool.description,
+        inputSchema: published(name).inputSchema as Tool['inputSchema'],
+        annotations: tool.annotations,
+        execution: tool.execution,
+        _meta: tool._meta,
+      };
+      if (tool.outputSchema) advertised.outputSchema = z.toJSONSchema(tool.outputSchema as z.ZodType, { target: 'draft-7', io: 'output' }) as Tool['outputSchema'];
+      return [advertised];
+    }),
+  }));
 }
 
 export interface BankServerOptions {
