@@ -1,9 +1,14 @@
 import type { INestApplication } from '@nestjs/common';
+import type { AddressInfo } from 'node:net';
 import { startConsumers, startHttpApp, type EventBus, type Logger, type StopStep } from '@estate/platform';
+import { AdvertisedAddress } from './advertised.address';
 import { AuditModule, type AuditOptions } from './audit.module';
 import type { AuditConfig } from './config';
+import { WebhookLifecycle } from './webhooks/webhook.lifecycle';
 
 export type { AuditOptions };
+/** How audit names the address it listens on; the composition names it the same way to the registry. */
+export { listeningUrl } from './advertised.address';
 
 export interface RunningAudit {
   app: INestApplication;
@@ -28,8 +33,17 @@ export async function startAudit(
     host: config.host,
     port: config.port,
   });
-  // The recorder: the module's bus transport as a microservice of this app, closed with it.
-  await startConsumers(app);
+  // Set before anything is served (no request is read until this turn of the event loop ends): the
+  // port may have been picked only now. The webhook workers start after it, as they send the address.
+  app.get(AdvertisedAddress).listeningOn(config.host, (app.getHttpServer().address() as AddressInfo).port);
+  try {
+    await app.get(WebhookLifecycle).start();
+    // The recorder: the module's bus transport as a microservice of this app, closed with it.
+    await startConsumers(app);
+  } catch (error) {
+    await app.close().catch(() => undefined);
+    throw error;
+  }
   logger.info({ url }, 'audit listening');
   return { app, url, stop: () => app.close() };
 }

@@ -119,12 +119,53 @@ describe('audit service on PostgreSQL and Kafka', () => {
     expect(seen).toEqual((await entries('limit=500')).map((e) => e.seq));
   });
 
-  it('answers 400 naming the parameter for a bad cursor, limit or date', async () => {
-    for (const [query, parameter] of [['cursor=bogus', 'cursor'], ['limit=501', 'limit'], ['from=tomorrow', 'from']]) {
+  it('answers 400 naming the parameter for a bad cursor, limit, date, outcome or version', async () => {
+    for (const [query, parameter] of [
+      ['cursor=bogus', 'cursor'], ['limit=501', 'limit'], ['from=tomorrow', 'from'],
+      ['outcome=bogus', 'outcome'], ['outcome=refused:bogus', 'outcome'], ['version=notsemver', 'version'], ['version=%5E1.0.0', 'version'],
+      ['from=2026-12-02T03:00:00', 'from'], ['to=2026-12-02T03:00:00', 'to'],
+    ]) {
       const response = await get(`/v1/audit?${query}`);
       expect(response.status).toBe(400);
-      expect(await response.json()).toMatchObject({ error: 'INVALID_QUERY', details: { parameter } });
+      expect(await response.json()).toMatchObject({ error: 'INVALID_QUERY', message: expect.stringContaining(`"${parameter}"`), details: { parameter } });
+      // The exports read the same filters.
+      expect((await get(`/v1/audit?${query}&format=ndjson`)).status).toBe(400);
     }
+    // The same instants with their zone written out select the same entries.
+    const window = await entries('from=2025-01-02T01:00:00%2B01:00&to=2025-01-03T19:01:00-05:00');
+    expect(window.map((e) => e.occurredAt).sort()).toEqual(['2025-01-02T00:00:00.000Z', '2025-01-03T00:00:00.000Z', '2025-01-04T00:00:00.000Z']);
+    expect(await entries('outcome=upstream_error&version=2.0.0')).toEqual([]);
+  });
+
+  it('answers 400 naming the parameter or path for a malformed feed filter or webhook, and subscribes nothing', async () => {
+    for (const [query, parameter] of [['tools=qa..*', 'tools[0]'], ['tools=payments.*,*.lookup', 'tools[1]'], ['since=2026-12-02T03:00:00', 'since']]) {
+      const response = await get(`/v1/events/stream?${query}`);
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({ error: 'INVALID_PARAMETER', details: { parameter } });
+    }
+    const admin = await issueDevToken(SECRET, { sub: 'root', scope: 'estate:admin' });
+    const subscribe = (body: object) => fetch(`${audit.url}/v1/subscriptions`, {
+      method: 'POST', headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+    });
+    for (const [body, path] of [
+      [{ url: 'https://hooks.example.com/x', filter: { tools: ['qa..*'] } }, 'filter.tools[0]'],
+      [{ url: 'http://[2002:7f00:1::]/x' }, 'url'],
+      [{ url: 'http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/x' }, 'url'],
+    ] as const) {
+      const response = await subscribe(body);
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({ error: 'INVALID_SUBSCRIPTION', details: { path } });
+    }
+    expect(await (await get('/v1/subscriptions', admin)).json()).toEqual({ subscriptions: [] });
+    const stream = await openStream(`${audit.url}/v1/events/stream?tools=payments.*,payments.look*&since=2025-01-01T00:00:00%2B00:00`, auditor, '');
+    stream.close();
+  });
+
+  it('advertises the address it listens on when ESTATE_AUDIT_PUBLIC_URL is not set (ESTATE_AUDIT_PORT=0 here)', async () => {
+    const document = (await (await fetch(`${audit.url}/asyncapi.json`)).json()) as { servers: { audit: { host: string } } };
+    expect(document.servers.audit.host).toBe(new URL(audit.url).host);
+    const schema = (await (await fetch(`${audit.url}/v1/schemas/events/ToolVersionRetired/1.json`)).json()) as { $id: string };
+    expect(schema.$id).toBe(`${audit.url}/v1/schemas/events/ToolVersionRetired/1.json`);
   });
 
   it('verifies an intact chain, complete with the one junk message dead-lettered', async () => {
@@ -155,7 +196,11 @@ describe('audit service on PostgreSQL and Kafka', () => {
       await bus.publish(topics.registry, [{ key: retired.stream, value: JSON.stringify(retired) }]);
       const frames = await stream.until((all) => all.some((f) => f.event === 'io.estate.tool.version.retired'));
       const live = frames.find((f) => f.event === 'io.estate.tool.version.retired');
-      expect(JSON.parse(live?.data ?? '{}')).toMatchObject({ specversion: '1.0', id: retired.id, subject: 'payments.lookup', data: { version: '1.0.0' } });
+      expect(JSON.parse(live?.data ?? '{}')).toMatchObject({
+        specversion: '1.0', id: retired.id, subject: 'payments.lookup', data: { version: '1.0.0' },
+        // The port audit was given at start-up, not the default 8003.
+        dataschema: `${audit.url}/v1/schemas/events/ToolVersionRetired/1.json`,
+      });
       expect(Number(live?.id)).toBeGreaterThan(Number(replayed[replayed.length - 1].id));
       expect(frames.map((f) => f.event)).not.toContain('io.estate.tool.call.completed');
       await stream.until(() => stream.heartbeats() > 0);

@@ -6,6 +6,7 @@ import {
   portProviders, PRINCIPAL_RESOLVER, PrincipalResolver, registerConsumerMetrics, registerDeadLetterMetrics, SERVICE_HEALTH, serviceHealth,
   serviceRegistry, type EventBus, type Logger, type ServicePorts,
 } from '@estate/platform';
+import { AdvertisedAddress } from './advertised.address';
 import { AuditEventsController } from './audit-events.controller';
 import { AuditConsumer } from './audit.consumer';
 import { AuditLifecycle } from './audit.lifecycle';
@@ -48,18 +49,20 @@ export class AuditModule {
   static forRoot(config: AuditRootConfig, ports: ServicePorts, options: AuditOptions = {}): DynamicModule {
     const topics = auditTopics(config);
     const names = recorderNames(config);
+    const advertised = new AdvertisedAddress(config.cloudEvents, config.publicUrlSet);
     return {
       module: AuditModule,
       controllers: [AuditController, EventStreamController, EventContractsController, HealthController, AuditEventsController, SubscriptionsController],
       providers: [
         ...portProviders('audit', config, ports),
         databaseProvider({ schema: 'audit', migrations: AUDIT_MIGRATIONS, entities: AUDIT_ENTITIES }),
+        { provide: AdvertisedAddress, useValue: advertised },
         { provide: AuditRepository, useFactory: (db: DataSource) => new AuditRepository(db), inject: [DATABASE] },
         {
           provide: ToolChangeFeed,
           useFactory: (repo: AuditRepository, db: DataSource, logger: Logger) => new ToolChangeFeed(
             repo, new PublishedSpecs(db, topics.registryEvents),
-            { registryTopic: topics.registryEvents, databaseUrl: config.databaseUrl, heartbeatMs: options.heartbeatMs ?? 15_000, cloudEvents: config.cloudEvents },
+            { registryTopic: topics.registryEvents, databaseUrl: config.databaseUrl, heartbeatMs: options.heartbeatMs ?? 15_000, cloudEvents: advertised.options },
             logger.child({ component: 'event-stream' }),
           ),
           inject: [AuditRepository, DATABASE, LOGGER],
@@ -114,7 +117,7 @@ export class AuditModule {
           },
           inject: [ConsumerMonitor, DeadLetterOffice],
         },
-        ...webhookProviders(config, topics.registryEvents),
+        ...webhookProviders(config, topics.registryEvents, advertised),
         BearerGuard,
         AuditLifecycle,
       ],

@@ -13,6 +13,8 @@ export interface AuditConfig extends CommonConfig {
   webhooks: WebhookConfig;
   /** A deprecation names the principals that called the version in this many days before it. */
   deprecationCallersDays: number;
+  /** ESTATE_AUDIT_PUBLIC_URL was given: audit advertises it; otherwise the address it listens on (advertised.address.ts). */
+  publicUrlSet: boolean;
 }
 
 /** Reads ESTATE_AUDIT_HOST, ESTATE_AUDIT_PORT, ESTATE_AUDIT_GROUP, ESTATE_DEPRECATION_CALLERS_DAYS and the shared settings. */
@@ -26,5 +28,6 @@ export function loadAuditConfig(env: Env): AuditConfig {
     groupId: reader.string('ESTATE_AUDIT_GROUP', 'estate-audit'),
     webhooks: readWebhookConfig(reader),
     deprecationCallersDays: reader.integer('ESTATE_DEPRECATION_CALLERS_DAYS', 30, 1),
+    publicUrlSet: reader.optional('ESTATE_AUDIT_PUBLIC_URL') !== undefined,
   });
 }

@@ -8,7 +8,7 @@ import {
 import { loadEdgeConfig } from '../../mcp-edge/src/config';
 import { loadRegistryConfig } from '../../registry/src/config';
 import type { EmbeddedConfig } from './config';
-import { composeEstate } from './estate.composition';
+import { composeEstate, withAuditAddress } from './estate.composition';
 import { startServicesThread } from './estate.threads';
 import { rememberedPostgresPort, rememberPostgresPort } from './postgres-port.store';
 
@@ -105,7 +105,9 @@ interface ComposedServices {
  * with a bus of their own on the same log (estate.threads.ts). The second thread stops before the
  * registry, as the composition stops consumers before producers.
  */
-async function composeServices(env: Env, databaseUrl: string, embedded: EmbeddedConfig, logger: Logger): Promise<ComposedServices> {
+async function composeServices(given: Env, databaseUrl: string, embedded: EmbeddedConfig, logger: Logger): Promise<ComposedServices> {
+  // Chosen once for both threads: the registry (main thread) names the address audit (second thread) takes.
+  const env = await withAuditAddress(given);
   if (embedded.threads === 1) {
     const estate = await composeEstate({ env, databaseUrl, logger });
     const { registry, discovery, audit, edge, console: webConsole } = estate;

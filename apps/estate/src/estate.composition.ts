@@ -1,5 +1,5 @@
-import { busFrom, stopInOrder, type Env, type EventBus, type Logger, type StopStep } from '@estate/platform';
-import { startAudit, type AuditOptions, type RunningAudit } from '../../audit/src/audit.app';
+import { busFrom, freePort, stopInOrder, type Env, type EventBus, type Logger, type StopStep } from '@estate/platform';
+import { listeningUrl, startAudit, type AuditOptions, type RunningAudit } from '../../audit/src/audit.app';
 import { loadAuditConfig } from '../../audit/src/config';
 import { startConsole, type RunningConsole } from '../../console/src/console.app';
 import { loadConsoleConfig } from '../../console/src/config';
@@ -57,6 +57,7 @@ export interface ComposedEstate {
  */
 export async function composeEstate(config: EstateCompositionConfig): Promise<ComposedEstate> {
   const wanted = new Set(config.services ?? ESTATE_SERVICES);
+  if (wanted.has('audit') && wanted.has('registry')) config = { ...config, env: await withAuditAddress(config.env) };
   const envOf = (service: EstateService): Env => ({ ...config.env, ...config.overrides?.[service] });
   const child = (service: string) => config.logger.child({ service });
   const { databaseUrl } = config;
@@ -95,6 +96,19 @@ export async function composeEstate(config: EstateCompositionConfig): Promise<Co
     await stop().catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * The registry names audit in every event it relays (`dataschema`) and in its AsyncAPI document,
+ * and it starts first: when audit's port is left to the kernel (ESTATE_AUDIT_PORT=0) and no
+ * ESTATE_AUDIT_PUBLIC_URL is given, the port is chosen here, before either starts, so both name
+ * the address audit will listen on.
+ */
+export async function withAuditAddress(env: Env): Promise<Env> {
+  if (env.ESTATE_AUDIT_PORT !== '0' || env.ESTATE_AUDIT_PUBLIC_URL !== undefined) return env;
+  const host = env.ESTATE_AUDIT_HOST ?? '127.0.0.1';
+  const port = await freePort();
+  return { ...env, ESTATE_AUDIT_PORT: String(port), ESTATE_AUDIT_PUBLIC_URL: listeningUrl(host, port) };
 }
 
 /** The console relays to the services this composition started, wherever their ports landed. */

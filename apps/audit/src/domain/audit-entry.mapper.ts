@@ -1,5 +1,6 @@
 import { isJsonObject as isRecord } from '@estate/protocol';
 import { isPlainUtcDateTime, upcast, type EventEnvelope } from '@estate/events';
+import { UNNAMED_REFUSAL } from './trail-outcomes';
 
 /** Which log an envelope came from; decides how its fields are read. */
 export type AuditSource = 'registry' | 'calls';
@@ -109,7 +110,7 @@ function registryFields(raw: EventEnvelope): MappedFields {
 function callFields(envelope: EventEnvelope): MappedFields {
   const data = isRecord(envelope.data) ? envelope.data : {};
   const refused = envelope.type === 'ToolCallRefused' || envelope.type === 'UpstreamRequestRefused';
-  const reason = str(data.reason) ?? 'unknown';
+  const reason = str(data.reason) ?? UNNAMED_REFUSAL;
   return {
     stream: envelope.stream,
     tool: str(data.tool),

@@ -1,7 +1,9 @@
 import { Controller, Get, Header, Inject, Param } from '@nestjs/common';
 import { EVENT_DATA_SCHEMAS, eventSchemaUrl } from '@estate/events';
-import { estateAsyncApi, SERVICE_CONFIG } from '@estate/platform';
+import { SERVICE_CONFIG } from '@estate/platform';
+import { AdvertisedAddress } from '../advertised.address';
 import type { AuditRootConfig } from '../audit.module';
+import { auditAsyncApi } from './audit-asyncapi.document';
 import { toHttpError } from './audit.errors.mapper';
 
 const schemas = EVENT_DATA_SCHEMAS as Record<string, object>;
@@ -13,7 +15,10 @@ const schemas = EVENT_DATA_SCHEMAS as Record<string, object>;
  */
 @Controller()
 export class EventContractsController {
-  constructor(@Inject(SERVICE_CONFIG) private readonly config: AuditRootConfig) {}
+  constructor(
+    @Inject(SERVICE_CONFIG) private readonly config: AuditRootConfig,
+    @Inject(AdvertisedAddress) private readonly advertised: AdvertisedAddress,
+  ) {}
 
   @Get('v1/schemas/events/:type/:file')
   @Header('Content-Type', 'application/schema+json')
@@ -23,12 +28,12 @@ export class EventContractsController {
     // hasOwn: `constructor@1` must be a 404, not Object's prototype.
     if (version === undefined || !Object.hasOwn(schemas, key)) throw toHttpError({ code: 'NOT_FOUND', message: 'no such event type and version' });
     const schema = schemas[key];
-    const id = eventSchemaUrl(this.config.cloudEvents.schemaBase, type, Number(version));
+    const id = eventSchemaUrl(this.advertised.cloudEvents.schemaBase, type, Number(version));
     return { $schema: 'http://json-schema.org/draft-07/schema#', $id: id, title: `${type} v${version}`, ...schema };
   }
 
   @Get('asyncapi.json')
   asyncApi(): object {
-    return estateAsyncApi(this.config);
+    return auditAsyncApi({ ...this.config, cloudEvents: this.advertised.cloudEvents });
   }
 }

@@ -22,7 +22,8 @@ export interface FeedOptions {
   registryTopic: string;
   databaseUrl: string;
   heartbeatMs: number;
-  cloudEvents: CloudEventOptions;
+  /** Read per event: the address it names is known once audit listens. */
+  cloudEvents: () => CloudEventOptions;
 }
 
 /** What one subscriber asked for and may see. */
@@ -113,7 +114,7 @@ class ToolChangeStream {
     const { filter, viewer } = this.subscription;
     // `since` as a time: recorded order is not time order across partitions, so every entry is judged by its own time.
     if (filter.sinceTime !== undefined && entry.occurredAt < filter.sinceTime) return undefined;
-    const event = feedEvent(entry, this.context.options.cloudEvents);
+    const event = feedEvent(entry, this.context.options.cloudEvents());
     if (!feedFilterAdmits(filter, event)) return undefined;
     // Who called a version names other principals: only audit readers see that follow-up.
     if (viewer.kind !== 'all' && onlyForAuditReaders(entry)) return undefined;

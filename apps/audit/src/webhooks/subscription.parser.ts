@@ -1,7 +1,9 @@
 import { isIP } from 'node:net';
-import { CURRENT_REGISTRY_EVENT_VERSIONS, FEED_ONLY_EVENT_TYPES, parseFeedFilter, type FeedFilter } from '@estate/events';
+import { CURRENT_REGISTRY_EVENT_VERSIONS, FEED_ONLY_EVENT_TYPES, type FeedFilter } from '@estate/events';
 import { isJsonObject } from '@estate/protocol';
 import { urlHost, type TargetAddressPolicy } from '@estate/platform';
+import { parseChangeFilter } from '../domain/change-filter.parser';
+import { tunnelledIpv4 } from './tunnelled-address.policy';
 
 export interface SubscriptionRequest {
   url: URL;
@@ -33,7 +35,9 @@ export function parseTargetUrl(raw: unknown, policy: TargetAddressPolicy): { ok:
   if (url.username !== '' || url.password !== '') return { ok: false, message: 'credentials in the URL would be logged and shown; use the signing secret' };
   const host = urlHost(url);
   if (isIP(host) !== 0 && !policy.admitsAddress(host)) {
-    return { ok: false, message: `${host} is a link-local, metadata, loopback or private address; allow it with ESTATE_WEBHOOK_ALLOW` };
+    const carried = tunnelledIpv4(host);
+    const what = carried === undefined ? host : `${host} (a 6to4 or Teredo address carrying ${carried})`;
+    return { ok: false, message: `${what} is a link-local, metadata, loopback or private address; allow it with ESTATE_WEBHOOK_ALLOW` };
   }
   return { ok: true, url };
 }
@@ -49,7 +53,7 @@ export function parseSubscription(body: unknown, policy: TargetAddressPolicy): P
   if (!isJsonObject(rawFilter)) return refuse('filter', 'an object with tools, types and since');
   const strayFilter = Object.keys(rawFilter).find((key) => !['tools', 'types', 'since'].includes(key));
   if (strayFilter !== undefined) return refuse(`filter.${strayFilter}`, 'unknown field; one of tools, types, since');
-  const filter = parseFeedFilter(rawFilter, REGISTRY_EVENT_TYPES, 'filter.');
+  const filter = parseChangeFilter(rawFilter, REGISTRY_EVENT_TYPES, 'filter.');
   if (!filter.ok) return refuse(filter.path, filter.message);
   if (body.secret !== undefined && (typeof body.secret !== 'string' || !SECRET.test(body.secret))) {
     return refuse('secret', 'from 32 to 256 printable ASCII characters, or leave it out to have one generated');

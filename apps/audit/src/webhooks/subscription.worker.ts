@@ -20,7 +20,8 @@ export interface WorkerParts {
   retry: RetryPolicy;
   /** Deliveries one subscription has in flight at once (one per tool at most). */
   concurrency: number;
-  cloudEvents: CloudEventOptions;
+  /** Read per event: the address it names is known once audit listens. */
+  cloudEvents: () => CloudEventOptions;
   now: () => Date;
   newId: () => string;
   random: () => number;
@@ -100,7 +101,7 @@ export class SubscriptionWorker {
       const entries = await this.parts.trail.topicEntriesAfter(this.parts.registryTopic, this.subscription.cursorSeq, PAGE);
       if (entries.length === 0) return;
       const wanted = entries.flatMap((entry) => {
-        const event = toCloudEvent(entry.payload, this.parts.cloudEvents);
+        const event = toCloudEvent(entry.payload, this.parts.cloudEvents());
         if (filter.sinceTime !== undefined && entry.occurredAt < filter.sinceTime) return [];
         return feedFilterAdmits(filter, event) ? [{ seq: entry.seq, eventId: entry.eventId, tool: event.subject ?? '' }] : [];
       });
@@ -116,7 +117,7 @@ export class SubscriptionWorker {
     const [entry] = await this.parts.trail.topicEntriesAfter(this.parts.registryTopic, delivery.seq - 1, 1);
     // The trail is append-only, so a queued seq is always there; a different one would be a bug worth stopping on.
     if (entry?.seq !== delivery.seq) throw new Error(`trail entry ${delivery.seq} not found for delivery ${delivery.id}`);
-    const body = JSON.stringify(toCloudEvent(entry.payload as EventEnvelope, this.parts.cloudEvents));
+    const body = JSON.stringify(toCloudEvent(entry.payload as EventEnvelope, this.parts.cloudEvents()));
     const unix = Math.floor(now().getTime() / 1000);
     const signature = signatureHeader(this.subscription.secret, unix, body);
     const outcome = await sender.send({

@@ -2,12 +2,14 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Provider } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { DATABASE, LOGGER, METRICS_ACCESS, targetAddressPolicy, type Logger, type MetricsAccess } from '@estate/platform';
+import type { AdvertisedAddress } from '../advertised.address';
 import type { AuditConfig } from '../config';
 import { ToolChangeFeed } from '../stream/tool-change.feed';
 import { AuditRepository } from '../store/audit.repository';
 import { WebhookDispatcher } from './webhook.dispatcher';
 import { WebhookLeadership } from './webhook.leadership';
 import { WebhookLifecycle } from './webhook.lifecycle';
+import { unwrappingTunnels } from './tunnelled-address.policy';
 import { registerWebhookMetrics } from './webhook.metrics';
 import { WebhookRepository } from './webhook.repository';
 import { WebhookSecretBox } from './webhook-secret.box';
@@ -18,13 +20,11 @@ const WEBHOOK_METRICS = Symbol('WebhookMetrics');
 
 /**
  * The webhook parts of audit. The clock, ids and randomness are bound here, the composition root,
- * so the rules below stay pure. `cloudEvents` falls back to this audit's own address until the
- * shared setting exists.
+ * so the rules below stay pure. Deliveries name the address audit advertises (advertised.address.ts).
  */
-export function webhookProviders(config: AuditConfig & { databaseUrl: string }, registryTopic: string): Provider[] {
-  const policy = targetAddressPolicy(config.webhooks.allow);
-  const shared = (config as { cloudEvents?: { source: string; schemaBase: string } }).cloudEvents;
-  const cloudEvents = shared ?? { source: 'urn:estate:local', schemaBase: `http://${config.host}:${config.port}/v1/schemas/events` };
+export function webhookProviders(config: AuditConfig & { databaseUrl: string }, registryTopic: string, advertised: AdvertisedAddress): Provider[] {
+  // One policy for the subscribe-time check, the name resolution and every delivery's own connection.
+  const policy = unwrappingTunnels(targetAddressPolicy(config.webhooks.allow));
   return [
     {
       provide: WebhookRepository,
@@ -40,7 +40,7 @@ export function webhookProviders(config: AuditConfig & { databaseUrl: string }, 
         const log = logger.child({ component: 'webhooks' });
         const dispatcher = new WebhookDispatcher({
           repo, trail, sender: new WebhookSender(policy, config.webhooks.timeoutMs), registryTopic, retry: config.webhooks.retry,
-          concurrency: config.webhooks.concurrency, cloudEvents, now: () => new Date(), newId: randomUUID, random: Math.random, logger: log,
+          concurrency: config.webhooks.concurrency, cloudEvents: advertised.options, now: () => new Date(), newId: randomUUID, random: Math.random, logger: log,
         }, trail, new WebhookLeadership(config.databaseUrl, log), { pollMs: config.webhooks.pollMs, keepDeliveredMs: config.webhooks.keepDeliveredMs }, log);
         // The feed already LISTENs for appends; a second listening connection would only repeat it.
         feed.onAppended(() => dispatcher.appended());

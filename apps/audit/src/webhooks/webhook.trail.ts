@@ -1,4 +1,5 @@
 import type { AuditEntryContent } from '../domain/audit-entry.mapper';
+import type { WebhookOutcome } from '../domain/trail-outcomes';
 
 /** Where webhook facts sit in the trail: a topic of their own, so the change feed never carries them. */
 export const WEBHOOK_TRAIL_TOPIC = 'estate.webhooks';
@@ -13,7 +14,7 @@ export interface WebhookFact {
   at: Date;
   /** The tool the delivered event is about, when there is one. */
   tool?: string;
-  outcome?: string;
+  outcome?: WebhookOutcome;
   data: Record<string, unknown>;
 }
 
