@@ -165,6 +165,28 @@ describe('npm start lifecycle with embedded PostgreSQL', () => {
     expect(postgresOf(dataDir)).toEqual([]);
   }, 180_000);
 
+  it('creating a fresh cluster leaves the process its own exit code (a failed first start exits 1, not 0)', async () => {
+    // The package that creates the cluster hooks beforeExit with an exit(0): a first `npm start`
+    // that failed (a port in use) ended with 0 once its event loop ran dry. Here: create, stop, and
+    // let the loop run dry with exit code 3 set, as the fatal path sets 1.
+    const fresh = path.join(os.tmpdir(), `estate-lifecycle-fresh-${randomBytes(6).toString('hex')}`);
+    const script = `
+      const { startEmbeddedPostgres } = require(${JSON.stringify(path.join(REPO_ROOT, 'dist/libs/platform/src/embedded-postgres.js'))});
+      const { createLogger } = require(${JSON.stringify(path.join(REPO_ROOT, 'dist/libs/platform/src/logger.js'))});
+      startEmbeddedPostgres(${JSON.stringify(fresh)}, createLogger('fresh', 'error')).then((db) => db.stop()).then(() => { process.exitCode = 3; });
+    `;
+    try {
+      const child = spawn(process.execPath, ['-e', script], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: process.env.PATH ?? '' } });
+      let errors = '';
+      child.stderr?.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.once('exit', (exitCode) => resolve(exitCode)));
+      expect({ code, errors }).toEqual({ code: 3, errors: '' });
+      expect(postgresOf(fresh)).toEqual([]);
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
+    }
+  }, 180_000);
+
   it('a boot failure logs its reason, never "undefined", and leaves nothing running', async () => {
     const taken: Server = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));

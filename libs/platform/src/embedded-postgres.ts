@@ -127,7 +127,8 @@ async function letPostgresTraverse(dir: string): Promise<void> {
   if ((mode & 0o001) === 0) await chmod(dir, (mode & 0o777) | 0o711);
 }
 
-const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+/** The signals, and the process events async-exit-hook (the package's dependency) takes over. */
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'beforeExit', 'exit'] as unknown as NodeJS.Signals[];
 
 function signalHandlers(): Map<NodeJS.Signals, Set<(...args: unknown[]) => void>> {
   return new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s) as Array<(...args: unknown[]) => void>)]));
@@ -135,7 +136,9 @@ function signalHandlers(): Map<NodeJS.Signals, Set<(...args: unknown[]) => void>
 
 /**
  * Importing the package installs SIGINT/SIGTERM handlers that exit with 130 before our services
- * have stopped. We stop PostgreSQL ourselves, last, so those handlers go.
+ * have stopped, and a beforeExit handler that exits with 0: a start that failed on a fresh data
+ * directory (where the package is loaded to create the cluster) ended with 0 instead of 1 once
+ * its event loop ran dry. We stop PostgreSQL ourselves, last, so those handlers go.
  */
 function removeHandlersAddedSince(before: Map<NodeJS.Signals, Set<(...args: unknown[]) => void>>): void {
   for (const signal of SIGNALS) {
