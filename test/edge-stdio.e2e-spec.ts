@@ -134,6 +134,26 @@ describe('the stdio edge (npm run edge:stdio)', () => {
     expect(peer.stderr).toContain('"msg":"mcp edge serving stdio"');
   }, 60000);
 
+  it('answers and records a call written just before stdin closes, then exits 0', async () => {
+    const peer = spawnStdioEdge(env);
+    peer.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'stdio-eof', version: '1.0.0' } } });
+    await peer.answer(1);
+    peer.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    await waitFor(async () => {
+      peer.send({ jsonrpc: '2.0', id: `list-${Date.now()}`, method: 'tools/list' });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return peer.messages().some((m) => JSON.stringify(m).includes('bank.lookup')) ? true : undefined;
+    }, 'bank.lookup at the stdio edge', 30000);
+    const before = bank.stats().total;
+    // As `printf '…' | estate stdio` does: the last request, then the end of input at once.
+    peer.send({ jsonrpc: '2.0', id: 'last', method: 'tools/call', params: { name: 'bank.lookup', arguments: { reference: 'PMT-771' } } });
+    peer.child.stdin.end();
+    expect(await peer.exited).toBe(0);
+    expect(peer.messages().find((m) => m.id === 'last')).toMatchObject({ result: { structuredContent: { reference: 'PMT-771' } } });
+    expect(bank.stats().total).toBe(before + 1);
+    expect(peer.stderr).not.toMatch(/could not write a call record|spool is closed|AbortError/);
+  }, 60000);
+
   it('estate stdio runs the same edge as a child process, keeps stdout clean, and passes SIGTERM on for a clean stop', async () => {
     const peer = spawnStdioEdge(env, [path.join(REPO_ROOT, 'dist/apps/cli/src/main.js'), 'stdio']);
     peer.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'cli-stdio', version: '1' } } });

@@ -16,24 +16,64 @@ import type { StdioStatelessHandler } from './stdio-stateless.handler';
  * declares its version in `_meta` (2026-07-28) is no part of the session and goes to `stateless`.
  */
 export class StdioGate {
+  /** Requests read and not answered yet, by id (typed, so 1 and "1" stay apart). */
+  private readonly pending = new Set<string>();
+  private drained?: () => void;
+
   constructor(
     private readonly session: EdgeSession,
     private readonly transport: StdioServerTransport,
     private readonly logger: Logger,
     private readonly stateless?: StdioStatelessHandler,
-  ) {}
+  ) {
+    // Every answer leaves through the transport, the SDK's and ours alike: each one settles its request.
+    const send = transport.send.bind(transport);
+    transport.send = (message: JSONRPCMessage) => {
+      if (isAnswer(message)) this.settle(message.id);
+      return send(message);
+    };
+  }
 
-  /** Resolves when the input ends. */
-  run(input: Readable): Promise<void> {
+  /**
+   * Resolves when the input ends and every request read before it has been answered, or
+   * `drainMs` after the end. A client that writes its requests and closes stdin (`printf … |
+   * estate stdio`) still gets its answers, and a call already under way finishes and is recorded
+   * instead of being cut off with its call record.
+   */
+  async run(input: Readable, drainMs = 30_000): Promise<void> {
     const lines = createInterface({ input, crlfDelay: Infinity });
     lines.on('line', (line) => this.receive(line));
-    return new Promise((resolve) => lines.once('close', resolve));
+    await new Promise((resolve) => lines.once('close', resolve));
+    if (this.pending.size === 0) return;
+    this.logger.info({ pending: this.pending.size }, 'stdin closed; answering the requests already read first');
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.logger.warn({ pending: this.pending.size, ms: drainMs }, 'requests still unanswered after stdin closed; stopping anyway');
+        resolve();
+      }, drainMs);
+      this.drained = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  private settle(id: unknown): void {
+    this.pending.delete(idKey(id));
+    if (this.pending.size === 0) this.drained?.();
   }
 
   private receive(line: string): void {
     if (line.trim() === '') return;
+    const read = parseJson(line);
+    if (read.ok) {
+      for (const request of requestsIn(read.value)) this.pending.add(idKey(request.id));
+      // A request the client cancelled gets no answer: nothing to wait for.
+      const cancelled = cancelledRequestOf(read.value);
+      if (cancelled !== undefined) this.settle(cancelled);
+    }
     if (this.stateless) {
-      const parsed = parseJson(line);
+      const parsed = read;
       const era = parsed.ok ? negotiateMessageEra(parsed.value) : undefined;
       if (era !== undefined && era.era !== 'session') return this.stateless.handle(era);
       if (parsed.ok && this.stateless.claims(parsed.value)) return this.stateless.cancelled(parsed.value);
@@ -61,4 +101,25 @@ export class StdioGate {
       }
     }
   }
+}
+
+function idKey(id: unknown): string {
+  return `${typeof id}:${String(id)}`;
+}
+
+/** A response: an id with a result or an error (what settles a request). */
+function isAnswer(message: unknown): message is { id: unknown } {
+  return typeof message === 'object' && message !== null && 'id' in message && ('result' in message || 'error' in message);
+}
+
+/** The requests (method and a usable id) in one line's JSON, a batch included. */
+function requestsIn(value: unknown): Array<{ id: string | number }> {
+  return (Array.isArray(value) ? value : [value]).filter((item): item is { id: string | number; method: string } =>
+    typeof item === 'object' && item !== null && typeof (item as { method?: unknown }).method === 'string'
+    && (typeof (item as { id?: unknown }).id === 'string' || typeof (item as { id?: unknown }).id === 'number'));
+}
+
+function cancelledRequestOf(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || (value as { method?: unknown }).method !== 'notifications/cancelled') return undefined;
+  return (value as { params?: { requestId?: unknown } }).params?.requestId;
 }
