@@ -165,6 +165,17 @@ describe('npm start lifecycle with embedded PostgreSQL', () => {
     expect(postgresOf(dataDir)).toEqual([]);
   }, 180_000);
 
+  it('a Ctrl-C while the modules still load is held too: it stops once up, exit code 0', async () => {
+    const estate = await start();
+    // The modules take about two seconds to load; the signal lands well inside that.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const stop = await signalGroup(estate, 'SIGINT', 90_000);
+    report(`SIGINT while loading: exited after ${stop.ms} ms`);
+    expect(stop.result).toEqual({ code: 0, signal: null });
+    expect(estate.output()).toContain('registry listening');
+    expect(postgresOf(dataDir)).toEqual([]);
+  }, 180_000);
+
   it('creating a fresh cluster leaves the process its own exit code (a failed first start exits 1, not 0)', async () => {
     // The package that creates the cluster hooks beforeExit with an exit(0): a first `npm start`
     // that failed (a port in use) ended with 0 once its event loop ran dry. Here: create, stop, and

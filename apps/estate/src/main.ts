@@ -1,3 +1,4 @@
+import { releaseEarlySignals } from './early-signals';
 import 'reflect-metadata';
 import path from 'node:path';
 import { createLogger, failBoot, holdStopSignals, issueDevToken, startTracing, stopOnSignals } from '@estate/platform';
@@ -52,8 +53,11 @@ async function banner(estate: EmbeddedEstate, adminToken?: string, agentToken?: 
 
 async function main(): Promise<void> {
   let logger = createLogger('estate', process.env.LOG_LEVEL ?? 'info');
-  // A signal during the start (services half up) is held, and sent again once the stop is wired.
+  // A signal during the start (services half up) is held, and sent again once the stop is wired;
+  // one that came while the modules loaded is handed over to that hold.
   const release = holdStopSignals();
+  const early = releaseEarlySignals();
+  if (early) process.kill(process.pid, early);
   try {
     const embedded = loadEmbeddedConfig(process.env);
     logger = createLogger('estate', process.env.LOG_LEVEL ?? 'info', { format: embedded.logFormat });
