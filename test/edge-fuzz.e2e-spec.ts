@@ -57,6 +57,10 @@ function violation(fuzz: FuzzCase, answer: Answer): string | null {
     });
     return valid ? null : 'SSE frame that is not JSON-RPC';
   }
+  // A request that was read but whose params do not fit its method is answered with its JSON-RPC error.
+  if (answer.status === 200 && answer.contentType.startsWith('application/json')) {
+    return isErrorResponse(JSON.parse(answer.text)) ? null : '200 JSON that is not a JSON-RPC error';
+  }
   if (answer.status >= 400 && answer.status < 500) {
     if (!answer.contentType.startsWith('application/json')) return `${answer.status} without a JSON body`;
     const body = JSON.parse(answer.text) as unknown;
