@@ -1,5 +1,10 @@
 import os from 'node:os';
 import { EnvReader, LOG_FORMATS, type Env, type LogFormat } from '@estate/platform';
+import { loadAuditConfig } from '../../audit/src/config';
+import { loadConsoleConfig } from '../../console/src/config';
+import { loadDiscoveryConfig } from '../../discovery/src/config';
+import { loadEdgeConfig } from '../../mcp-edge/src/config';
+import { loadRegistryConfig } from '../../registry/src/config';
 
 export interface EmbeddedConfig {
   dataDir: string;
@@ -34,4 +39,35 @@ export function loadEmbeddedConfig(env: Env, cores = os.availableParallelism()):
 function threadsFor(setting: 'auto' | '1' | '2', cores: number): 1 | 2 {
   if (setting === 'auto') return cores > 2 ? 2 : 1;
   return setting === '1' ? 1 : 2;
+}
+
+/**
+ * `npm start`'s settings and every service's, read before anything starts, every problem listed
+ * at once: read one service at a time, a bad setting of a later one showed only after the first
+ * was fixed (and after PostgreSQL had started). The secrets npm start makes for itself when none
+ * is set count as set.
+ */
+export function loadEstateConfig(env: Env, cores = os.availableParallelism()): EmbeddedConfig {
+  const problems: string[] = [];
+  const attempt = <T>(load: () => T): T | undefined => {
+    try {
+      return load();
+    } catch (error) {
+      problems.push(...problemsOf(error));
+      return undefined;
+    }
+  };
+  const embedded = attempt(() => loadEmbeddedConfig(env, cores));
+  const auth = env.ESTATE_AUTH === 'none' || env.ESTATE_JWT_SECRET !== undefined || env.ESTATE_JWKS_URL !== undefined;
+  const filled: Env = { ...(auth ? {} : { ESTATE_JWT_SECRET: 'a-development-secret-made-at-start' }), ...env };
+  for (const load of [loadRegistryConfig, loadDiscoveryConfig, loadAuditConfig, loadEdgeConfig, loadConsoleConfig]) attempt(() => load(filled));
+  if (problems.length > 0 || embedded === undefined) throw new Error(`Invalid configuration:\n  - ${[...new Set(problems)].join('\n  - ')}`);
+  return embedded;
+}
+
+/** The problems a config loader listed (EnvReader's "Invalid configuration:" form), or the error's message. */
+function problemsOf(error: unknown): string[] {
+  const message = error instanceof Error ? error.message : String(error);
+  const listed = /^Invalid configuration:\n([\s\S]*)$/.exec(message)?.[1];
+  return listed === undefined ? [message] : listed.split('\n').map((line) => line.replace(/^\s*-\s*/, '')).filter((line) => line !== '');
 }

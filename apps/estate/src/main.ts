@@ -2,7 +2,7 @@ import { releaseEarlySignals } from './early-signals';
 import 'reflect-metadata';
 import path from 'node:path';
 import { createLogger, failBoot, holdStopSignals, issueDevToken, startTracing, stopOnSignals } from '@estate/platform';
-import { loadEmbeddedConfig } from './config';
+import { loadEstateConfig } from './config';
 import { seedDemo } from './demo.seed';
 import { startEmbedded, type EmbeddedEstate } from './embedded';
 
@@ -59,7 +59,7 @@ async function main(): Promise<void> {
   const early = releaseEarlySignals();
   if (early) process.kill(process.pid, early);
   try {
-    const embedded = loadEmbeddedConfig(process.env);
+    const embedded = loadEstateConfig(process.env);
     logger = createLogger('estate', process.env.LOG_LEVEL ?? 'info', { format: embedded.logFormat });
     const tracing = startTracing(process.env, 'estate');
     const estate = await startEmbedded(process.env, embedded, logger);
