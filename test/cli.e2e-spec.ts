@@ -70,6 +70,21 @@ describe('the estate CLI against a real registry', () => {
     expect(checked.stdout).toMatch(/ {2}minor {2}\$\.inputSchema\.properties\.note {2}property-added-optional {2}strict: major {2}narrows: the new contract refuses \{"reference":"[^"]*","note":[^"]/);
   });
 
+  it('tells a refusal (exit 1) from a check it could not make (exit 2), naming what it could not reach', async () => {
+    const spec = { ...bankSpecs('bank')[0], version: '1.1.0' };
+    const unreachable = await estate(['check', file('unreachable.json', spec)], { ...env, ESTATE_REGISTRY_URL: 'http://127.0.0.1:9' });
+    expect(unreachable.code).toBe(2);
+    expect(unreachable.stderr).toContain('could not reach http://127.0.0.1:9 (');
+    expect(unreachable.stderr).not.toContain('fetch failed');
+    const agent = (await estate(['token', '--sub', 'agent', '--scope', 'bank:read'], env)).stdout.trim();
+    const forbidden = await estate(['check', file('forbidden.json', spec)], { ...env, ESTATE_TOKEN: agent });
+    expect(forbidden).toMatchObject({ code: 2, stderr: expect.stringContaining('403') });
+    const verify = await estate(['verify'], { ...env, ESTATE_TOKEN: agent, ESTATE_AUDIT_URL: env.ESTATE_REGISTRY_URL, ESTATE_DISCOVERY_URL: env.ESTATE_REGISTRY_URL });
+    expect(verify.code).toBe(2);
+    expect(verify.stderr).toContain('audit chain: could not be checked (');
+    expect(verify.stderr).not.toContain('NOT intact');
+  });
+
   it('explains how to use a command it cannot run', async () => {
     const result = await estate(['deprecate', 'bank.lookup'], env);
     expect(result.code).toBe(1);

@@ -14,6 +14,21 @@ export interface CliEnv {
 export interface CliOutcome {
   ok: boolean;
   output: string;
+  /** When not ok: 1 (the answer was no: refused, differs), or 2 (the command could not be carried out). */
+  exitCode?: 1 | 2;
+}
+
+/** Statuses that are an answer about the request itself (a refusal), not a failure to ask. */
+const REFUSALS = new Set([400, 404, 409, 413, 415, 422]);
+
+/** fetch, with a failure that names the URL and the cause ("connect ECONNREFUSED …"), not just "fetch failed". */
+async function reach(url: string, init?: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    throw new Error(`could not reach ${new URL(url).origin} (${cause?.message ?? cause?.code ?? String(error)}); is the estate running there? (ESTATE_REGISTRY_URL / ESTATE_AUDIT_URL / ESTATE_DISCOVERY_URL, or ESTATE_DATA_DIR of a running npm start)`, { cause: error });
+  }
 }
 
 type Options = Record<string, string | boolean | undefined>;
@@ -21,7 +36,7 @@ type Options = Record<string, string | boolean | undefined>;
 /** `summarize` adds lines under the JSON answer (e.g. `check`'s policy verdicts). */
 async function request(method: string, url: string, token: string | undefined, body?: unknown, summarize?: (answer: unknown) => string | undefined): Promise<CliOutcome> {
   if (!token) return { ok: false, output: 'set ESTATE_TOKEN (a bearer token; `estate token` mints a development one)' };
-  const response = await fetch(url, {
+  const response = await reach(url, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
@@ -36,7 +51,8 @@ async function request(method: string, url: string, token: string | undefined, b
   } catch {
     // not JSON: print as is
   }
-  return { ok: response.ok, output: `${response.status} ${response.statusText}\n${pretty}${summary === undefined ? '' : `\n${summary}`}` };
+  const output = `${response.status} ${response.statusText}\n${pretty}${summary === undefined ? '' : `\n${summary}`}`;
+  return response.ok ? { ok: true, output } : { ok: false, output, exitCode: REFUSALS.has(response.status) ? 1 : 2 };
 }
 
 async function readJson(file: string | undefined): Promise<unknown> {
@@ -104,7 +120,8 @@ export const USAGE = `estate <command>
   token --sub <id> [--scope "a b"] [--tenant t] [--clearance c]   mint a development token (ESTATE_JWT_SECRET)
   register-server --name n (--url u | --command c [args…]) --owner o [--namespace ""]
   publish <spec.json>        publish a tool version (201, or 409/422 with the reasons)
-  check <spec.json>          the same decision as a dry run; exit code 1 when refused (for CI); ends with
+  check <spec.json>          the same decision as a dry run; exit code 1 when refused, 2 when it could not be
+                             checked (unreachable, no rights, unreadable file): a CI gate can tell them apart; ends with
                              the ESTATE_COMPAT policy in force and what the strict policy says of each change
   deprecate <tool> <version> --reason r [--sunset-at ISO] [--replacement v]
   retire <tool> <version> --reason r
@@ -117,7 +134,7 @@ export const USAGE = `estate <command>
   history <tool>             every change of a tool: when, what, which version, who
   rebuild                    rebuild discovery's catalog (from the log, or the event store when the log is incomplete)
   verify                     check the audit chain and compare the catalog with a fresh fold of the event store;
-                             exit code 1 on any difference
+                             exit code 1 on any difference, 2 when a check could not be made
   stdio                      serve the MCP edge over stdio (ESTATE_STDIO_TOKEN; KAFKA_BROKERS, or joins the npm start in ESTATE_DATA_DIR)
 
 Environment: ESTATE_REGISTRY_URL (http://127.0.0.1:8001), ESTATE_AUDIT_URL (http://127.0.0.1:8003),
@@ -129,21 +146,30 @@ async function verify(env: CliEnv): Promise<CliOutcome> {
   const chain = await getJson(`${env.auditUrl}/v1/audit/verify`, env.token);
   const catalog = await getJson(`${env.discoveryUrl}/v1/verify`, env.token);
   const chainOk = chain.status === 200 && (chain.body as { ok?: unknown }).ok === true;
+  const chainIntact = chain.status === 200 && (chain.body as { chainOk?: unknown }).chainOk === true;
   const catalogOk = catalog.status === 200 && (catalog.body as { equal?: unknown }).equal === true;
   const differences = ((catalog.body as { differences?: unknown }).differences ?? []) as string[];
   const lines = [
-    chainOk ? `audit chain: intact (${(chain.body as { entries?: number }).entries} entries)` : `audit chain: NOT intact (${chain.status}) ${JSON.stringify(chain.body)}`,
+    chainOk
+      ? `audit chain: intact (${(chain.body as { entries?: number }).entries} entries)`
+      : chain.status !== 200
+        // Not a verdict on the chain: the check itself was refused or failed.
+        ? `audit chain: could not be checked (${chain.status}) ${JSON.stringify(chain.body)}`
+        : chainIntact
+          ? `audit chain: intact, but the trail is not complete yet ${JSON.stringify(chain.body)}`
+          : `audit chain: NOT intact ${JSON.stringify(chain.body)}`,
     catalogOk
       ? `catalog: equal to a fresh fold of the event store (${(catalog.body as { events?: number }).events} events)`
       : catalog.status === 200
         ? `catalog: DIFFERS from a fresh fold of the event store:\n${differences.map((d) => `  - ${d}`).join('\n')}`
         : `catalog: could not be compared (${catalog.status}) ${JSON.stringify(catalog.body)}`,
   ];
-  return { ok: chainOk && catalogOk, output: lines.join('\n') };
+  const unchecked = chain.status !== 200 || catalog.status !== 200;
+  return chainOk && catalogOk ? { ok: true, output: lines.join('\n') } : { ok: false, output: lines.join('\n'), exitCode: unchecked ? 2 : 1 };
 }
 
 async function getJson(url: string, token: string): Promise<{ status: number; body: unknown }> {
-  const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+  const response = await reach(url, { headers: { authorization: `Bearer ${token}` } });
   const text = await response.text();
   try {
     return { status: response.status, body: JSON.parse(text) as unknown };

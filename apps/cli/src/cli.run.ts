@@ -20,10 +20,11 @@ export async function run(): Promise<void> {
     const { values, positionals } = parseArgs({ args: rest, options: OPTIONS, strict: true, allowPositionals: true });
     const outcome = await runCommand(command, positionals, values, cliEnv(process.env));
     (outcome.ok ? process.stdout : process.stderr).write(`${outcome.output}\n`);
-    process.exitCode = outcome.ok ? 0 : 1;
+    process.exitCode = outcome.ok ? 0 : (outcome.exitCode ?? 1);
   } catch (error) {
+    // The command could not be carried out (unreachable, an unreadable file, bad options): 2, not a refusal's 1.
     process.stderr.write(`estate: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exitCode = 1;
+    process.exitCode = 2;
   }
 }
 
