@@ -154,7 +154,7 @@ describe('the stdio edge (npm run edge:stdio)', () => {
     expect(peer.stderr).not.toMatch(/could not write a call record|spool is closed|AbortError/);
   }, 60000);
 
-  it('estate stdio runs the same edge as a child process, keeps stdout clean, and passes SIGTERM on for a clean stop', async () => {
+  it.each(['SIGTERM', 'SIGHUP'] as const)('estate stdio runs the same edge as a child process, keeps stdout clean, and passes %s on for a clean stop', async (signal) => {
     const peer = spawnStdioEdge(env, [path.join(REPO_ROOT, 'dist/apps/cli/src/main.js'), 'stdio']);
     peer.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'cli-stdio', version: '1' } } });
     expect(await peer.answer(1)).toMatchObject({ result: { serverInfo: { name: 'estate-edge' } } });
@@ -172,7 +172,7 @@ describe('the stdio edge (npm run edge:stdio)', () => {
     expect(edgePid).not.toBe(peer.child.pid);
     await waitFor(async () => (peer.stderr.includes('stray debug print from a dependency') ? true : undefined), 'the stray print on stderr', 5000);
 
-    peer.child.kill('SIGTERM');
+    peer.child.kill(signal);
     expect(await peer.exited).toBe(0);
     expect(peer.stderr).toContain('"msg":"stopped"');
     expect(existsSync(`/proc/${edgePid}`)).toBe(false);

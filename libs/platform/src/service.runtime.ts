@@ -80,6 +80,9 @@ export function guardShutdown(logger: Logger, deadlineMs = STOP_DEADLINE_MS, onF
   };
   process.on('SIGINT', handler);
   process.on('SIGTERM', handler);
+  // A hangup (the terminal or the client that spawned a stdio server went away) stops cleanly too,
+  // instead of killing the process with its pending call records.
+  process.on('SIGHUP', handler);
 }
 
 /**
