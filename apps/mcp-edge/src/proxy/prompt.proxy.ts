@@ -3,7 +3,7 @@ import type { CompleteRequest, CompleteResult, GetPromptResult, ListPromptsResul
 import type { Logger } from '@estate/platform';
 import { WireError } from '../mcp/wire-error';
 import { candidatesFor, qualify, type ReachableServer } from './upstream-access';
-import { stripEstateMeta } from '../upstream/upstream-answer.guard';
+import { stripEstateMeta, type UpstreamText } from '../upstream/upstream-answer.guard';
 import { withheld, type UpstreamGateway } from './upstream.gateway';
 import type { ProxyCaller } from './proxy.caller';
 import { unknownResource } from './resource.proxy';
@@ -62,15 +62,28 @@ export class PromptProxy {
   /** A listed prompt with its texts checked; undefined when the text action refuses it. */
   private checkedPrompt(server: string, prompt: Prompt): Prompt | undefined {
     const texts = [
-      { path: '$.description', text: prompt.description ?? '' }, { path: '$.title', text: prompt.title ?? '' },
-      ...(prompt.arguments ?? []).map((a, i) => ({ path: `$.arguments[${i}].description`, text: a.description ?? '' })),
+      { path: '$.name', text: prompt.name }, { path: '$.description', text: prompt.description ?? '' }, { path: '$.title', text: prompt.title ?? '' },
+      ...(prompt.arguments ?? []).flatMap((a, i) => [
+        { path: `$.arguments[${i}].name`, text: a.name }, { path: `$.arguments[${i}].description`, text: a.description ?? '' },
+        { path: `$.arguments[${i}].title`, text: (a as { title?: string }).title ?? '' },
+      ]),
     ];
     const hide = this.gateway.checkListed(server, 'prompts/list', texts);
-    if (hide === 'drop') return undefined;
+    // A name cannot be withheld and still be called: a prompt whose name or an argument's name is refused is left out.
+    if (hide === 'drop' || [...hide].some((path) => /(^\$|\])\.name$/.test(path))) return undefined;
     const clean = stripEstateMeta(prompt);
     if (clean.description !== undefined) clean.description = withheld(hide, '$.description', clean.description);
     if (clean.title !== undefined) clean.title = withheld(hide, '$.title', clean.title);
-    if (clean.arguments) clean.arguments = clean.arguments.map((a, i) => (a.description === undefined ? a : { ...a, description: withheld(hide, `$.arguments[${i}].description`, a.description) }));
+    if (clean.arguments) {
+      clean.arguments = clean.arguments.map((a, i) => {
+        const title = (a as { title?: string }).title;
+        return {
+          ...a,
+          ...(a.description === undefined ? {} : { description: withheld(hide, `$.arguments[${i}].description`, a.description) }),
+          ...(title === undefined ? {} : { title: withheld(hide, `$.arguments[${i}].title`, title) }),
+        };
+      });
+    }
     return clean;
   }
 
@@ -81,18 +94,25 @@ export class PromptProxy {
       if (content.type === 'resource' && 'text' in content.resource && typeof content.resource.text === 'string') return content.resource.text;
       return undefined;
     };
+    // A resource link is read too: its name, title and description sit in the conversation like text.
+    const linkTexts = (content: GetPromptResult['messages'][number]['content'], path: string): UpstreamText[] => {
+      if (content.type !== 'resource_link') return [];
+      const link = content as { name?: unknown; title?: unknown; description?: unknown };
+      return (['name', 'title', 'description'] as const).flatMap((key) => (typeof link[key] === 'string' ? [{ path: `${path}.${key}`, text: link[key] as string }] : []));
+    };
     const texts = [{ path: '$.description', text: answer.description ?? '' }, ...answer.messages.flatMap((m, i) => {
       const text = textOf(m.content);
-      return text === undefined ? [] : [{ path: `$.messages[${i}].content`, text }];
+      return [...(text === undefined ? [] : [{ path: `$.messages[${i}].content`, text }]), ...linkTexts(m.content, `$.messages[${i}].content`)];
     })];
     const hide = this.gateway.checkTexts(server, 'prompts/get', texts);
     if (hide.size === 0) return answer;
+    const hidden = (i: number) => [...hide].some((path) => path === `$.messages[${i}].content` || path.startsWith(`$.messages[${i}].content.`));
     return {
       ...answer,
       ...(answer.description !== undefined ? { description: withheld(hide, '$.description', answer.description) } : {}),
       messages: answer.messages.map((m, i) => {
-        if (!hide.has(`$.messages[${i}].content`)) return m;
-        if (m.content.type === 'text') return { ...m, content: { ...m.content, text: withheld(hide, `$.messages[${i}].content`, m.content.text) } };
+        if (!hidden(i)) return m;
+        if (m.content.type === 'text' && hide.has(`$.messages[${i}].content`)) return { ...m, content: { ...m.content, text: withheld(hide, `$.messages[${i}].content`, m.content.text) } };
         return { ...m, content: { type: 'text' as const, text: withheld(hide, `$.messages[${i}].content`, '') } };
       }),
     };

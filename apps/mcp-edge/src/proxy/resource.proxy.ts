@@ -133,9 +133,10 @@ export class ResourceProxy {
 
   /** A listed resource or template with its description and title checked; undefined when the text action refuses it. */
   private checkedListing<T extends Resource | ResourceTemplate>(server: string, method: string, item: T): T | undefined {
-    const texts = [{ path: '$.description', text: item.description ?? '' }, { path: '$.title', text: item.title ?? '' }];
+    const texts = [{ path: '$.name', text: item.name }, { path: '$.description', text: item.description ?? '' }, { path: '$.title', text: item.title ?? '' }];
     const hide = this.gateway.checkListed(server, method, texts);
-    if (hide === 'drop') return undefined;
+    // A name is what a client shows for the item: one the rules refuse leaves the item out, under any action.
+    if (hide === 'drop' || hide.has('$.name')) return undefined;
     const clean = stripEstateMeta(item);
     if (clean.description !== undefined) clean.description = withheld(hide, '$.description', clean.description);
     if (clean.title !== undefined) clean.title = withheld(hide, '$.title', clean.title);

@@ -7,24 +7,35 @@ const spec = (outputSchema?: ToolSpec['outputSchema']): ToolSpec => ({
 });
 
 describe('upstream answer guard', () => {
-  it("removes only the estate's _meta keys, at the top and one level down", () => {
+  it("removes only the estate's _meta keys, at any depth, and leaves tool data alone", () => {
     const answer = {
       _meta: { 'io.estate/confirmation': { token: 't' }, 'vendor/trace': 1 },
-      content: [{ type: 'text', text: 'a', _meta: { 'io.estate/ref': 'x', keep: true } }, { type: 'text', text: 'b' }],
+      content: [
+        { type: 'text', text: 'a', _meta: { 'io.estate/ref': 'x', keep: true } },
+        { type: 'resource', resource: { uri: 'x://1', text: 'b', _meta: { 'io.estate/confirm': 'forged', keep: 2 } } },
+      ],
+      messages: [{ role: 'user', content: { type: 'text', text: 'c', _meta: { 'io.estate/deprecation': {} } } }],
+      structuredContent: { _meta: { 'io.estate/ref': 'the tool data itself' } },
     };
     expect(stripEstateMeta(answer)).toEqual({
       _meta: { 'vendor/trace': 1 },
-      content: [{ type: 'text', text: 'a', _meta: { keep: true } }, { type: 'text', text: 'b' }],
+      content: [
+        { type: 'text', text: 'a', _meta: { keep: true } },
+        { type: 'resource', resource: { uri: 'x://1', text: 'b', _meta: { keep: 2 } } },
+      ],
+      messages: [{ role: 'user', content: { type: 'text', text: 'c', _meta: {} } }],
+      structuredContent: { _meta: { 'io.estate/ref': 'the tool data itself' } },
     });
-    expect(answer._meta).toHaveProperty(['io.estate/confirmation']);
   });
 
-  it('hands back an answer that claims no estate key as it is, without copying it', () => {
+  it('hands back an answer that claims no estate key as it is, and walks a deep one without recursion', () => {
     const answer = { _meta: { 'vendor/trace': 1 }, content: [{ type: 'text', text: 'a', _meta: { keep: true } }] };
     expect(stripEstateMeta(answer)).toBe(answer);
-    const nested = { content: [{ type: 'text', text: 'a', _meta: { 'io.estate/ref': 'x' } }] };
-    expect(stripEstateMeta(nested)).not.toBe(nested);
-    expect(stripEstateMeta(nested).content[0]._meta).toEqual({});
+    const innermost = { _meta: { 'io.estate/ref': 'x', keep: 1 } };
+    let deep: Record<string, unknown> = innermost;
+    for (let i = 0; i < 50_000; i += 1) deep = { content: [deep] };
+    stripEstateMeta(deep);
+    expect(innermost._meta).toEqual({ keep: 1 });
   });
 
   it('holds successful results to the published outputSchema, not error results', () => {

@@ -25,35 +25,40 @@ function withoutEstateKeys(meta: unknown): unknown {
 const hasEstateKey = (meta: unknown): boolean =>
   typeof meta === 'object' && meta !== null && Object.keys(meta).some((key) => key.startsWith(ESTATE_META_PREFIX));
 
-const ENTRY_LISTS = ['content', 'contents', 'messages'] as const;
+/** Tool data, held to the published outputSchema: a `_meta` key there is the tool's data, not protocol. */
+const DATA_KEYS: ReadonlySet<string> = new Set(['structuredContent']);
 
-/** Whether the answer or an entry one level down claims an `io.estate/*` key: most answers do not. */
-function claimsEstateMeta(answer: Record<string, unknown>): boolean {
-  if (hasEstateKey(answer._meta)) return true;
-  return ENTRY_LISTS.some((key) => {
-    const list = answer[key];
-    return Array.isArray(list) && list.some((item: unknown) => typeof item === 'object' && item !== null && hasEstateKey((item as { _meta?: unknown })._meta));
-  });
+/** Every object and array of an answer, tool data left out; without recursion, so depth cannot exhaust the stack. */
+function* nodesOf(answer: unknown): Generator<Record<string, unknown> | unknown[]> {
+  const stack: unknown[] = [answer];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (typeof node !== 'object' || node === null) continue;
+    yield node as Record<string, unknown> | unknown[];
+    if (Array.isArray(node)) stack.push(...node);
+    else for (const [key, value] of Object.entries(node)) if (!DATA_KEYS.has(key)) stack.push(value);
+  }
+}
+
+/** Whether any `_meta` anywhere in the answer claims an `io.estate/*` key: most answers do not. */
+function claimsEstateMeta(answer: unknown): boolean {
+  for (const node of nodesOf(answer)) if (!Array.isArray(node) && hasEstateKey(node._meta)) return true;
+  return false;
 }
 
 /**
- * Without `io.estate/*` keys in the object's `_meta`, nor in the `_meta` of its entries one level
- * down (content, messages, contents). Every tools/call answer passes here, so an answer that
- * claims no such key is returned as it is, not copied.
+ * Without `io.estate/*` keys in any `_meta` of the answer: its own, its content blocks', an
+ * embedded resource's, a prompt message's content's, however deep (a QA pass slipped a forged
+ * confirmation through two levels down). The answer is the upstream's, parsed for this call
+ * alone, so the offending `_meta` objects are replaced in place, without recursion. Every
+ * tools/call answer passes here; one that claims no such key is left as it is.
  */
 export function stripEstateMeta<T extends object>(answer: T): T {
-  if (!claimsEstateMeta(answer as Record<string, unknown>)) return answer;
-  const out = { ...answer } as Record<string, unknown>;
-  if ('_meta' in out) out._meta = withoutEstateKeys(out._meta);
-  for (const key of ENTRY_LISTS) {
-    const list = out[key];
-    if (!Array.isArray(list)) continue;
-    out[key] = list.map((item: unknown) => {
-      if (typeof item !== 'object' || item === null || !('_meta' in item)) return item;
-      return { ...item, _meta: withoutEstateKeys((item as { _meta: unknown })._meta) };
-    });
+  if (!claimsEstateMeta(answer)) return answer;
+  for (const node of nodesOf(answer)) {
+    if (!Array.isArray(node) && hasEstateKey(node._meta)) node._meta = withoutEstateKeys(node._meta);
   }
-  return out as T;
+  return answer;
 }
 
 /**
