@@ -6,7 +6,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { createLogger } from '@estate/platform';
 import { composeEstate } from '../apps/estate/src/estate.composition';
-import { startNotesServer } from '../examples/notes/notes.http';
+import { startNotesServer, type NotesServerHandle } from '../examples/notes/notes.http';
 import { notesSpecs } from '../examples/notes/notes.specs';
 import { ADMIN, http, token, waitFor } from './support/estate.harness';
 import { testEstateEnv } from './support/estate.stack';
@@ -64,6 +64,7 @@ describe('the edge proxies resources, prompts, completions, logging, progress, s
   const stops: Array<() => Promise<void>> = [];
   const sessions: Downstream[] = [];
   let urls: { registry: string; mcp: string; audit: string };
+  const upstreams = new Map<string, NotesServerHandle>();
 
   beforeAll(async () => {
     const db = await createTestDatabase();
@@ -82,7 +83,8 @@ describe('the edge proxies resources, prompts, completions, logging, progress, s
     ];
     for (const s of servers) {
       const upstream = await startNotesServer({ name: s.name });
-      stops.unshift(upstream.close);
+      upstreams.set(s.name, upstream);
+      stops.unshift(() => (upstreams.get(s.name) ?? upstream).close());
       const body = { name: s.name, namespace: s.namespace, url: upstream.url, owner: 'notes-team', allowSampling: s.allow, allowElicitation: s.allow };
       expect((await http('POST', `${urls.registry}/v1/servers`, admin, body)).status).toBe(201);
       // plain serves only `count` under a bare name, so bare names cannot collide with the other servers' tools
@@ -231,5 +233,20 @@ describe('the edge proxies resources, prompts, completions, logging, progress, s
       ['memo.ask-model', 'refused:not_allowed'],
       ['notes.ask-user', 'refused:client_not_capable'],
     ]);
+  });
+
+  it("finds an upstream that restarted (its session forgotten) on the next proxied request, without waiting for a tool call", async () => {
+    const alice = await open(ALICE);
+    expect((await alice.client.listResources()).resources.map((r) => r.uri)).toContain('notes://notes/welcome');
+    const old = upstreams.get('notes') as NotesServerHandle;
+    await old.close();
+    upstreams.set('notes', await startNotesServer({ name: 'notes', port: Number(new URL(old.url).port) }));
+    // The edge's session with it is gone (the new server answers it 404): a list or two later it has reconnected.
+    const uris = await waitFor(async () => {
+      const listed = (await alice.client.listResources()).resources.map((r) => r.uri);
+      return listed.includes('notes://notes/welcome') ? listed : undefined;
+    }, 'notes://notes/welcome listed again after the restart', 15000);
+    expect(uris).toContain('notes://notes/welcome');
+    expect((await alice.client.readResource({ uri: 'notes://notes/welcome' })).contents[0]).toMatchObject({ text: 'Welcome to the notes server.' });
   });
 });

@@ -49,6 +49,8 @@ export async function startNotesServer(
     }
     const body = await readJson(req).catch(() => undefined);
     if (existing) return existing.handleRequest(req, res, body);
+    // A session this server does not know (it restarted, or closed it): 404, so the client starts a new one.
+    if (typeof id === 'string' && !isInitializeRequest(body)) return reply(res, 404, 'Session not found');
     if (!isInitializeRequest(body)) return reply(res, 400, 'Bad Request: initialize first');
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),

@@ -73,6 +73,13 @@ export function classifyUpstreamError(error: unknown, timeoutMs: number): Upstre
   return new UpstreamFailure('unreachable', `the upstream could not be reached (${reason})`, { cause: error });
 }
 
+/** A 404 to a request in a session (the upstream forgot it), or a refused or reset connection. */
+function connectionIsGone(error: unknown): boolean {
+  if (error instanceof UpstreamHttpError) return error.status === 404;
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return code === 'ECONNREFUSED' || code === 'ECONNRESET';
+}
+
 /**
  * The shared connection of a server, or one per downstream session when the server keeps client
  * state; a 2026-07-28 server has no sessions to keep it in, so it is always shared.
@@ -179,6 +186,15 @@ export class UpstreamPool {
     const client = new Client({ name: 'estate-edge', version: '0.1.0' }, { capabilities: {} });
     const connection: Connection = { client, closed: false };
     client.onclose = () => this.drop(key, connection);
+    // A proxied request (a resource, a prompt) fails on its own; a session the upstream no longer
+    // knows (404: it restarted) or an upstream gone away means the connection is dead: the next
+    // request opens a new one instead of asking through the dead one until a tool call drops it.
+    client.onerror = (error) => {
+      if (connectionIsGone(error)) {
+        this.logger.info({ server: upstream.server, err: error }, 'upstream session gone; reconnecting on the next request');
+        this.drop(key, connection);
+      }
+    };
     for (const setup of this.setups) setup(client, upstream);
     try {
       const transport = this.transportFor(upstream);
