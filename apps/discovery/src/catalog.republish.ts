@@ -1,6 +1,9 @@
-import { SerialQueue, type Logger } from '@estate/platform';
+import { SerialQueue, withDeadline, type Logger } from '@estate/platform';
 import type { CatalogEntry } from '@estate/events';
 import type { ChangedVersions } from './catalog.publisher';
+
+/** How long a stop waits for the held entries to go out. */
+const STOP_WAIT_MS = 1000;
 
 /**
  * Sends entries (each with its headers, and of each only the `changed` versions with its head);
@@ -79,11 +82,18 @@ export class CatalogRepublisher {
     });
   }
 
-  /** Sends what is held now, whatever its gap. */
+  /**
+   * Sends what is held now, whatever its gap; waits at most a second for it. With the broker away
+   * a send retries for half a minute: it is left behind then, like the relay's pass, and the next
+   * start republishes what was held (nothing is lost, the stop stays within its bounds).
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    await this.flush(true).catch((error: unknown) => this.logger.warn({ err: error }, 'could not send the held catalog entries before stopping; the next start republishes them'));
+    const sent = this.flush(true).catch((error: unknown) => this.logger.warn({ err: error }, 'could not send the held catalog entries before stopping; the next start republishes them'));
+    if ((await withDeadline(sent, STOP_WAIT_MS)) === 'overran') {
+      this.logger.warn({ ms: STOP_WAIT_MS }, 'held catalog entries still sending at stop; left behind (the next start republishes them)');
+    }
   }
 
   private schedule(): void {

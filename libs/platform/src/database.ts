@@ -65,6 +65,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<DataSource
  */
 async function underMigrationLock<T>(url: string, schema: string, work: () => Promise<T>): Promise<T> {
   const lock = new Client({ connectionString: url });
+  // Idle while the migrations run on other connections: a server going away then must not be an
+  // unhandled 'error' event (it would end the process); the lock is gone with the session anyway.
+  lock.on('error', () => undefined);
   await lock.connect();
   try {
     // Raw SQL: an advisory lock on a session of its own, held until the migrations ran.
@@ -78,6 +81,7 @@ async function underMigrationLock<T>(url: string, schema: string, work: () => Pr
 async function ensureSchema(url: string, schema: string): Promise<void> {
   if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name: ${schema}`);
   const client = new Client({ connectionString: url });
+  client.on('error', () => undefined); // a failure reaches the query below; the event alone would end the process
   await client.connect();
   try {
     // Raw SQL: the schema must exist before the data source (and its migrations table) can use it.

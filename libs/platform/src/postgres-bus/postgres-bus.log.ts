@@ -18,6 +18,8 @@ export class PostgresBusLog {
   /** Opens the log, applying its migrations under a lock so two processes starting together cannot race. */
   static async open(url: string, poolSize: number): Promise<PostgresBusLog> {
     const lock = new Client({ connectionString: url });
+    // Idle while the log's migrations run elsewhere: a server going away must not end the process.
+    lock.on('error', () => undefined);
     await lock.connect();
     try {
       // Raw SQL: an advisory lock, held on a session of its own until the migrations ran.
