@@ -96,4 +96,12 @@ describe('checking the answers of a retry', () => {
   it('names the path of a malformed answer', () => {
     expect(() => checkAnswers(waiting, { 'sampling-2': { role: 'assistant', model: 'm' } })).toThrow(/Invalid params: params\.inputResponses\.sampling-2\.content: .*sampling\/createMessage/);
   });
+
+  it("holds accepted elicitation content to the schema the upstream asked with; declines and cancels carry none", () => {
+    const asked = new Map([['elicitation-1', { method: 'elicitation/create' as const, params: { message: 'name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } } }]]);
+    expect(() => checkAnswers(asked, { 'elicitation-1': { action: 'accept', content: { name: 5 } } })).toThrow(/Invalid params: params\.inputResponses\.elicitation-1\.content: .*name.*string.*elicitation\/create/);
+    expect(() => checkAnswers(asked, { 'elicitation-1': { action: 'accept', content: {} } })).toThrow(/required property 'name'/);
+    expect(checkAnswers(asked, { 'elicitation-1': { action: 'accept', content: { name: 'Ada' } } }).get('elicitation-1')).toEqual({ action: 'accept', content: { name: 'Ada' } });
+    expect(checkAnswers(asked, { 'elicitation-1': { action: 'decline' } }).size).toBe(1);
+  });
 });

@@ -12,6 +12,7 @@ import { ParkedCalls } from './parked-calls.registry';
 import type { RequestStateSealer } from './request-state.sealer';
 import { UpstreamInputExchange, type UpstreamAsk } from './upstream-input.exchange';
 import { WireError } from './wire-error';
+import { sharedSchemaValidator } from '../sessions/shared-schema.validator';
 
 /**
  * What a 2026-07-28 call in flight offers the proxy when its upstream asks something: whether the
@@ -152,9 +153,30 @@ export function checkAnswers(waiting: ReadonlyMap<string, UpstreamAsk>, response
       const where = ['params', 'inputResponses', key, ...(issue?.path ?? [])].join('.');
       throw new WireError(-32602, `Invalid params: ${where}: ${issue?.message ?? 'is not a valid answer'} (the answer to ${ask.method})`);
     }
-    answers.set(key, parsed.data as Record<string, unknown>);
+    const answer = parsed.data as Record<string, unknown>;
+    const off = ask.method === 'elicitation/create' ? contentOffItsSchema(ask, answer) : undefined;
+    if (off !== undefined) throw new WireError(-32602, `Invalid params: ${['params', 'inputResponses', key, 'content'].join('.')}: ${off} (the answer to ${ask.method})`);
+    answers.set(key, answer);
   }
   return answers;
+}
+
+/**
+ * An accepted elicitation's content against the schema the upstream asked with: refused here,
+ * with nothing spent, rather than relayed for the upstream to refuse (which used the parked call
+ * up). A schema the validator cannot compile is left to the upstream to judge.
+ */
+function contentOffItsSchema(ask: UpstreamAsk, answer: Record<string, unknown>): string | undefined {
+  const requested = ask.params.requestedSchema;
+  if (answer.action !== 'accept' || typeof requested !== 'object' || requested === null) return undefined;
+  let check: ReturnType<typeof sharedSchemaValidator.getValidator>;
+  try {
+    check = sharedSchemaValidator.getValidator(requested as Parameters<typeof sharedSchemaValidator.getValidator>[0]);
+  } catch {
+    return undefined;
+  }
+  const verdict = check(answer.content ?? {});
+  return verdict.valid ? undefined : verdict.errorMessage ?? 'does not match the requested schema';
 }
 
 function stale(why: string): WireError {
