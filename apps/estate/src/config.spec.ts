@@ -28,6 +28,7 @@ describe('npm start settings', () => {
     }
     // The development secret npm start makes counts as set; a shared setting is listed once.
     expect(problems({})).toEqual([]);
+    expect(problems({ ESTATE_JWT_SECRET: '' })).toEqual([]);
     expect(problems({ ESTATE_ID: 'not an id!' })).toEqual([expect.stringContaining('ESTATE_ID')]);
     expect(loadEstateConfig({ ESTATE_THREADS: '1' }, 8).threads).toBe(1);
   });

@@ -58,8 +58,9 @@ export function loadEstateConfig(env: Env, cores = os.availableParallelism()): E
     }
   };
   const embedded = attempt(() => loadEmbeddedConfig(env, cores));
-  const auth = env.ESTATE_AUTH === 'none' || env.ESTATE_JWT_SECRET !== undefined || env.ESTATE_JWKS_URL !== undefined;
-  const filled: Env = { ...(auth ? {} : { ESTATE_JWT_SECRET: 'a-development-secret-made-at-start' }), ...env };
+  // As startEmbedded decides it: an empty setting is no setting.
+  const auth = env.ESTATE_AUTH === 'none' || Boolean(env.ESTATE_JWT_SECRET) || Boolean(env.ESTATE_JWKS_URL);
+  const filled: Env = { ...env, ...(auth ? {} : { ESTATE_JWT_SECRET: 'a-development-secret-made-at-start' }) };
   for (const load of [loadRegistryConfig, loadDiscoveryConfig, loadAuditConfig, loadEdgeConfig, loadConsoleConfig]) attempt(() => load(filled));
   if (problems.length > 0 || embedded === undefined) throw new Error(`Invalid configuration:\n  - ${[...new Set(problems)].join('\n  - ')}`);
   return embedded;

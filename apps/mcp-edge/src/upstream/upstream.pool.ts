@@ -73,11 +73,12 @@ export function classifyUpstreamError(error: unknown, timeoutMs: number): Upstre
   return new UpstreamFailure('unreachable', `the upstream could not be reached (${reason})`, { cause: error });
 }
 
-/** A 404 to a request in a session (the upstream forgot it), or a refused or reset connection. */
-function connectionIsGone(error: unknown): boolean {
-  if (error instanceof UpstreamHttpError) return error.status === 404;
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return code === 'ECONNREFUSED' || code === 'ECONNRESET';
+/**
+ * A 404 to a request in a session: the upstream forgot it (it restarted). An upstream that is
+ * only away keeps its session when it comes back; a tool call drops a connection it cannot reach.
+ */
+function sessionIsGone(error: unknown): boolean {
+  return error instanceof UpstreamHttpError && error.status === 404;
 }
 
 /**
@@ -187,13 +188,13 @@ export class UpstreamPool {
     const connection: Connection = { client, closed: false };
     client.onclose = () => this.drop(key, connection);
     // A proxied request (a resource, a prompt) fails on its own; a session the upstream no longer
-    // knows (404: it restarted) or an upstream gone away means the connection is dead: the next
-    // request opens a new one instead of asking through the dead one until a tool call drops it.
+    // knows (404: it restarted) means the connection is dead: the next request opens a new one
+    // instead of asking through the dead one until a tool call drops it.
     client.onerror = (error) => {
-      if (connectionIsGone(error)) {
-        this.logger.info({ server: upstream.server, err: error }, 'upstream session gone; reconnecting on the next request');
-        this.drop(key, connection);
-      }
+      if (!sessionIsGone(error)) return;
+      this.logger.info({ server: upstream.server, err: error }, 'upstream session gone; reconnecting on the next request');
+      // After the failing request has settled with its own error (closing now would answer it "connection closed").
+      setTimeout(() => this.drop(key, connection), 0).unref();
     };
     for (const setup of this.setups) setup(client, upstream);
     try {
