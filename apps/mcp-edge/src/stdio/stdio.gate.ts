@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import type { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '@estate/platform';
-import { inspectIncomingText, negotiateMessageEra, parseJson, type MessageDecision } from '@estate/protocol';
+import { inspectIncoming, inspectIncomingText, negotiateMessageEra, parseJson, type MessageDecision } from '@estate/protocol';
 import { pinsFromMeta } from '../mcp/tool-call.pipeline';
 import type { EdgeSession } from '../sessions/edge-session';
 import type { StdioStatelessHandler } from './stdio-stateless.handler';
@@ -73,12 +73,12 @@ export class StdioGate {
       if (cancelled !== undefined) this.settle(cancelled);
     }
     if (this.stateless) {
-      const parsed = read;
-      const era = parsed.ok ? negotiateMessageEra(parsed.value) : undefined;
+      const era = read.ok ? negotiateMessageEra(read.value) : undefined;
       if (era !== undefined && era.era !== 'session') return this.stateless.handle(era);
-      if (parsed.ok && this.stateless.claims(parsed.value)) return this.stateless.cancelled(parsed.value);
+      if (read.ok && this.stateless.claims(read.value)) return this.stateless.cancelled(read.value);
     }
-    const decision = inspectIncomingText(this.session.lifecycle, line);
+    // The line was parsed once above: inspecting the text would parse it again.
+    const decision = read.ok ? inspectIncoming(this.session.lifecycle, read.value) : inspectIncomingText(this.session.lifecycle, line);
     if (decision.action === 'batch') decision.entries.forEach((entry) => this.apply(entry));
     else this.apply(decision);
   }
