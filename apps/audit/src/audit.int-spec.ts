@@ -119,10 +119,10 @@ describe('audit service on PostgreSQL and Kafka', () => {
     expect(seen).toEqual((await entries('limit=500')).map((e) => e.seq));
   });
 
-  it('answers 400 naming the parameter for a bad cursor, limit, date, outcome or version', async () => {
+  it('answers 400 naming the parameter for a bad cursor, limit, date, type, outcome or version', async () => {
     for (const [query, parameter] of [
       ['cursor=bogus', 'cursor'], ['limit=501', 'limit'], ['from=tomorrow', 'from'],
-      ['outcome=bogus', 'outcome'], ['outcome=refused:bogus', 'outcome'], ['version=notsemver', 'version'], ['version=%5E1.0.0', 'version'],
+      ['outcome=bogus', 'outcome'], ['type=ToolVersionPublish', 'type'], ['outcome=refused:bogus', 'outcome'], ['version=notsemver', 'version'], ['version=%5E1.0.0', 'version'],
       ['from=2026-12-02T03:00:00', 'from'], ['to=2026-12-02T03:00:00', 'to'],
     ]) {
       const response = await get(`/v1/audit?${query}`);

@@ -41,6 +41,8 @@ describe('parseAuditQuery', () => {
     [{ version: 'v'.repeat(257) }, 'version'],
     // Values the trail can never hold would answer an empty page instead of the mistake.
     [{ outcome: 'bogus' }, 'outcome'],
+    [{ type: 'ToolVersionPublish' }, 'type'],
+    [{ type: 'toolcallcompleted' }, 'type'],
     [{ outcome: 'refused:bogus' }, 'outcome'],
     [{ outcome: 'REFUSED' }, 'outcome'],
     [{ version: 'notsemver' }, 'version'],
@@ -69,6 +71,12 @@ describe('parseAuditQuery', () => {
   it.each(['ok', 'tool_error', 'upstream_error', 'answered', 'failed', 'delivered', 'dead_lettered', 'refused', 'refused:invalid_arguments', 'refused:not_allowed', 'refused:unknown'])(
     'accepts the outcome %s', (outcome) => {
       expect(parseAuditQuery({ outcome })).toMatchObject({ ok: true, value: { outcome } });
+    },
+  );
+
+  it.each(['ServerRegistered', 'ToolVersionPublished', 'ToolVersionDeprecationCallers', 'ToolCallCompleted', 'ToolCallRefused', 'UpstreamRequestRelayed', 'WebhookDelivered'])(
+    'accepts the type %s', (type) => {
+      expect(parseAuditQuery({ type })).toMatchObject({ ok: true, value: { type } });
     },
   );
 

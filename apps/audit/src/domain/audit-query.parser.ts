@@ -1,5 +1,6 @@
 import { hasUnstorableText, isStrictVersion } from '@estate/contracts';
 import { TRAIL_OUTCOMES } from './trail-outcomes';
+import { TRAIL_TYPES } from './trail-types';
 
 /** A validated trail query: newest first, strictly below `beforeSeq` when paging. */
 export interface AuditQuery {
@@ -127,9 +128,12 @@ export function parseAuditQuery(raw: Record<string, unknown>): Parsed<AuditQuery
     if (!parsed.ok) return parsed;
     texts[name] = parsed.value;
   }
-  // Both match exactly, so a value the trail can never hold would answer an empty page, not a mistake.
+  // These match exactly, so a value the trail can never hold would answer an empty page, not a mistake.
   if (texts.version !== undefined && !isStrictVersion(texts.version)) {
     return fail('version', '"version" must be a SemVer 2.0.0 version such as 1.2.0 (MAJOR.MINOR.PATCH, no prefix, no range)');
+  }
+  if (texts.type !== undefined && !TRAIL_TYPES.includes(texts.type)) {
+    return fail('type', `"type" must be one of ${TRAIL_TYPES.join(', ')}`);
   }
   if (texts.outcome !== undefined && !TRAIL_OUTCOMES.includes(texts.outcome)) {
     return fail('outcome', `"outcome" must be one of ${TRAIL_OUTCOMES.join(', ')}`);
