@@ -91,3 +91,4 @@ export { KeepBusErrors } from './microservices/bus-errors.filter';
 export { targetAddressPolicy, parseAllowEntry, urlHost } from './net/target-address.policy';
 export type { TargetAddressPolicy, AllowEntry } from './net/target-address.policy';
 export { guardedLookup, ADDRESS_REFUSED } from './net/guarded.lookup';
+export { tunnelledIpv4 } from './net/tunnelled-address';

@@ -1,9 +1,8 @@
 import { isIP } from 'node:net';
 import { CURRENT_REGISTRY_EVENT_VERSIONS, FEED_ONLY_EVENT_TYPES, type FeedFilter } from '@estate/events';
 import { isJsonObject } from '@estate/protocol';
-import { urlHost, type TargetAddressPolicy } from '@estate/platform';
+import { tunnelledIpv4, urlHost, type TargetAddressPolicy } from '@estate/platform';
 import { parseChangeFilter } from '../domain/change-filter.parser';
-import { tunnelledIpv4 } from './tunnelled-address.policy';
 
 export interface SubscriptionRequest {
   url: URL;

@@ -9,7 +9,6 @@ import { AuditRepository } from '../store/audit.repository';
 import { WebhookDispatcher } from './webhook.dispatcher';
 import { WebhookLeadership } from './webhook.leadership';
 import { WebhookLifecycle } from './webhook.lifecycle';
-import { unwrappingTunnels } from './tunnelled-address.policy';
 import { registerWebhookMetrics } from './webhook.metrics';
 import { WebhookRepository } from './webhook.repository';
 import { WebhookSecretBox } from './webhook-secret.box';
@@ -24,7 +23,7 @@ const WEBHOOK_METRICS = Symbol('WebhookMetrics');
  */
 export function webhookProviders(config: AuditConfig & { databaseUrl: string }, registryTopic: string, advertised: AdvertisedAddress): Provider[] {
   // One policy for the subscribe-time check, the name resolution and every delivery's own connection.
-  const policy = unwrappingTunnels(targetAddressPolicy(config.webhooks.allow));
+  const policy = targetAddressPolicy(config.webhooks.allow);
   return [
     {
       provide: WebhookRepository,

@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net';
+import { tunnelledIpv4 } from './tunnelled-address';
 
 /**
  * Which addresses an outbound request to a URL someone else chose (a webhook target, an upstream)
@@ -23,7 +24,7 @@ const FORBIDDEN_V6: Array<[string, number]> = [
   ['64:ff9b::', 96],
 ];
 
-/** `::ffff:a.b.c.d` is the IPv4 address a.b.c.d for the socket: judge it as one. */
+/** `::ffff:a.b.c.d` is the IPv4 address a.b.c.d for the socket: judge it as one (6to4 and Teredo: tunnelled-address.ts). */
 function unmapped(address: string): string {
   const match = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   return match ? match[1] : address;
@@ -55,12 +56,18 @@ export function targetAddressPolicy(allow: AllowEntry[]): TargetAddressPolicy {
     if ('host' in entry) hosts.add(entry.host);
     else allowed.addSubnet(...entry.cidr);
   }
+  const judge = (raw: string) => {
+    const address = unmapped(raw);
+    const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+    if (isIP(address) === 0) return false;
+    return allowed.check(address, family) || !forbidden.check(address, family);
+  };
   return {
+    // A 6to4 or Teredo address is also judged by the IPv4 it carries: otherwise `2002:7f00:1::`
+    // would reach 127.0.0.1 through a relay although `::ffff:127.0.0.1` is refused.
     admitsAddress(raw) {
-      const address = unmapped(raw);
-      const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
-      if (isIP(address) === 0) return false;
-      return allowed.check(address, family) || !forbidden.check(address, family);
+      const carried = tunnelledIpv4(raw);
+      return judge(raw) && (carried === undefined || judge(carried));
     },
     admitsHostName: (host) => hosts.has(host.toLowerCase()),
   };

@@ -1,8 +1,8 @@
-import { parseAllowEntry, targetAddressPolicy, type AllowEntry } from '@estate/platform';
-import { tunnelledIpv4, unwrappingTunnels } from './tunnelled-address.policy';
+import { parseAllowEntry, targetAddressPolicy, type AllowEntry } from './target-address.policy';
+import { tunnelledIpv4 } from './tunnelled-address';
 
-const strict = unwrappingTunnels(targetAddressPolicy([]));
-const loopbackAllowed = unwrappingTunnels(targetAddressPolicy([parseAllowEntry('127.0.0.0/8') as AllowEntry]));
+const strict = targetAddressPolicy([]);
+const loopbackAllowed = targetAddressPolicy([parseAllowEntry('127.0.0.0/8') as AllowEntry]);
 
 describe('IPv4 carried by IPv6 transition addresses', () => {
   it.each([
@@ -25,7 +25,7 @@ describe('IPv4 carried by IPv6 transition addresses', () => {
   });
 });
 
-describe('unwrappingTunnels', () => {
+describe('the target address policy on transition addresses', () => {
   it.each(['2002:7f00:1::', '2002:a9fe:a9fe::1', '2002:a00:1::', '2001:0:4136:e378:8000:63bf:80ff:fffe', '2001::f5ff:fffe'])(
     'refuses %s, which reaches a forbidden IPv4 address', (address) => {
       expect(strict.admitsAddress(address)).toBe(false);

@@ -1,5 +1,4 @@
 import { isIP } from 'node:net';
-import type { TargetAddressPolicy } from '@estate/platform';
 
 /** The eight 16-bit groups of an IPv6 address (`::` expanded, a dotted IPv4 tail split in two). */
 function hextets(address: string): number[] | undefined {
@@ -29,19 +28,4 @@ export function tunnelledIpv4(address: string): string | undefined {
   if (groups[0] === 0x2002) return ipv4(groups[1], groups[2]);
   if (groups[0] === 0x2001 && groups[1] === 0) return ipv4(groups[6] ^ 0xffff, groups[7] ^ 0xffff);
   return undefined;
-}
-
-/**
- * The policy with 6to4 and Teredo addresses judged by the IPv4 they carry as well: otherwise
- * `2002:7f00:1::` would reach 127.0.0.1 through a relay although `::ffff:127.0.0.1` is refused.
- * The shared classifier unwraps only IPv4-mapped addresses (and refuses NAT64 outright).
- */
-export function unwrappingTunnels(policy: TargetAddressPolicy): TargetAddressPolicy {
-  return {
-    admitsAddress(address) {
-      const carried = tunnelledIpv4(address);
-      return policy.admitsAddress(address) && (carried === undefined || policy.admitsAddress(carried));
-    },
-    admitsHostName: (host) => policy.admitsHostName(host),
-  };
 }
