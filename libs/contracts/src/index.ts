@@ -18,6 +18,7 @@ export type { DataClassification, JsonSchema, McpTool, McpToolAnnotations, SideE
 export { parseToolSpec, sortIssues } from './tool-spec.parser';
 export { TOOL_NAME_PATTERN, lintToolSpec } from './tool-spec.lint';
 export { escapeUnstorable, hasUnstorableText, storableTextIssues, unstorableTextPath } from './storable-text';
+export { INSTANT_FORM, parseInstant, type Instant } from './iso-instant';
 export type { LintOptions } from './tool-spec.lint';
 
 // The prompt-text filter: the rules publishing applies to every text a model reads, exported

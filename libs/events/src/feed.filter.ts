@@ -1,3 +1,4 @@
+import { parseInstant, TOOL_NAME_PATTERN } from '@estate/contracts';
 import { cloudEventType } from './cloud-event';
 
 /**
@@ -23,7 +24,23 @@ export interface FeedFilterInput {
 
 export type FeedFilterResult = { ok: true; filter: FeedFilter } | { ok: false; path: string; message: string };
 
-const GLOB = /^[A-Za-z0-9_*][A-Za-z0-9_.*-]{0,199}$/;
+/**
+ * A glob: `*`, or a namespace prefix of non-empty dot-separated segments, the last of which may be
+ * cut short (`bank.*`, `bank.tr*`), then one `*` at the end. At most as long as a tool name.
+ */
+const TOOL_GLOB = /^(?=.{1,128}$)(?:[A-Za-z0-9_-]+\.)*[A-Za-z0-9_-]*\*$/;
+
+export const TOOL_PATTERN_RULE = 'a tool name (1-128 of A-Z a-z 0-9 _ . -) or a glob ending in one * after whole segments, such as bank.* or bank.tr* (no empty segment, no * elsewhere)';
+
+const SINCE_RULE = 'a feed position (integer) or an ISO 8601 date-time with a time zone (Z or ±hh:mm), such as 2026-12-02T03:00:00Z';
+
+/**
+ * Whether a `tools` entry can mean something: a name the registry could publish (TOOL_NAME_PATTERN),
+ * or a well-formed glob. `qa..*`, `.*`, `*.lookup` and `a*b` are refused rather than matching nothing.
+ */
+export function isToolPattern(pattern: string): boolean {
+  return pattern.includes('*') ? TOOL_GLOB.test(pattern) : TOOL_NAME_PATTERN.test(pattern);
+}
 const MAX_ENTRIES = 50;
 
 /** A comma-separated query value or a JSON array of strings, as a list. */
@@ -36,15 +53,16 @@ function listOf(value: unknown, path: string): string[] | { path: string; messag
 }
 
 /**
- * Parses a filter from query parameters or a JSON body. `types` accepts CloudEvents types or the
- * estate's own names (`ToolVersionDeprecated`), checked against `knownTypes`; `since` is a feed
- * position (a non-negative integer) or an ISO 8601 time.
+ * Parses a filter from query parameters or a JSON body. `tools` are names or well-formed globs;
+ * `types` accepts CloudEvents types or the estate's own names (`ToolVersionDeprecated`), checked
+ * against `knownTypes`; `since` is a feed position (a non-negative integer) or an ISO 8601
+ * date-time with its zone. The first problem is answered with its path under `base`.
  */
 export function parseFeedFilter(input: FeedFilterInput, knownTypes: readonly string[], base = ''): FeedFilterResult {
   const tools = listOf(input.tools, `${base}tools`);
   if (!Array.isArray(tools)) return { ok: false, ...tools };
-  const badTool = tools.findIndex((tool) => !GLOB.test(tool));
-  if (badTool >= 0) return { ok: false, path: `${base}tools[${badTool}]`, message: 'a tool name or a glob of letters, digits, _ . - and *' };
+  const badTool = tools.findIndex((tool) => !isToolPattern(tool));
+  if (badTool >= 0) return { ok: false, path: `${base}tools[${badTool}]`, message: TOOL_PATTERN_RULE };
   const rawTypes = listOf(input.types, `${base}types`);
   if (!Array.isArray(rawTypes)) return { ok: false, ...rawTypes };
   const known = new Map(knownTypes.flatMap((type) => [[type, cloudEventType(type)], [cloudEventType(type), cloudEventType(type)]]));
@@ -54,9 +72,11 @@ export function parseFeedFilter(input: FeedFilterInput, knownTypes: readonly str
   const filter: FeedFilter = { tools, types };
   if (input.since !== undefined && input.since !== '') {
     const since = String(input.since);
-    if (/^\d{1,15}$/.test(since)) filter.sincePosition = Number(since);
-    else if (/^\d{4}-\d{2}-\d{2}T/.test(since) && !Number.isNaN(Date.parse(since))) filter.sinceTime = new Date(since).toISOString();
-    else return { ok: false, path: `${base}since`, message: 'a feed position (integer) or an ISO 8601 time' };
+    const instant = /^\d{1,15}$/.test(since) ? undefined : parseInstant(since);
+    if (instant === undefined) filter.sincePosition = Number(since);
+    // A time must say its zone: without one it would be read in the server's zone.
+    else if (instant.ok && instant.withTime) filter.sinceTime = new Date(instant.time).toISOString();
+    else return { ok: false, path: `${base}since`, message: SINCE_RULE };
   }
   return { ok: true, filter };
 }

@@ -1,10 +1,9 @@
 import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { Principal } from '@estate/contracts';
-import { CURRENT_REGISTRY_EVENT_VERSIONS, FEED_ONLY_EVENT_TYPES } from '@estate/events';
+import { CURRENT_REGISTRY_EVENT_VERSIONS, FEED_ONLY_EVENT_TYPES, parseFeedFilter } from '@estate/events';
 import { Authenticated, CurrentPrincipal } from '@estate/platform';
 import { parseLastEventId } from '../domain/audit-query.parser';
-import { parseChangeFilter } from '../domain/change-filter.parser';
 import { feedViewerOf } from '../domain/feed.visibility';
 import { ToolChangeFeed } from '../stream/tool-change.feed';
 import { refusal } from './audit.errors';
@@ -30,7 +29,7 @@ export class EventStreamController {
     const lastEventId = parseLastEventId(request.header('last-event-id') ?? request.query.lastEventId);
     if (!lastEventId.ok) throw toHttpError(refusal('INVALID_REQUEST', lastEventId));
     const { tools, types, since } = request.query;
-    const parsed = parseChangeFilter({ tools, types, since }, FEED_TYPES);
+    const parsed = parseFeedFilter({ tools, types, since }, FEED_TYPES);
     if (!parsed.ok) throw toHttpError({ code: 'INVALID_PARAMETER', message: `${parsed.path}: ${parsed.message}`, details: { parameter: parsed.path } });
     const { filter } = parsed;
     // `since` as a time reads from the start and skips older entries (see the stream); the newest seq is read

@@ -1,8 +1,7 @@
 import { isIP } from 'node:net';
-import { CURRENT_REGISTRY_EVENT_VERSIONS, FEED_ONLY_EVENT_TYPES, type FeedFilter } from '@estate/events';
+import { CURRENT_REGISTRY_EVENT_VERSIONS, FEED_ONLY_EVENT_TYPES, parseFeedFilter, type FeedFilter } from '@estate/events';
 import { isJsonObject } from '@estate/protocol';
 import { tunnelledIpv4, urlHost, type TargetAddressPolicy } from '@estate/platform';
-import { parseChangeFilter } from '../domain/change-filter.parser';
 
 export interface SubscriptionRequest {
   url: URL;
@@ -52,7 +51,7 @@ export function parseSubscription(body: unknown, policy: TargetAddressPolicy): P
   if (!isJsonObject(rawFilter)) return refuse('filter', 'an object with tools, types and since');
   const strayFilter = Object.keys(rawFilter).find((key) => !['tools', 'types', 'since'].includes(key));
   if (strayFilter !== undefined) return refuse(`filter.${strayFilter}`, 'unknown field; one of tools, types, since');
-  const filter = parseChangeFilter(rawFilter, REGISTRY_EVENT_TYPES, 'filter.');
+  const filter = parseFeedFilter(rawFilter, REGISTRY_EVENT_TYPES, 'filter.');
   if (!filter.ok) return refuse(filter.path, filter.message);
   if (body.secret !== undefined && (typeof body.secret !== 'string' || !SECRET.test(body.secret))) {
     return refuse('secret', 'from 32 to 256 printable ASCII characters, or leave it out to have one generated');

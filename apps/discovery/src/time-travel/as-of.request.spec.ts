@@ -1,14 +1,15 @@
-import { parseAsOfQuery, parseInstant } from './as-of.request';
+import { parseAsOfQuery } from './as-of.request';
 import { countAtOrBefore } from './log-timeline';
 
 const now = new Date('2026-11-30T12:00:00.000Z');
 
 describe('at= discovery query', () => {
   it('takes an ISO 8601 instant with a time zone, or a date (midnight UTC)', () => {
-    expect(parseInstant('2026-11-30T10:00:00Z')).toBe(Date.parse('2026-11-30T10:00:00Z'));
-    expect(parseInstant('2026-11-30T11:00:00.250+01:00')).toBe(Date.parse('2026-11-30T10:00:00.250Z'));
-    expect(parseInstant('2026-11-30')).toBe(Date.parse('2026-11-30T00:00:00Z'));
-    for (const bad of ['2026-02-30', '2026-11-30T10:00:00', 'yesterday', '1732960000', '2026-13-01T00:00:00Z']) expect(parseInstant(bad)).toBeUndefined();
+    expect(parseAsOfQuery({ at: '2026-11-30T11:00:00.250+01:00' }, now)).toEqual({ ok: true, value: { at: Date.parse('2026-11-30T10:00:00.250Z') } });
+    expect(parseAsOfQuery({ at: '2026-11-30' }, now)).toEqual({ ok: true, value: { at: Date.parse('2026-11-30T00:00:00Z') } });
+    for (const bad of ['2026-02-30', '2026-11-30T10:00:00', 'yesterday', '1732960000', '2026-13-01T00:00:00Z']) {
+      expect(parseAsOfQuery({ at: bad }, now)).toEqual({ ok: false, issues: [{ path: 'at', message: expect.stringContaining('ISO 8601') }] });
+    }
   });
 
   it('refuses a missing, malformed or future instant with the parameter named', () => {

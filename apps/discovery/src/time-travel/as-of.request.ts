@@ -1,4 +1,4 @@
-import { DATA_CLASSIFICATIONS, type DataClassification, type Principal } from '@estate/contracts';
+import { DATA_CLASSIFICATIONS, INSTANT_FORM, parseInstant, type DataClassification, type Principal } from '@estate/contracts';
 import type { RequestIssue } from '../http/discover.requests';
 
 /** `GET /v1/discover?at=…`: the instant, and (for an admin) the principal to answer for. */
@@ -11,7 +11,6 @@ export interface AsOfRequest {
 type Parsed<T> = { ok: true; value: T } | { ok: false; issues: RequestIssue[] };
 
 const KNOWN = ['at', 'principal', 'scope', 'tenant', 'clearance'];
-const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
 
 /**
  * The query of an `at=` discovery. The principal's rights are described like a token's claims
@@ -28,9 +27,10 @@ export function parseAsOfQuery(query: Record<string, unknown>, now: Date): Parse
     return undefined;
   };
   const [rawAt, id, scope, tenant, clearance] = ['at', 'principal', 'scope', 'tenant', 'clearance'].map(text);
-  const at = rawAt === undefined ? undefined : parseInstant(rawAt);
+  const instant = rawAt === undefined ? undefined : parseInstant(rawAt);
+  const at = instant?.ok ? instant.time : undefined;
   if (rawAt === undefined && query.at === undefined) issues.push({ path: 'at', message: 'is required: an ISO 8601 date-time such as 2026-11-30T12:00:00Z' });
-  else if (rawAt !== undefined && at === undefined) issues.push({ path: 'at', message: 'must be an ISO 8601 date or date-time with a time zone (Z or ±hh:mm), naming a real day' });
+  else if (rawAt !== undefined && at === undefined) issues.push({ path: 'at', message: `must be ${INSTANT_FORM}, naming a real day from year 1 to 9999` });
   else if (at !== undefined && at > now.getTime()) issues.push({ path: 'at', message: `must not be later than now (${now.toISOString()}): the log holds no facts about the future` });
   if (clearance !== undefined && !DATA_CLASSIFICATIONS.includes(clearance as DataClassification)) {
     issues.push({ path: 'clearance', message: `must be one of ${DATA_CLASSIFICATIONS.join(', ')}` });
@@ -42,16 +42,4 @@ export function parseAsOfQuery(query: Record<string, unknown>, now: Date): Parse
   const principal: Principal = { id, scopes: (scope ?? '').split(' ').filter(Boolean), clearance: (clearance ?? 'public') as DataClassification };
   if (tenant !== undefined) principal.tenant = tenant;
   return { ok: true, value: { at, principal } };
-}
-
-/** Milliseconds since the epoch, or undefined for anything but a strict ISO 8601 instant on a real calendar day. */
-export function parseInstant(text: string): number | undefined {
-  const match = ISO_INSTANT.exec(text);
-  if (!match) return undefined;
-  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const calendar = new Date(Date.UTC(year, month - 1, day));
-  // Date.parse rolls 2026-02-30 over into March; a day that does not exist is refused instead.
-  if (year < 1 || calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day) return undefined;
-  const time = Date.parse(match[4] === undefined ? `${text}T00:00:00Z` : text);
-  return Number.isNaN(time) ? undefined : time;
 }
