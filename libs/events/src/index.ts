@@ -53,5 +53,6 @@ export { checkEnvelope, type EnvelopeCheck } from './envelope.check';
 export { isPlainEnvelope, isPlainUtcDateTime } from './envelope.fast-check';
 export { toCloudEvent, cloudEventType, estateEventType, eventSchemaUrl, cloudEventHeaders, CLOUD_EVENT_TYPE_PREFIX } from './cloud-event';
 export type { CloudEvent, CloudEventOptions } from './cloud-event';
+export { agentEventData, AGENT_READABLE_TYPES, AGENT_SPEC_FIELDS } from './agent-view';
 export { parseFeedFilter, feedFilterAdmits, isToolPattern, TOOL_PATTERN_RULE } from './feed.filter';
 export type { FeedFilter, FeedFilterInput, FeedFilterResult } from './feed.filter';

@@ -1,5 +1,5 @@
 import { isVisible, type Principal, type ToolSpec } from '@estate/contracts';
-import { upcast, type EventEnvelope, type RegistryEvent } from '@estate/events';
+import { agentEventData, upcast, type EventEnvelope, type RegistryEvent } from '@estate/events';
 import { readsGovernance } from './registry-read.policy';
 
 export type ToolChangeKind = 'published' | 'deprecated' | 'retired' | 'quarantined' | 'sunset-reached';
@@ -38,8 +38,10 @@ export function toolHistoryFor(viewer: Principal, stream: readonly EventEnvelope
     const spec = specs.get(version);
     if (!governance && (spec === undefined || !isVisible(viewer, spec))) continue;
     const { change, summary, details } = describe(event, governance);
+    // An agent reads of each change what audit's change feed shows it (agentEventData), less what the row already says.
+    const shown = governance ? details : withoutIdentity(agentEventData(event.type, event.data));
     // An agent's positions count only what it sees: the stream's own would show gaps where hidden versions are.
-    changes.push({ position: governance ? envelope.position : changes.length, change, version, at: envelope.occurredAt, ...(governance ? { actor: envelope.actor } : {}), summary, details });
+    changes.push({ position: governance ? envelope.position : changes.length, change, version, at: envelope.occurredAt, ...(governance ? { actor: envelope.actor } : {}), summary, details: shown });
   }
   const discoverable = [...specs].some(([version, spec]) => !gone.has(version) && isVisible(viewer, spec));
   return changes.length === 0 || (!governance && !discoverable) ? undefined : changes;
@@ -50,6 +52,12 @@ function asRegistryEvent(envelope: EventEnvelope): RegistryEvent {
   return { type: current.type, version: current.version, data: current.data } as RegistryEvent;
 }
 
+function withoutIdentity(data: Record<string, unknown> | undefined): Record<string, unknown> {
+  const { name: _name, version: _version, spec: _spec, ...rest } = data ?? {};
+  return rest;
+}
+
+/** A change as a governance reader reads it; an agent's summary leaves out what its details do. */
 function describe(event: Exclude<RegistryEvent, { type: 'ServerRegistered' }>, governance: boolean): Pick<ToolChange, 'change' | 'summary' | 'details'> {
   switch (event.type) {
     case 'ToolVersionPublished': {
@@ -57,7 +65,7 @@ function describe(event: Exclude<RegistryEvent, { type: 'ServerRegistered' }>, g
       const breaking = changes.filter((c) => c.breaking).length;
       // Counted for governance readers only: a count is a trace of a diff the agent does not get.
       const counted = changes.length === 0 || !governance ? '' : `, ${changes.length} change${changes.length === 1 ? '' : 's'} (${breaking} breaking)`;
-      return { change: 'published', summary: `published ${spec.version}: ${bump === 'initial' ? 'first version' : `${bump} bump`}${counted}`, details: governance ? { bump, changes } : { bump } };
+      return { change: 'published', summary: `published ${spec.version}: ${bump === 'initial' ? 'first version' : `${bump} bump`}${counted}`, details: { bump, changes } };
     }
     case 'ToolVersionDeprecated': {
       const { version, reason, sunsetAt, replacement } = event.data;
@@ -67,9 +75,7 @@ function describe(event: Exclude<RegistryEvent, { type: 'ServerRegistered' }>, g
     case 'ToolVersionRetired':
       return { change: 'retired', summary: `retired ${event.data.version}: ${event.data.reason}`, details: { reason: event.data.reason } };
     case 'ToolQuarantined':
-      return governance
-        ? { change: 'quarantined', summary: `quarantined ${event.data.version}: ${event.data.reason}`, details: { reason: event.data.reason } }
-        : { change: 'quarantined', summary: `quarantined ${event.data.version}`, details: {} };
+      return { change: 'quarantined', summary: `quarantined ${event.data.version}${governance ? `: ${event.data.reason}` : ''}`, details: { reason: event.data.reason } };
     case 'ToolVersionSunsetReached':
       return { change: 'sunset-reached', summary: `${event.data.version} reached its sunset date ${event.data.sunsetAt}`, details: { sunsetAt: event.data.sunsetAt } };
   }
