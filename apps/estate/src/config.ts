@@ -42,6 +42,14 @@ function threadsFor(setting: 'auto' | '1' | '2', cores: number): 1 | 2 {
 }
 
 /**
+ * Whether the environment says how tokens are checked (no auth, a shared secret or a JWKS URL); when
+ * it does not, npm start makes a development secret of its own. An empty setting is no setting.
+ */
+export function authChosen(env: Env): boolean {
+  return env.ESTATE_AUTH === 'none' || Boolean(env.ESTATE_JWT_SECRET) || Boolean(env.ESTATE_JWKS_URL);
+}
+
+/**
  * `npm start`'s settings and every service's, read before anything starts, every problem listed
  * at once: read one service at a time, a bad setting of a later one showed only after the first
  * was fixed (and after PostgreSQL had started). The secrets npm start makes for itself when none
@@ -58,9 +66,7 @@ export function loadEstateConfig(env: Env, cores = os.availableParallelism()): E
     }
   };
   const embedded = attempt(() => loadEmbeddedConfig(env, cores));
-  // As startEmbedded decides it: an empty setting is no setting.
-  const auth = env.ESTATE_AUTH === 'none' || Boolean(env.ESTATE_JWT_SECRET) || Boolean(env.ESTATE_JWKS_URL);
-  const filled: Env = { ...env, ...(auth ? {} : { ESTATE_JWT_SECRET: 'a-development-secret-made-at-start' }) };
+  const filled: Env = { ...env, ...(authChosen(env) ? {} : { ESTATE_JWT_SECRET: 'a-development-secret-made-at-start' }) };
   for (const load of [loadRegistryConfig, loadDiscoveryConfig, loadAuditConfig, loadEdgeConfig, loadConsoleConfig]) attempt(() => load(filled));
   if (problems.length > 0 || embedded === undefined) throw new Error(`Invalid configuration:\n  - ${[...new Set(problems)].join('\n  - ')}`);
   return embedded;

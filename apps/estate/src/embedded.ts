@@ -7,7 +7,7 @@ import {
 } from '@estate/platform';
 import { loadEdgeConfig } from '../../mcp-edge/src/config';
 import { loadRegistryConfig } from '../../registry/src/config';
-import type { EmbeddedConfig } from './config';
+import { authChosen, type EmbeddedConfig } from './config';
 import { composeEstate, withAuditAddress } from './estate.composition';
 import { startServicesThread } from './estate.threads';
 import { rememberedPostgresPort, rememberPostgresPort } from './postgres-port.store';
@@ -53,8 +53,7 @@ async function ownPostgres(embedded: EmbeddedConfig, logger: Logger): Promise<Em
  */
 export async function startEmbedded(env: Env, embedded: EmbeddedConfig, logger: Logger): Promise<EmbeddedEstate> {
   await mkdir(embedded.dataDir, { recursive: true });
-  const authFromEnv = env.ESTATE_AUTH === 'none' || env.ESTATE_JWT_SECRET || env.ESTATE_JWKS_URL;
-  const secret = authFromEnv ? undefined : await devSecret(embedded.dataDir);
+  const secret = authChosen(env) ? undefined : await devSecret(embedded.dataDir);
   const webhookKey = env.ESTATE_WEBHOOK_SECRET_KEY ? undefined : await devSecret(embedded.dataDir, path.resolve(embedded.dataDir, 'webhook-secret-key'));
   const effective: Env = {
     ...env, ...(secret ? { ESTATE_JWT_SECRET: secret } : {}), ...(webhookKey ? { ESTATE_WEBHOOK_SECRET_KEY: webhookKey } : {}),
