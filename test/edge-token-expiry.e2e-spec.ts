@@ -55,8 +55,7 @@ describe('the edge ends streams when the token that opened them expires', () => 
 
   beforeAll(async () => {
     stack = await startEdgeStack();
-    edge = await stack.startEdge();
-    await waitFor(async () => (edge.replica.get('bank.lookup') ? true : undefined), 'bank.lookup in the edge catalog');
+    edge = await stack.startEdgeWithLookup();
   }, 120000);
 
   afterAll(async () => {

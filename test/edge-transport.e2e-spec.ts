@@ -13,8 +13,7 @@ describe('the edge transport: SSE streams, priming and resumption', () => {
 
   beforeAll(async () => {
     stack = await startEdgeStack();
-    edge = await stack.startEdge();
-    await waitFor(async () => (edge.replica.get('bank.lookup') ? true : undefined), 'bank.lookup in the edge catalog');
+    edge = await stack.startEdgeWithLookup();
   }, 120000);
 
   afterAll(async () => {

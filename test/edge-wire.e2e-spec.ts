@@ -12,8 +12,7 @@ describe('the edge on the wire: versions, lifecycle, Streamable HTTP', () => {
 
   beforeAll(async () => {
     stack = await startEdgeStack();
-    edge = await stack.startEdge();
-    await waitFor(async () => (edge.replica.get('bank.lookup') ? true : undefined), 'bank.lookup in the edge catalog');
+    edge = await stack.startEdgeWithLookup();
   }, 120000);
 
   afterAll(async () => {

@@ -1,7 +1,7 @@
 import { bankSpecs } from '../../examples/bank/bank.specs';
 import { startBankServer, type BankServerHandle } from '../../examples/bank/bank.server';
 import { startEstateServices, type EdgeHandle } from './estate.stack';
-import { ADMIN, http, token } from './estate.harness';
+import { ADMIN, http, token, waitFor } from './estate.harness';
 
 export type { EdgeHandle };
 
@@ -18,6 +18,8 @@ export interface EdgeStack {
   registryUrl: string;
   bank: BankServerHandle;
   startEdge(extra?: Record<string, string>): Promise<EdgeHandle>;
+  /** An in-process edge whose catalog already holds bank.lookup. */
+  startEdgeWithLookup(): Promise<EdgeHandle>;
   /** Publishes the next minor version of bank.lookup: sessions that see it get list_changed. */
   publishLookup(version: string): Promise<void>;
   stop(): Promise<void>;
@@ -45,6 +47,11 @@ export async function startEdgeStack(): Promise<EdgeStack> {
     bank,
     publishLookup,
     startEdge: (extra = {}) => services.startEdge(extra),
+    startEdgeWithLookup: async () => {
+      const edge = await services.startEdge({});
+      await waitFor(async () => (edge.replica.get('bank.lookup') ? true : undefined), 'bank.lookup in the edge catalog');
+      return edge;
+    },
     stop: () => services.stop(),
   };
 }
