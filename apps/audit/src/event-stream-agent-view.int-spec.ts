@@ -24,14 +24,14 @@ const spec = (version: string, requiredScopes: string[]) => ({
 });
 const scopesChanged = { path: '$.requiredScopes', kind: 'changed', breaking: true, message: 'requiredScopes differ from 2.0.0 (qa:admin)' };
 
-// 2.0.0 needs qa:admin, which the agent lacks; 1.1.0's diff mentions that change.
+// 2.0.0 needs qa:admin, which the agent lacks; 1.1.0's diff mentions that change, and 1.0.0's deprecation names 2.0.0.
 const registryEvents = [
   envelope('ServerRegistered', { name: 'qa', namespace: 'qa', transport: 'stdio', command: 'qa-server', owner: 'qa-team', allowSampling: false, allowElicitation: false }, 'server:qa'),
   envelope('ToolVersionPublished', { spec: spec('1.0.0', ['qa:read']), bump: 'initial', changes: [] }),
   envelope('ToolVersionPublished', { spec: spec('2.0.0', ['qa:read', 'qa:admin']), bump: 'major', changes: [scopesChanged] }),
   envelope('ToolVersionPublished', { spec: spec('1.1.0', ['qa:read']), bump: 'minor', changes: [scopesChanged] }),
   envelope('ToolQuarantined', { name: 'qa.echo', version: '1.1.0', reason: 'upstream drifted from qa-server' }),
-  envelope('ToolVersionDeprecated', { name: 'qa.echo', version: '1.0.0', reason: 'moving', replacement: '1.1.0' }),
+  envelope('ToolVersionDeprecated', { name: 'qa.echo', version: '1.0.0', reason: 'moving', replacement: '2.0.0' }),
 ];
 
 type Event = CloudEvent<Record<string, unknown>>;
@@ -73,7 +73,7 @@ describe('the events stream shows a caller without governance scopes what the re
     await db?.drop();
   });
 
-  it('an agent gets no governance fields, actor, schema, publish diff or quarantine reason', async () => {
+  it('an agent gets no governance fields, actor, schema, stream position, publish diff, quarantine reason or hidden replacement', async () => {
     // Frames come in feed order, so once the deprecation is there nothing before it can follow.
     const events = await open('agent').until((all) => all.some(isDeprecation));
     expect(events.map(label)).toEqual([
@@ -83,6 +83,8 @@ describe('the events stream shows a caller without governance scopes what the re
     for (const event of events) {
       expect(event).not.toHaveProperty('estateactor');
       expect(event).not.toHaveProperty('dataschema');
+      // Its gaps would count the changes hidden from the agent.
+      expect(event).not.toHaveProperty('estateposition');
       expect(event.data).not.toHaveProperty('changes');
       for (const field of GOVERNANCE_FIELDS) expect(event.data.spec ?? {}).not.toHaveProperty(field);
       expect(JSON.stringify(event)).not.toMatch(/qa:admin|qa-team|release-bot|requiredScopes|2\.0\.0/);
@@ -91,7 +93,7 @@ describe('the events stream shows a caller without governance scopes what the re
     expect(first).toMatchObject({ subject: 'qa.echo', data: { spec: { name: 'qa.echo', version: '1.0.0', description: 'Echoes its input.', sideEffect: 'read' }, bump: 'initial' } });
     expect(patched.data).toMatchObject({ bump: 'minor' });
     expect(quarantined.data).toEqual({ name: 'qa.echo', version: '1.1.0' });
-    expect(deprecated.data).toEqual({ name: 'qa.echo', version: '1.0.0', reason: 'moving', replacement: '1.1.0' });
+    expect(deprecated.data).toEqual({ name: 'qa.echo', version: '1.0.0', reason: 'moving' });
   });
 
   it('an admin gets every event in full: actor, schema, governance fields and the publish diff', async () => {
@@ -100,8 +102,9 @@ describe('the events stream shows a caller without governance scopes what the re
       'io.estate.tool.version.published 1.0.0', 'io.estate.tool.version.published 2.0.0', 'io.estate.tool.version.published 1.1.0',
       'io.estate.tool.quarantined 1.1.0', 'io.estate.tool.version.deprecated 1.0.0',
     ]);
-    for (const event of events) expect(event).toMatchObject({ estateactor: 'release-bot', dataschema: expect.stringMatching(/\/v1\/schemas\/events\//) });
+    for (const event of events) expect(event).toMatchObject({ estateactor: 'release-bot', dataschema: expect.stringMatching(/\/v1\/schemas\/events\//), estateposition: expect.any(Number) });
     expect(events[2].data).toEqual(registryEvents[3].data);
+    expect(events[4].data).toEqual(registryEvents[5].data);
     expect(events[3].data).toEqual(registryEvents[4].data);
   });
 

@@ -28,12 +28,13 @@ describe('agentFeedEvent: the registry view of a change, for a reader without go
     });
   });
 
-  it('names no actor and no schema the cut data would fail, and keeps the rest of the envelope', () => {
+  it('names no actor, no schema the cut data would fail and no stream position, and keeps the rest of the envelope', () => {
     const published = event('ToolVersionPublished', { spec, bump: 'initial', changes: [] });
-    const { estateactor: _actor, dataschema: _schema, data: _data, ...rest } = published;
+    const { estateactor: _actor, dataschema: _schema, estateposition: _position, data: _data, ...rest } = published;
     const shown = agentFeedEvent(published);
     expect(shown).not.toHaveProperty('estateactor');
     expect(shown).not.toHaveProperty('dataschema');
+    expect(shown).not.toHaveProperty('estateposition');
     expect(shown).toMatchObject(rest);
   });
 

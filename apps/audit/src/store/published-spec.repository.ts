@@ -21,11 +21,16 @@ export class PublishedSpecs {
   async factsFor(entry: Pick<AuditEntry, 'type' | 'tool' | 'version' | 'payload'>): Promise<VisibilityFacts | undefined> {
     if (entry.type === 'ToolVersionPublished') return visibilityFactsOf((entry.payload.data as { spec?: unknown } | null)?.spec);
     if (entry.tool === null || entry.version === null) return undefined;
-    const key = `${entry.tool}@${entry.version}`;
+    return this.factsOfVersion(entry.tool, entry.version);
+  }
+
+  /** The visibility facts of `tool@version` as published; undefined when the trail holds no such publication. */
+  async factsOfVersion(tool: string, version: string): Promise<VisibilityFacts | undefined> {
+    const key = `${tool}@${version}`;
     const cached = this.cache.get(key);
     if (cached) return cached;
     const row = await this.db.manager.findOne(AuditEntryEntity, {
-      where: { topic: this.topic, type: 'ToolVersionPublished', tool: entry.tool, version: entry.version },
+      where: { topic: this.topic, type: 'ToolVersionPublished', tool, version },
       order: { seq: 'ASC' },
     });
     const facts = row ? visibilityFactsOf((JSON.parse(row.payload) as { data?: { spec?: unknown } }).data?.spec) : undefined;

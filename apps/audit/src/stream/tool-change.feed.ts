@@ -4,7 +4,7 @@ import { feedFilterAdmits, type CloudEventOptions, type FeedFilter } from '@esta
 import type { Logger } from '@estate/platform';
 import type { AuditEntry } from '../domain/audit-entry.mapper';
 import { SSE_HEARTBEAT } from '../domain/audit-entry.view';
-import { agentFeedEvent } from '../domain/feed.agent-view';
+import { agentFeedEvent, type AgentFeedEvent } from '../domain/feed.agent-view';
 import { feedEvent, toFeedFrame } from '../domain/feed.frame';
 import { feedViewerMaySee, type FeedViewer } from '../domain/feed.visibility';
 import { AUDIT_APPENDED_CHANNEL, type AuditRepository } from '../store/audit.repository';
@@ -121,7 +121,16 @@ class ToolChangeStream {
     if (viewer.kind !== 'all' && !feedViewerMaySee(viewer, await this.context.specs.factsFor(entry))) return undefined;
     if (viewer.kind === 'all' || viewer.governance) return toFeedFrame(entry.seq, event);
     const shown = agentFeedEvent(event);
-    return shown === undefined ? undefined : toFeedFrame(entry.seq, shown);
+    return shown === undefined ? undefined : toFeedFrame(entry.seq, await this.withoutHiddenReplacement(shown, entry.tool, viewer));
+  }
+
+  /** A deprecation names its replacement to an agent only when the agent may see that version too. */
+  private async withoutHiddenReplacement(shown: AgentFeedEvent, tool: string | null, viewer: FeedViewer): Promise<AgentFeedEvent> {
+    const data = shown.data as Record<string, unknown>;
+    if (typeof data.replacement !== 'string' || tool === null) return shown;
+    if (feedViewerMaySee(viewer, await this.context.specs.factsOfVersion(tool, data.replacement))) return shown;
+    const { replacement: _hidden, ...rest } = data;
+    return { ...shown, data: rest };
   }
 }
 

@@ -56,4 +56,16 @@ describe('tool history policy', () => {
     expect((toolHistoryFor(north, withHidden) ?? []).map((c) => [c.position, c.version])).toEqual([[0, '1.0.0'], [1, '2.0.0']]);
     expect((toolHistoryFor(admin, withHidden) ?? []).map((c) => c.version)).toEqual(['1.0.0', '1.1.0', '2.0.0']);
   });
+
+  it('names a replacement to an agent only when it may see that version', () => {
+    const hidden = { ...lookup, version: '1.1.0', requiredScopes: ['bank:admin'] };
+    const deprecated = [
+      stream[0], stored('ToolVersionPublished', { spec: hidden, bump: 'minor', changes: [] }),
+      stored('ToolVersionDeprecated', { name: lookup.name, version: '1.0.0', reason: 'go', replacement: '1.1.0' }),
+    ];
+    const agent = (toolHistoryFor(north, deprecated) ?? [])[1];
+    expect(agent).toMatchObject({ change: 'deprecated', summary: 'deprecated 1.0.0: go', details: { reason: 'go' } });
+    expect(JSON.stringify(agent)).not.toContain('1.1.0');
+    expect((toolHistoryFor(admin, deprecated) ?? [])[2]).toMatchObject({ summary: 'deprecated 1.0.0: go (use 1.1.0)', details: { replacement: '1.1.0' } });
+  });
 });

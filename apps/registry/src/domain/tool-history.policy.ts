@@ -37,9 +37,11 @@ export function toolHistoryFor(viewer: Principal, stream: readonly EventEnvelope
     if (event.type === 'ToolVersionRetired' || event.type === 'ToolQuarantined') gone.add(version);
     const spec = specs.get(version);
     if (!governance && (spec === undefined || !isVisible(viewer, spec))) continue;
-    const { change, summary, details } = describe(event, governance);
+    // A deprecation names its replacement to an agent only when the agent may see that version too.
+    const told = governance ? event : withoutHiddenReplacement(event, (v) => specs.get(v) !== undefined && isVisible(viewer, specs.get(v) as ToolSpec));
+    const { change, summary, details } = describe(told, governance);
     // An agent reads of each change what audit's change feed shows it (agentEventData), less what the row already says.
-    const shown = governance ? details : withoutIdentity(agentEventData(event.type, event.data));
+    const shown = governance ? details : withoutIdentity(agentEventData(told.type, told.data));
     // An agent's positions count only what it sees: the stream's own would show gaps where hidden versions are.
     changes.push({ position: governance ? envelope.position : changes.length, change, version, at: envelope.occurredAt, ...(governance ? { actor: envelope.actor } : {}), summary, details: shown });
   }
@@ -50,6 +52,12 @@ export function toolHistoryFor(viewer: Principal, stream: readonly EventEnvelope
 function asRegistryEvent(envelope: EventEnvelope): RegistryEvent {
   const current = upcast(envelope);
   return { type: current.type, version: current.version, data: current.data } as RegistryEvent;
+}
+
+function withoutHiddenReplacement<E extends Exclude<RegistryEvent, { type: 'ServerRegistered' }>>(event: E, maySee: (version: string) => boolean): E {
+  if (event.type !== 'ToolVersionDeprecated' || event.data.replacement === undefined || maySee(event.data.replacement)) return event;
+  const { replacement: _hidden, ...data } = event.data;
+  return { ...event, data };
 }
 
 function withoutIdentity(data: Record<string, unknown> | undefined): Record<string, unknown> {
