@@ -1,4 +1,5 @@
 import { bankWithTwoVersions, META } from '../command/use-case.fixture';
+import { quarantineToolVersion } from '../quarantine/quarantine.command';
 import { deprecateToolVersion } from './deprecate.command';
 
 describe('deprecate', () => {
@@ -15,5 +16,25 @@ describe('deprecate', () => {
     await deprecate.execute(deprecateToolVersion('bank.lookup', '1.0.0', { reason: 'old' }), META);
     expect(await deprecate.execute(deprecateToolVersion('bank.lookup', '1.0.0', { reason: 'again' }), META)).toMatchObject({ ok: false, error: { code: 'INVALID_TRANSITION' } });
     expect(await deprecate.execute(deprecateToolVersion('bank.lookup', '9.0.0', { reason: 'x' }), META)).toMatchObject({ ok: false, error: { code: 'VERSION_NOT_FOUND' } });
+  });
+
+  it('refuses a replacement callers could not stay on: deprecated, quarantined, or the version itself', async () => {
+    const { deprecate } = await bankWithTwoVersions();
+    expect(await deprecate.execute(deprecateToolVersion('bank.lookup', '1.0.0', { reason: 'x', replacement: '1.0.0' }), META)).toMatchObject({ ok: false, error: { code: 'INVALID_REPLACEMENT' } });
+    // 1.0.0 → 1.1.0, then 1.1.0 back to the deprecated 1.0.0 would send callers in a circle.
+    await deprecate.execute(deprecateToolVersion('bank.lookup', '1.0.0', { reason: 'x', replacement: '1.1.0' }), META);
+    expect(await deprecate.execute(deprecateToolVersion('bank.lookup', '1.1.0', { reason: 'x', replacement: '1.0.0' }), META)).toMatchObject({
+      ok: false, error: { code: 'INVALID_REPLACEMENT', message: 'replacement 1.0.0 is deprecated; name an active version' },
+    });
+    const fresh = await bankWithTwoVersions();
+    await fresh.quarantine.execute(quarantineToolVersion('bank.lookup', '1.1.0', 'drift'), META);
+    expect(await fresh.deprecate.execute(deprecateToolVersion('bank.lookup', '1.0.0', { reason: 'x', replacement: '1.1.0' }), META)).toMatchObject({
+      ok: false, error: { code: 'INVALID_REPLACEMENT', message: 'replacement 1.1.0 is quarantined; name an active version' },
+    });
+  });
+
+  it('takes an older active version as the replacement: a rollback', async () => {
+    const { deprecate } = await bankWithTwoVersions();
+    expect(await deprecate.execute(deprecateToolVersion('bank.lookup', '1.1.0', { reason: 'broken', replacement: '1.0.0' }), META)).toMatchObject({ ok: true });
   });
 });

@@ -1,7 +1,7 @@
 import { gt, rcompare } from 'semver';
 import {
   bumpBetween, bumpRank, classifyToolChange, lintToolSpec, parseToolSpec, parseVersion, storableTextIssues,
-  DEFAULT_COMPAT_POLICY, type ChangeClassification, type CompatPolicy, type ToolSpec, type VersionStatus,
+  isVisible, DEFAULT_COMPAT_POLICY, type ChangeClassification, type CompatPolicy, type Principal, type ToolSpec, type VersionStatus,
 } from '@estate/contracts';
 import type {
   ServerRegisteredData, ToolQuarantined, ToolVersionSunsetReached, ToolVersionDeprecated, ToolVersionPublished, ToolVersionRetired,
@@ -30,7 +30,8 @@ export type ToolCommand =
   | { type: 'PublishToolVersion'; spec: unknown; server: ServerRegisteredData | undefined }
   | { type: 'DeprecateToolVersion'; name: string; version: string; reason: string; sunsetAt?: string; replacement?: string }
   | { type: 'RetireToolVersion'; name: string; version: string; reason: string }
-  | { type: 'QuarantineToolVersion'; name: string; version: string; reason: string }
+  /** `viewer`: who asks, when it does not read governance (an `estate:quarantine` responder): it acts only on versions it may see. */
+  | { type: 'QuarantineToolVersion'; name: string; version: string; reason: string; viewer?: Principal }
   /** Retire every deprecated version whose sunset date is at or before `now` (an ISO instant). */
   | { type: 'ReachSunsets'; name: string; now: string };
 
@@ -152,10 +153,15 @@ function decidePublish(input: unknown, server: ServerRegisteredData | undefined,
   return { ok: true, events: [{ type: 'ToolVersionPublished', version: 1, data: { spec, bump: classification.bump, changes } }] };
 }
 
-function findVersion(state: ToolState, name: string, version: string): ToolVersionState | { error: ReturnType<typeof registryError> } {
-  if (state.versions.size === 0) return { error: registryError('TOOL_NOT_FOUND', `tool "${name}" is not published`) };
+/**
+ * The version a lifecycle command names. With a `viewer`, versions it may not see do not exist for
+ * it, and a tool it may see no version of is answered exactly as a tool never published.
+ */
+function findVersion(state: ToolState, name: string, version: string, viewer?: Principal): ToolVersionState | { error: ReturnType<typeof registryError> } {
+  const seen = (v: ToolVersionState) => viewer === undefined || isVisible(viewer, v.spec);
+  if (![...state.versions.values()].some(seen)) return { error: registryError('TOOL_NOT_FOUND', `tool "${name}" is not published`) };
   const found = state.versions.get(version);
-  return found ?? { error: registryError('VERSION_NOT_FOUND', `${name}@${version} is not published`) };
+  return found && seen(found) ? found : { error: registryError('VERSION_NOT_FOUND', `${name}@${version} is not published`) };
 }
 
 function decideDeprecate(command: Extract<ToolCommand, { type: 'DeprecateToolVersion' }>, state: ToolState): Decision<ToolEvent> {
@@ -170,13 +176,18 @@ function decideDeprecate(command: Extract<ToolCommand, { type: 'DeprecateToolVer
   return { ok: true, events: [{ type: 'ToolVersionDeprecated', version: 1, data }] };
 }
 
-/** Callers are pointed at the replacement: it has to be another version they can still reach. */
+/**
+ * Callers are pointed at the replacement: it has to be another version they can reach and stay on,
+ * active and not quarantined (a deprecated one would send them on again, or in a circle). It may
+ * be older: rolling back from a broken release is a replacement too.
+ */
 function checkReplacement(state: ToolState, version: string, replacement: string | undefined): string | undefined {
   if (replacement === undefined) return undefined;
   const found = state.versions.get(replacement);
   if (!found) return `replacement ${replacement} is not a published version`;
   if (replacement === version) return 'a version cannot be its own replacement';
-  if (found.status === 'retired') return `replacement ${replacement} is retired`;
+  if (found.status !== 'active') return `replacement ${replacement} is ${found.status}; name an active version`;
+  if (found.quarantined) return `replacement ${replacement} is quarantined; name an active version`;
   return undefined;
 }
 
@@ -191,7 +202,7 @@ function decideRetire(command: Extract<ToolCommand, { type: 'RetireToolVersion' 
 }
 
 function decideQuarantine(command: Extract<ToolCommand, { type: 'QuarantineToolVersion' }>, state: ToolState): Decision<ToolEvent> {
-  const found = findVersion(state, command.name, command.version);
+  const found = findVersion(state, command.name, command.version, command.viewer);
   if ('error' in found) return { ok: false, error: found.error };
   if (found.quarantined) return { ok: true, events: [] };
   const { name, version, reason } = command;

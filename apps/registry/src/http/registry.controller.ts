@@ -1,6 +1,7 @@
 import { Body, Controller, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import type { ServerRegisteredData } from '@estate/events';
-import { RequireScope } from '@estate/platform';
+import type { Principal } from '@estate/contracts';
+import { CurrentPrincipal, RequireScope } from '@estate/platform';
 import { CheckHandler } from '../check/check.handler';
 import { deprecateToolVersion } from '../deprecate/deprecate.command';
 import { DeprecateHandler } from '../deprecate/deprecate.handler';
@@ -11,6 +12,7 @@ import { registerServer } from '../register-server/register-server.command';
 import { RegisterServerHandler } from '../register-server/register-server.handler';
 import { retireToolVersion } from '../retire/retire.command';
 import { RetireHandler } from '../retire/retire.handler';
+import { readsGovernance } from '../domain/registry-read.policy';
 import type { AppendMeta } from '../store/event-store.port';
 import { CommandMeta } from './command-meta.decorator';
 import { answer } from './registry.answers';
@@ -67,11 +69,17 @@ export class RegistryController {
     return answer(this.retiring.execute(retireToolVersion(name, version, body.reason), meta));
   }
 
-  /** Quarantine by hand: estate:quarantine is enough (edges report drift over the bus, drift-quarantine/). */
+  /**
+   * Quarantine by hand: estate:quarantine is enough (edges report drift over the bus,
+   * drift-quarantine/). Such a responder acts on the versions it may see; the others answer as missing.
+   */
   @Post('v1/tools/:name/versions/:version/quarantine')
   @HttpCode(200)
   @RequireScope(['estate:quarantine', 'estate:publish'])
-  quarantine(@Param('name') name: string, @Param('version') version: string, @Body(quarantine) body: LifecycleBody, @CommandMeta() meta: AppendMeta) {
-    return answer(this.quarantining.execute(quarantineToolVersion(name, version, body.reason), meta));
+  quarantine(
+    @Param('name') name: string, @Param('version') version: string, @Body(quarantine) body: LifecycleBody,
+    @CommandMeta() meta: AppendMeta, @CurrentPrincipal() caller: Principal,
+  ) {
+    return answer(this.quarantining.execute(quarantineToolVersion(name, version, body.reason, readsGovernance(caller) ? undefined : caller), meta));
   }
 }
