@@ -87,3 +87,11 @@ export function pointerToSegments(pointer: string, root: unknown): PathSegment[]
 
 /** One "is a JSON object" check for the whole estate: the protocol layer's, which every other layer sits on. */
 export const isRecord = isJsonObject;
+
+/**
+ * The member a JSON object holds itself. `record[key]` would also find Object.prototype's, so a
+ * property named `constructor`, `toString` or `__proto__` read as declared where it was not.
+ */
+export function ownMember(record: Record<string, unknown>, key: string): unknown {
+  return Object.hasOwn(record, key) ? record[key] : undefined;
+}

@@ -32,7 +32,9 @@ function engineFor(dialect: SchemaDialect): Ajv {
   if (!engines) {
     // logger: false keeps this library silent (ajv would warn on unknown formats); patterns run
     // on a linear-time engine, since callers choose the text they are tested against.
-    const options = { allErrors: true, strict: false, logger: false, code: { regExp: linearRegExpEngine } } as const;
+    // ownProperties: a JSON object's members are its own; otherwise ajv reads `{}.constructor` as
+    // a property sent, so a declared `constructor` refused every value and a required one was always met.
+    const options = { allErrors: true, strict: false, logger: false, ownProperties: true, code: { regExp: linearRegExpEngine } } as const;
     engines = { '2020-12': new Ajv2020(options), 'draft-07': new Ajv(options) };
     addFormats(engines['2020-12']);
     addFormats(engines['draft-07']);

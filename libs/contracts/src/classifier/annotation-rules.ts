@@ -1,3 +1,4 @@
+import { ownMember } from '../json-path.util';
 import type { ChangeKind } from './classifier.types';
 import { describeValue, report } from './change-report';
 import { sameJson } from './schema-node.util';
@@ -21,24 +22,24 @@ const OTHER_ASSERTIONS = new Set([
   'maxContains', 'unevaluatedProperties', 'unevaluatedItems', '$ref', '$dynamicRef', '$recursiveRef',
 ]);
 
-const NAMED_ANNOTATIONS: Record<string, ChangeKind> = {
-  description: 'description-changed',
-  title: 'title-changed',
-  default: 'default-changed',
-};
+const NAMED_ANNOTATIONS: ReadonlyMap<string, ChangeKind> = new Map([
+  ['description', 'description-changed'],
+  ['title', 'title-changed'],
+  ['default', 'default-changed'],
+]);
 
 export function otherKeywordRules(pair: NodePair): void {
   const keys = new Set([...Object.keys(pair.o), ...Object.keys(pair.n)]);
   for (const key of [...keys].sort()) {
-    if (STRUCTURAL.has(key) || sameJson(pair.o[key], pair.n[key])) continue;
+    if (STRUCTURAL.has(key) || sameJson(ownMember(pair.o, key), ownMember(pair.n, key))) continue;
     if (OTHER_ASSERTIONS.has(key)) assertionRule(pair, key);
     else annotationRule(pair, key);
   }
 }
 
 function assertionRule(pair: NodePair, key: string): void {
-  const before = pair.o[key];
-  const after = pair.n[key];
+  const before = ownMember(pair.o, key);
+  const after = ownMember(pair.n, key);
   if (before === undefined) {
     report(pair, [key], 'keyword-added', 'narrower', `${key} added: it can only reject more values`);
   } else if (after === undefined) {
@@ -50,8 +51,8 @@ function assertionRule(pair: NodePair, key: string): void {
 
 /** Annotations (and unknown keywords, which validators ignore) never change acceptance. */
 function annotationRule(pair: NodePair, key: string): void {
-  const kind = NAMED_ANNOTATIONS[key] ?? 'annotation-changed';
-  const from = describeValue(pair.o[key]);
-  const to = describeValue(pair.n[key]);
+  const kind = NAMED_ANNOTATIONS.get(key) ?? 'annotation-changed';
+  const from = describeValue(ownMember(pair.o, key));
+  const to = describeValue(ownMember(pair.n, key));
   report(pair, [key], kind, 'neutral', `${key} changed from ${from} to ${to}`);
 }

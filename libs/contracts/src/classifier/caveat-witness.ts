@@ -1,4 +1,4 @@
-import { isRecord } from '../json-path.util';
+import { isRecord, ownMember } from '../json-path.util';
 import { validate } from '../schema.validator';
 import type { JsonSchema } from '../schema-dialect.policy';
 import type { DetectedChange } from './classifier.types';
@@ -32,7 +32,7 @@ function ignoredWitness(change: DetectedChange, property: string, oldDoc: Schema
   if (!isSchema(oldDoc.root) || !isSchema(newDoc.root) || !isRecord(change.oldNode)) return undefined;
   const parent = minimalInstance(change.oldNode, oldDoc);
   const base = isRecord(parent) ? parent : {};
-  const declared = propertiesOf(change.oldNode)[property];
+  const declared = ownMember(propertiesOf(change.oldNode), property);
   for (const value of candidateValues(declared, oldDoc, undefined).slice(0, MAX_VALUES_TRIED)) {
     const candidate = change.wrap('old', { ...base, [property]: value });
     if (validate(oldDoc.root, candidate).valid && validate(newDoc.root, candidate).valid) {

@@ -27,7 +27,7 @@ export function minimalInstance(raw: unknown, doc: SchemaDocument, depth = 0): u
   const rec = asRecord(node);
   if (!rec) return null;
   const flat = flattenComposition(rec, doc);
-  if ('const' in flat) return flat.const;
+  if (Object.hasOwn(flat, 'const')) return flat.const;
   if (Array.isArray(flat.enum) && flat.enum.length > 0) return flat.enum[0];
   return minimalOfType(flat, preferredType(flat), doc, depth);
 }
@@ -89,9 +89,10 @@ export function preferredType(rec: SchemaRecord): JsonType {
 
 function minimalObject(rec: SchemaRecord, doc: SchemaDocument, depth: number): Record<string, unknown> {
   const properties = propertiesOf(rec);
-  const out: Record<string, unknown> = {};
+  // No prototype: a property named `__proto__` is assigned as data, and `constructor` is not already there.
+  const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   for (const name of requiredOf(rec)) {
-    const schema = name in properties ? properties[name] : undeclaredPropertySchema(rec, name);
+    const schema = Object.hasOwn(properties, name) ? properties[name] : undeclaredPropertySchema(rec, name);
     const value = minimalInstance(schema, doc, depth + 1);
     if (value !== undefined) out[name] = value;
   }
@@ -99,7 +100,7 @@ function minimalObject(rec: SchemaRecord, doc: SchemaDocument, depth: number): R
   for (const name of Object.keys(properties)) {
     if (Object.keys(out).length >= minProperties) break;
     const value = minimalInstance(properties[name], doc, depth + 1);
-    if (!(name in out) && value !== undefined) out[name] = value;
+    if (!Object.hasOwn(out, name) && value !== undefined) out[name] = value;
   }
   return out;
 }

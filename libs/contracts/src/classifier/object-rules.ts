@@ -1,4 +1,4 @@
-import { isRecord } from '../json-path.util';
+import { isRecord, ownMember } from '../json-path.util';
 import type { Caveat, Effect } from './classifier.types';
 import { childSite, compareAside, effectOfChanges, report } from './change-report';
 import {
@@ -20,8 +20,8 @@ export function objectRules(pair: NodePair): void {
   const newRequired = requiredOf(pair.n);
   const names = new Set([...Object.keys(oldProps), ...Object.keys(newProps), ...oldRequired, ...newRequired]);
   for (const name of [...names].sort()) {
-    const before = name in oldProps;
-    const after = name in newProps;
+    const before = Object.hasOwn(oldProps, name);
+    const after = Object.hasOwn(newProps, name);
     if (before && after) pair.ctx.compare(oldProps[name], newProps[name], propertySite(pair, name), pair.ctx);
     else if (after) propertyAdded(pair, name);
     else if (before) propertyRemoved(pair, name);
@@ -32,10 +32,11 @@ export function objectRules(pair: NodePair): void {
   patternPropertiesRule(pair);
 }
 
+/** A computed key defines an own member, so `__proto__` stays data (assigning it would set the prototype). */
 function setProperty(parent: unknown, name: string, value: unknown): unknown {
   const base = isRecord(parent) ? { ...parent } : {};
-  if (value === undefined) delete base[name];
-  else base[name] = value;
+  if (value !== undefined) return { ...base, [name]: value };
+  delete base[name];
   return base;
 }
 
@@ -56,7 +57,7 @@ function propertyAdded(pair: NodePair, name: string): void {
   const wasRequired = requiredOf(pair.o).has(name);
   const nowRequired = requiredOf(pair.n).has(name);
   const fallback = undeclaredPropertySchema(pair.o, name);
-  const aside = compareAside(fallback, propertiesOf(pair.n)[name], propertySite(pair, name), pair.ctx);
+  const aside = compareAside(fallback, ownMember(propertiesOf(pair.n), name), propertySite(pair, name), pair.ctx);
   // What declaring it does to the values accepted under this name, the convention aside.
   const literal = effectOfChanges(aside);
   const narrowsWithin = aside.some((change) => change.caveat?.kind === 'narrows');
@@ -93,7 +94,7 @@ function propertyRemoved(pair: NodePair, name: string): void {
   const nowRequired = requiredOf(pair.n).has(name);
   const fallback = undeclaredPropertySchema(pair.n, name);
   const site = propertySite(pair, name);
-  const effects: Effect[] = [effectOfChanges(compareAside(propertiesOf(pair.o)[name], fallback, site, pair.ctx)), 'narrower'];
+  const effects: Effect[] = [effectOfChanges(compareAside(ownMember(propertiesOf(pair.o), name), fallback, site, pair.ctx)), 'narrower'];
   if (wasRequired && !nowRequired) effects.push('wider');
   const why =
     fallback === false
@@ -133,11 +134,11 @@ function patternPropertiesRule(pair: NodePair): void {
   const after = isRecord(pair.n.patternProperties) ? pair.n.patternProperties : {};
   const patterns = new Set([...Object.keys(before), ...Object.keys(after)]);
   for (const pattern of [...patterns].sort()) {
-    if (pattern in before && pattern in after) {
+    if (Object.hasOwn(before, pattern) && Object.hasOwn(after, pattern)) {
       const site = childSite(pair, ['patternProperties', pattern], (parent) => parent);
       pair.ctx.compare(before[pattern], after[pattern], site, pair.ctx);
     } else {
-      const verb = pattern in after ? 'added' : 'removed';
+      const verb = Object.hasOwn(after, pattern) ? 'added' : 'removed';
       const text = `patternProperties ${JSON.stringify(pattern)} ${verb}: its effect depends on additionalProperties and cannot be proven safe`;
       report(pair, ['patternProperties', pattern], 'pattern-properties-changed', 'both', text);
     }

@@ -1,4 +1,4 @@
-import { isRecord } from '../json-path.util';
+import { isRecord, ownMember } from '../json-path.util';
 import { cachedLinearRegExp } from '../pattern.engine';
 import type { Effect } from './classifier.types';
 
@@ -88,7 +88,7 @@ function mergeSiblings(referrer: SchemaRecord, target: unknown, draft07: boolean
   const base = asRecord(target);
   if (!base) return { allOf: [target], ...withoutRef(referrer) };
   // Disjoint keywords combine as a conjunction; overlapping ones need an explicit allOf.
-  if (siblings.every((key) => !(key in base))) return { ...base, ...withoutRef(referrer) };
+  if (siblings.every((key) => !Object.hasOwn(base, key))) return { ...base, ...withoutRef(referrer) };
   return { allOf: [target, withoutRef(referrer)] };
 }
 
@@ -105,7 +105,7 @@ function resolvePointer(root: unknown, ref: string): unknown {
   for (const raw of ref.slice(2).split('/')) {
     const token = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
     if (Array.isArray(current)) current = current[Number(token)];
-    else if (isRecord(current)) current = current[token];
+    else if (isRecord(current)) current = ownMember(current, token);
     else return undefined;
     if (current === undefined) return undefined;
   }
@@ -171,7 +171,7 @@ export function matchesPattern(pattern: string, text: string): boolean | undefin
 export function unlistedPropertyName(nodes: SchemaRecord[]): string {
   for (let i = 0; ; i += 1) {
     const name = i === 0 ? 'unlisted' : `unlisted${i}`;
-    const taken = nodes.some((node) => name in propertiesOf(node) || matchesAnyPattern(node, name));
+    const taken = nodes.some((node) => Object.hasOwn(propertiesOf(node), name) || matchesAnyPattern(node, name));
     if (!taken) return name;
   }
 }

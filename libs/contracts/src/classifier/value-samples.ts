@@ -3,20 +3,21 @@ import { SchemaRecord, matchesPattern } from './schema-node.util';
 
 /** Scalar values worth trying against a schema: its boundaries first, then common ones. */
 
-const FORMAT_SAMPLES: Record<string, string> = {
-  date: '2024-01-31',
-  'date-time': '2024-01-31T12:00:00Z',
-  time: '12:00:00Z',
-  duration: 'P1D',
-  email: 'a@example.com',
-  hostname: 'example.com',
-  ipv4: '192.0.2.1',
-  ipv6: '2001:db8::1',
-  uri: 'https://example.com/a',
-  'uri-reference': '/a',
-  uuid: '123e4567-e89b-12d3-a456-426614174000',
-  regex: '^a$',
-};
+/** A Map: a format named `constructor` or `toString` must find no sample, not Object.prototype's member. */
+const FORMAT_SAMPLES: ReadonlyMap<string, string> = new Map([
+  ['date', '2024-01-31'],
+  ['date-time', '2024-01-31T12:00:00Z'],
+  ['time', '12:00:00Z'],
+  ['duration', 'P1D'],
+  ['email', 'a@example.com'],
+  ['hostname', 'example.com'],
+  ['ipv4', '192.0.2.1'],
+  ['ipv6', '2001:db8::1'],
+  ['uri', 'https://example.com/a'],
+  ['uri-reference', '/a'],
+  ['uuid', '123e4567-e89b-12d3-a456-426614174000'],
+  ['regex', '^a$'],
+]);
 
 const COMMON_STRINGS = ['', 'a', 'A', '0', '1', 'abc', 'ABC', 'GBP', 'a1', 'A1', 'hello world', '-', 'x-y_z', 'not-a-format'];
 const COMMON_NUMBERS = [0, 1, -1, 2, 10, 100, -100, 0.5, 1.5, 1000000];
@@ -80,7 +81,7 @@ export function numberFits(rec: SchemaRecord, value: number, integer: boolean): 
 export function stringCandidates(rec: SchemaRecord): string[] {
   const minLength = finite(rec.minLength) ?? 0;
   const maxLength = finite(rec.maxLength);
-  const format = typeof rec.format === 'string' ? FORMAT_SAMPLES[rec.format] : undefined;
+  const format = typeof rec.format === 'string' ? FORMAT_SAMPLES.get(rec.format) : undefined;
   const declared = declaredStrings(rec);
   const fromPattern = typeof rec.pattern === 'string' ? patternSample(rec.pattern, minLength) : undefined;
   const bases = [...declared, ...(fromPattern === undefined ? [] : [fromPattern]), ...(format === undefined ? [] : [format]), ...COMMON_STRINGS];

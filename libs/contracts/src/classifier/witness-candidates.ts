@@ -1,3 +1,4 @@
+import { ownMember } from '../json-path.util';
 import { stableStringify } from '../schema-hash.util';
 import { flattenComposition, itemSchemaAt, minimalInstance, minimalOfType } from './minimal-instance';
 import {
@@ -97,7 +98,7 @@ function orderedNames(rec: SchemaRecord, other: SchemaRecord): string[] {
   const requiredHere = requiredOf(rec);
   const requiredThere = requiredOf(other);
   const differs = (name: string) =>
-    !(name in theirs) || !sameJson(mine[name], theirs[name]) || requiredHere.has(name) !== requiredThere.has(name);
+    !Object.hasOwn(theirs, name) || !sameJson(mine[name], theirs[name]) || requiredHere.has(name) !== requiredThere.has(name);
   const names = Object.keys(mine);
   return [...names.filter(differs), ...names.filter((name) => !differs(name))];
 }
@@ -113,7 +114,7 @@ function objectCandidates(rec: SchemaRecord, doc: SchemaDocument, other: SchemaR
   out.push(...declaredOnlyThere(rec, doc, other, base, depth));
   const properties = propertiesOf(rec);
   for (const name of orderedNames(rec, other).slice(0, 12)) {
-    const theirs = propertiesOf(other)[name];
+    const theirs = ownMember(propertiesOf(other), name);
     for (const value of candidateValues(properties[name], doc, theirs, depth + 1).slice(0, 8)) {
       out.push({ ...base, [name]: value });
     }
@@ -129,7 +130,7 @@ function objectCandidates(rec: SchemaRecord, doc: SchemaDocument, other: SchemaR
 function declaredOnlyThere(rec: SchemaRecord, doc: SchemaDocument, other: SchemaRecord, base: Record<string, unknown>, depth: number): unknown[] {
   const mine = propertiesOf(rec);
   const out: unknown[] = [];
-  for (const name of Object.keys(propertiesOf(other)).filter((n) => !(n in mine)).sort().slice(0, 6)) {
+  for (const name of Object.keys(propertiesOf(other)).filter((n) => !Object.hasOwn(mine, n)).sort().slice(0, 6)) {
     const fallback = undeclaredPropertySchema(rec, name);
     if (fallback === false) continue;
     const values = isOpenSchema(fallback) ? ANY_TYPE_VALUES : candidateValues(fallback, doc, undefined, depth + 1).slice(0, 8);
