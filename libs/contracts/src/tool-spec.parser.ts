@@ -58,20 +58,34 @@ export function parseToolSpec(input: unknown): Result<ToolSpec, ContractIssue[]>
  */
 export const MAX_SCHEMA_DEPTH = 64;
 
-/** The path of the first object or array nested deeper than `limit` under `root`, found without recursion. */
-function firstBelowDepth(root: Record<string, unknown>, path: string, limit: number): string | undefined {
-  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value: root, path, depth: 1 }];
+/** Numbers JSON cannot hold listed at most; a body of `1e400`s is refused just the same. */
+const MAX_NUMBER_ISSUES = 16;
+
+/**
+ * One walk over a schema, without recursion: the first object or array nested deeper than
+ * `limit`, and numbers that are not finite. JSON.parse reads `1e400` as Infinity, which JSON
+ * cannot write back: it would be stored and served as `null`, an invalid schema for every agent.
+ */
+function schemaValueIssues(root: Record<string, unknown>, path: string, limit: number): Issues {
+  const issues: Issues = [];
+  let numberIssues = 0;
+  const stack: Array<{ value: object; path: string; depth: number }> = [{ value: root, path, depth: 1 }];
   while (stack.length > 0) {
-    const { value, path: at, depth } = stack.pop() as { value: unknown; path: string; depth: number };
-    if (value === null || typeof value !== 'object') continue;
-    if (depth > limit) return at;
-    const push = (key: string | number, child: unknown) => {
+    const { value, path: at, depth } = stack.pop() as { value: object; path: string; depth: number };
+    if (depth > limit) {
+      issues.push(issue(at, 'too_deep', `nests objects and arrays more than ${limit} levels deep`));
+      return issues;
+    }
+    const visit = (key: string | number, child: unknown) => {
       if (child !== null && typeof child === 'object') stack.push({ value: child, path: appendPath(at, key), depth: depth + 1 });
+      else if (typeof child === 'number' && !Number.isFinite(child) && numberIssues++ < MAX_NUMBER_ISSUES) {
+        issues.push(issue(appendPath(at, key), 'not_finite', `is too large for a JSON number: it reads as ${String(child)}, which would be stored and served as null`));
+      }
     };
-    if (Array.isArray(value)) value.forEach((child, index) => push(index, child));
-    else for (const key of Object.keys(value)) push(key, (value as Record<string, unknown>)[key]);
+    if (Array.isArray(value)) value.forEach((child, index) => visit(index, child));
+    else for (const key of Object.keys(value)) visit(key, (value as Record<string, unknown>)[key]);
   }
-  return undefined;
+  return issues;
 }
 
 export function sortIssues(issues: readonly ContractIssue[]): ContractIssue[] {
@@ -121,12 +135,9 @@ function schemaField(
     issues.push(issue(path, 'type', 'must be a JSON Schema object'));
     return undefined;
   }
-  const tooDeep = firstBelowDepth(value, path, MAX_SCHEMA_DEPTH);
-  if (tooDeep !== undefined) {
-    issues.push(issue(tooDeep, 'too_deep', `nests objects and arrays more than ${MAX_SCHEMA_DEPTH} levels deep`));
-    return undefined;
-  }
-  return value;
+  const found = schemaValueIssues(value, path, MAX_SCHEMA_DEPTH);
+  issues.push(...found);
+  return found.length === 0 ? value : undefined;
 }
 
 function enumField<T extends string>(

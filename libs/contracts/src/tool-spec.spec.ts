@@ -89,6 +89,25 @@ describe('parseToolSpec', () => {
     }
   });
 
+  it('refuses a number too large for JSON (1e400 reads as Infinity) at its path in either schema, instead of storing it as null', () => {
+    const body = JSON.parse(`{"inputSchema":{"type":"object","properties":{"note":{"type":"string","maxLength":1e400}}},
+      "outputSchema":{"type":"object","properties":{"legs":{"type":"array","items":[{"minimum":-1e400}]}}}}`) as Partial<ToolSpec>;
+    const parsed = parseToolSpec({ ...lookupSpec, ...body });
+    expect(parsed).toEqual({
+      ok: false,
+      error: [
+        { path: '$.inputSchema.properties.note.maxLength', code: 'not_finite', message: expect.stringContaining('reads as Infinity') },
+        { path: '$.outputSchema.properties.legs.items[0].minimum', code: 'not_finite', message: expect.stringContaining('reads as -Infinity') },
+      ],
+    });
+  });
+
+  it('lists at most 16 numbers too large for JSON', () => {
+    const properties = Object.fromEntries(Array.from({ length: 1_000 }, (_, i) => [`p${i}`, { maximum: Infinity }]));
+    const parsed = parseToolSpec({ ...lookupSpec, inputSchema: { type: 'object', properties } });
+    expect(parsed.ok ? [] : parsed.error.map((found) => found.code)).toEqual(Array(16).fill('not_finite'));
+  });
+
   it('refuses something that is not an object', () => {
     expect(parseToolSpec([])).toEqual({ ok: false, error: [expect.objectContaining({ path: '$', code: 'type' })] });
   });

@@ -14,4 +14,12 @@ describe('check', () => {
     const { check } = await bankWithTwoVersions();
     expect(await check.execute({ ...LOOKUP, version: '1.0.5' }, META)).toMatchObject({ ok: false, error: { code: 'VERSION_NOT_NEWER' } });
   });
+
+  it('refuses a number too large for JSON as a malformed spec (400) naming its path, where it would have been served as null', async () => {
+    const { check, publish } = await bankWithTwoVersions();
+    const body = JSON.parse(JSON.stringify({ ...LOOKUP, version: '1.2.0' }).replace('"inputSchema":{', '"inputSchema":{"maxProperties":1e400,')) as unknown;
+    const refusal = { ok: false, error: { code: 'INVALID_SPEC', details: { issues: [expect.objectContaining({ path: '$.inputSchema.maxProperties', code: 'not_finite' })] } } };
+    expect(await check.execute(body, META)).toMatchObject(refusal);
+    expect(await publish.execute(body, META)).toMatchObject(refusal);
+  });
 });
