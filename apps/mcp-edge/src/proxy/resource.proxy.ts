@@ -8,7 +8,7 @@ import type { ResourceSubscriptions } from './resource.subscriptions';
 import { stripEstateMeta } from '../upstream/upstream-answer.guard';
 import { withheld, type UpstreamGateway } from './upstream.gateway';
 import type { ResourceAttribution } from './resource.attribution';
-import type { ReachableServer } from './upstream-access';
+import { bySeniority, type ReachableServer } from './upstream-access';
 import { sessionCaller, type ProxyCaller } from './proxy.caller';
 import type { ProxySessionState } from './proxy-session.state';
 
@@ -40,13 +40,14 @@ export class ResourceProxy {
 
   async list(caller: ProxyCaller): Promise<ListResourcesResult> {
     const resources: Resource[] = [];
-    for (const { target, client } of await this.gateway.withCapability(caller, 'resources')) {
+    const namespaces = this.gateway.namespacedServers();
+    for (const { target, client } of await this.listers(caller)) {
       try {
         const listed = await this.gateway.allPages(async (cursor) => {
           const page = await client.listResources(cursor ? { cursor } : undefined, { timeout: this.gateway.timeoutMs });
           return { items: page.resources, nextCursor: page.nextCursor };
         });
-        const claimable = listed.filter((r) => this.mayClaim(caller, target.server, r.uri));
+        const claimable = listed.filter((r) => this.mayClaim(namespaces, target.server, r.uri));
         for (const resource of claimable) caller.attribution.rememberResource(resource.uri, target.server);
         resources.push(...this.owned(caller.attribution, target.server, claimable));
       } catch (error) {
@@ -58,14 +59,15 @@ export class ResourceProxy {
 
   async templates(caller: ProxyCaller): Promise<ListResourceTemplatesResult> {
     const resourceTemplates: ResourceTemplate[] = [];
-    for (const { target, client } of await this.gateway.withCapability(caller, 'resources')) {
+    const namespaces = this.gateway.namespacedServers();
+    for (const { target, client } of await this.listers(caller)) {
       try {
         const listed = await this.gateway.allPages(async (cursor) => {
           const page = await client.listResourceTemplates(cursor ? { cursor } : undefined, { timeout: this.gateway.timeoutMs });
           return { items: page.resourceTemplates, nextCursor: page.nextCursor };
         });
         // Bound like URIs: a template in another server's namespace is not this server's to list.
-        const claimable = listed.filter((t) => this.mayClaim(caller, target.server, t.uriTemplate));
+        const claimable = listed.filter((t) => this.mayClaim(namespaces, target.server, t.uriTemplate));
         for (const template of claimable) caller.attribution.rememberTemplate(template.uriTemplate, target.server);
         // A template another server listed first stays that server's.
         resourceTemplates.push(...this.ownedTemplates(caller.attribution, target.server, claimable));
@@ -108,15 +110,24 @@ export class ResourceProxy {
   }
 
   /**
-   * A URI whose authority is another reachable server's namespace (`notes://alpha/doc`) belongs
-   * to that server, whoever lists it first; any other URI goes to the first server (by name)
-   * that lists it.
+   * The servers that may list resources to this caller, the longest in the estate first: a URI
+   * two of them list is the elder's (listers fill the caller's map in this order), so a server
+   * registered later cannot take over a URI another already served, whatever their names.
    */
-  private mayClaim(caller: ProxyCaller, server: string, uri: string): boolean {
+  private async listers(caller: ProxyCaller): Promise<Array<{ target: ReachableServer; client: Client }>> {
+    return (await this.gateway.withCapability(caller, 'resources')).sort((a, b) => bySeniority(a.target, b.target));
+  }
+
+  /**
+   * A URI whose authority is a server's namespace (`notes://alpha/doc`) belongs to that server
+   * alone, whoever lists it, even for a caller who cannot reach that server; any other URI goes to
+   * the eldest server that lists it.
+   */
+  private mayClaim(namespaces: ReadonlySet<string>, server: string, uri: string): boolean {
     const named = namespaceIn(uri);
-    const owner = named === undefined ? undefined : this.gateway.reachable(caller).find((s) => s.namespace !== '' && s.namespace === named);
-    if (owner && owner.server !== server) {
-      this.logger.warn({ server, uri, owner: owner.server }, 'an upstream listed a URI in another server\'s namespace');
+    const owner = named !== undefined && namespaces.has(named) ? named : undefined;
+    if (owner !== undefined && owner !== server) {
+      this.logger.warn({ server, uri, owner }, 'an upstream listed a URI in another server\'s namespace');
       return false;
     }
     return true;

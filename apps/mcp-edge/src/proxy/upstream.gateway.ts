@@ -10,7 +10,7 @@ import type { UpstreamPool } from '../upstream/upstream.pool';
 import type { Principal } from '@estate/contracts';
 import type { ProxyCaller } from './proxy.caller';
 import type { InFlightRegistry } from './proxy-session.state';
-import { reachableServers, type ReachableServer } from './upstream-access';
+import { namespacedServers, reachableServers, type ReachableServer } from './upstream-access';
 
 /** More pages than this from one upstream is a misbehaving upstream, not a big one. */
 const MAX_PAGES = 50;
@@ -78,6 +78,11 @@ export class UpstreamGateway {
 
   reachable(caller: { readonly principal: Principal }): ReachableServer[] {
     return reachableServers(this.replica.all(), caller.principal);
+  }
+
+  /** Every namespaced server of the catalog, reachable by the caller or not. */
+  namespacedServers(): Set<string> {
+    return namespacedServers(this.replica.all());
   }
 
   /** The reachable servers that declare a capability, each with its connected client; unreachable upstreams are skipped. */
