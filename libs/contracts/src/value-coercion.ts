@@ -1,7 +1,9 @@
 /**
  * The unambiguous syntax fixes the repair pass may make to a scalar. Each rule turns a
- * value of the wrong JSON type into the one value a reader would agree it meant; anything
- * that needs judgement (trimming, exponents, rounding, leading zeros) is left alone.
+ * value of the wrong JSON type into the one value a reader would agree it meant: an exact
+ * numeric or boolean string to its number or boolean, a safe integer to its digits. Anything
+ * that needs judgement (trimming, exponents, rounding, leading zeros, a fraction's or a large
+ * number's digits, a boolean as text) is left alone.
  */
 export type Coercion = { coerced: true; value: unknown } | { coerced: false };
 
@@ -41,7 +43,10 @@ export function matchesJsonType(type: string, value: unknown): boolean {
 export function coerceScalar(types: readonly string[], value: unknown): Coercion {
   if (types.length === 0 || types.some((t) => matchesJsonType(t, value))) return NONE;
   if (typeof value === 'string') return fromString(types, value);
-  if ((typeof value === 'number' || typeof value === 'boolean') && types.includes('string')) {
+  // Only a safe integer reads back as the digits that were sent: 12345678901234567890 arrives as
+  // 12345678901234567000 and 1.10 as 1.1, so their text would be made up. A boolean where text
+  // belongs says nothing about which text was meant.
+  if (typeof value === 'number' && Number.isSafeInteger(value) && !Object.is(value, -0) && types.includes('string')) {
     return { coerced: true, value: String(value) };
   }
   return NONE;
