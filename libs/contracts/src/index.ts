@@ -36,6 +36,7 @@ export type { CompiledValidator, ValidationError, ValidationResult } from './sch
 export { stableStringify } from './schema-hash.util';
 
 export { repair } from './repair';
+export { MAX_ARGUMENT_DEPTH, argumentDepthError } from './argument-depth.guard';
 export type { RepairChange, RepairKind, RepairOutcome } from './repair';
 
 export {

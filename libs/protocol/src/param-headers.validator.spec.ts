@@ -78,6 +78,8 @@ describe('checkParamHeaders', () => {
     ['a region routed elsewhere', { ...good, 'mcp-param-region': 'us-east-1' }, args, 'Header mismatch: Mcp-Param-Region header value "us-east-1" does not match body value "\\"eu-north-1\\"" at params.arguments.region'],
     ['another number', { ...good, 'mcp-param-rows': '43' }, args, 'Header mismatch: Mcp-Param-Rows header value "43" does not match body value "42" at params.arguments.limits.rows'],
     ['a boolean in another case', { ...good, 'mcp-param-dry-run': 'False' }, args, 'Header mismatch: Mcp-Param-Dry-Run header value "False" does not match body value "false" at params.arguments.limits.dryRun'],
+    ['an array where the header mirrors a string', good, { ...args, region: [['eu-north-1']] }, 'Header mismatch: Mcp-Param-Region header value "eu-north-1" does not match body value of type array at params.arguments.region'],
+    ['an object nested far past the stack', good, { ...args, region: JSON.parse(`${'{"a":'.repeat(200_000)}1${'}'.repeat(200_000)}`) }, 'Header mismatch: Mcp-Param-Region header value "eu-north-1" does not match body value of type object at params.arguments.region'],
     ['a header sent twice', { ...good, 'mcp-param-region': ['eu-north-1', 'eu-north-1'] }, args, 'Header mismatch: Mcp-Param-Region header is sent more than once'],
     ['raw non-ASCII in a header', { ...good, 'mcp-param-region': 'rég' }, { ...args, region: 'rég' }, 'Header mismatch: Mcp-Param-Region header contains characters outside visible ASCII, space and tab'],
   ])('refuses %s with -32020', (_case, headers, callArgs, message) => {

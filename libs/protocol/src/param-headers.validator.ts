@@ -2,7 +2,7 @@ import { decodeHeaderValue } from './header-value.decoder';
 import { isJsonObject } from './json-rpc-id.guard';
 import type { JsonRpcErrorObject } from './json-rpc.types';
 import { memberPath } from './json-path.describer';
-import { quoteForMessage } from './json-value.describer';
+import { describeJsonType, quoteForMessage } from './json-value.describer';
 import { readHeader, type HttpHeaders } from './request-headers.validator';
 import { headerMismatchError } from './revision-error.table';
 
@@ -108,9 +108,14 @@ export function checkParamHeaders(headers: HttpHeaders, declared: readonly Param
     if (!('value' in header)) return headerMismatchError(`${headerName} header is sent more than once`);
     const decoded = decodeHeaderValue(header.value);
     if (!decoded.ok) return headerMismatchError(`${headerName} header ${decoded.reason}`);
-    if (!agrees(decoded.value, value)) return headerMismatchError(`${headerName} header value ${quoteForMessage(decoded.value)} does not match body value ${quoteForMessage(JSON.stringify(value))} at ${argument}`);
+    if (!agrees(decoded.value, value)) return headerMismatchError(`${headerName} header value ${quoteForMessage(decoded.value)} does not match body value ${bodyValueText(value)} at ${argument}`);
   }
   return null;
+}
+
+/** A header mirrors a scalar; an object or array is named by its type, never serialised (it may be huge, or nested past the stack). */
+function bodyValueText(value: unknown): string {
+  return typeof value === 'object' && value !== null ? `of type ${describeJsonType(value)}` : quoteForMessage(JSON.stringify(value));
 }
 
 function valueAt(args: unknown, path: readonly string[]): unknown {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Principal } from '@estate/contracts';
+import { argumentDepthError, type Principal } from '@estate/contracts';
 import {
   ALL_PROTOCOL_VERSIONS, checkParamHeaders, completeResult, discoverResult, isCacheableMethod, JSON_RPC_ERROR, paramHeadersOf,
   parseRetryInputs, perPrincipalCacheHints, type JsonRpcId, type JsonRpcRequest, type RequestMeta,
@@ -131,7 +131,10 @@ export class StatelessDispatcher {
     const pins = pinsFromMeta(params._meta);
     this.checkParamHeaders(params, context, pins);
     const target = { principal: context.principal, tool: params.name, args: params.arguments ?? {} };
-    const resumed = await this.inputs.resume(target, inputs.inputs);
+    // Resuming hashes the arguments with a recursive walk; arguments past the depth bound were
+    // never parked (the pipeline refuses them), so they go straight to the pipeline's answer.
+    const resumable = inputs.inputs.requestState !== undefined && argumentDepthError(target.args) === null;
+    const resumed = resumable ? await this.inputs.resume(target, inputs.inputs) : undefined;
     if (resumed) return resumed as unknown as Record<string, unknown>;
     const caller = new StatelessCaller({
       id: `req-${randomUUID()}`, principal: context.principal, meta: context.meta, inputs: inputs.inputs, pins, sealer: this.deps.sealer, serverInfo: this.deps.serverInfo,

@@ -1,7 +1,7 @@
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { resolveForPrincipal } from '@estate/catalog';
-import { isVisible, repair, validate, type Principal, type ValidationError } from '@estate/contracts';
+import { argumentDepthError, isVisible, repair, validate, type JsonSchema, type Principal, type RepairOutcome, type ValidationError } from '@estate/contracts';
 import type { CatalogEntry, CatalogVersion } from '@estate/events';
 import { withCorrelation, withSpan, type LineLogger, type Logger } from '@estate/platform';
 import type { CatalogReplica } from '../catalog/catalog.replica';
@@ -58,7 +58,7 @@ export interface PipelineOptions {
 }
 
 /**
- * tools/call, in order: the principal's rate budget → params → discoverability → pin → repair →
+ * tools/call, in order: the principal's rate budget → params → discoverability → pin → argument depth → repair →
  * validation → policy → upstream, and a deprecated version's answer marked. Nothing refused reaches the upstream, and every refusal is
  * recorded. Discoverability is judged by the rights of the token this request carries.
  */
@@ -148,11 +148,9 @@ export class ToolCallPipeline {
     session: CallerContext, principal: Principal, entry: CatalogEntry, version: CatalogVersion, params: CallParams, context: CallContext, options: UpstreamCallOptions, log: LineLogger,
   ): Promise<CallToolResult> {
     const step = { 'estate.tool': params.name, 'estate.version': version.version };
-    const { repaired, checked } = await withSpan('edge validate arguments', step, () => {
-      const repaired = repair(version.spec.inputSchema, params.arguments ?? {});
-      return { repaired, checked: validate(version.spec.inputSchema, repaired.value) };
-    });
+    const checked = await withSpan('edge validate arguments', step, () => checkArguments(version.spec.inputSchema, params.arguments ?? {}));
     if (!checked.valid) return this.invalidArguments(session, params.name, version, checked.errors);
+    const { repaired } = checked;
     const args = repaired.value as Record<string, unknown>;
     const refusal = await withSpan('edge policy', step, () => this.policyStep.apply(session, principal, version, args, params._meta, context));
     if (refusal) return refusal;
@@ -166,6 +164,20 @@ export class ToolCallPipeline {
     if (PROTOCOL_ERROR_VERSIONS.has(session.protocolVersion ?? '')) throw new WireError(-32602, message, { errors });
     return toolError(`${message}:\n${lines.join('\n')}`, { 'io.estate/validation': errors });
   }
+}
+
+type CheckedArguments = { valid: true; repaired: RepairOutcome } | { valid: false; errors: ValidationError[] };
+
+/**
+ * Depth first: repair, validation and the size policy walk the value recursively, so arguments
+ * nested past the bound are refused like any other invalid arguments before any of them runs.
+ */
+function checkArguments(schema: JsonSchema, value: unknown): CheckedArguments {
+  const tooDeep = argumentDepthError(value);
+  if (tooDeep) return { valid: false, errors: [tooDeep] };
+  const repaired = repair(schema, value);
+  const checked = validate(schema, repaired.value);
+  return checked.valid ? { valid: true, repaired } : checked;
 }
 
 function cancellationOf(context: CallContext): CallCancellation | undefined {
