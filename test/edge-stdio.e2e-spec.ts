@@ -6,7 +6,8 @@ import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { createLogger } from '@estate/platform';
+import { decodeJwt } from 'jose';
+import { createLogger, issueDevToken } from '@estate/platform';
 import { composeEstate } from '../apps/estate/src/estate.composition';
 import { startBankServer, type BankServerHandle } from '../examples/bank/bank.server';
 import { bankSpecs } from '../examples/bank/bank.specs';
@@ -194,6 +195,29 @@ describe('the stdio edge (npm run edge:stdio)', () => {
         const answer = (await peer.answer(id)) as { result?: { tools: Array<{ name: string }> } };
         return answer.result?.tools.some((t) => t.name === 'bank.lookup') ? true : undefined;
       }, 'the local principal to see bank.lookup', 30000);
+    } finally {
+      peer.child.stdin.end();
+    }
+    expect(await peer.exited).toBe(0);
+    for (const line of peer.stdoutLines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
+  }, 60000);
+
+  it('refuses every request once the token it was started with expires, saying so, and keeps stdout clean', async () => {
+    const short = await issueDevToken(TEST_SECRET, ALICE, { expiresIn: '8s' });
+    const expiresAt = decodeJwt(short).exp! * 1000;
+    const peer = spawnStdioEdge({ ...env, ESTATE_STDIO_TOKEN: short });
+    try {
+      peer.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'short', version: '1' } } });
+      expect(await peer.answer(1)).toMatchObject({ result: { protocolVersion: '2025-06-18' } });
+      peer.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      peer.send({ jsonrpc: '2.0', id: 2, method: 'ping' });
+      expect(await peer.answer(2)).toMatchObject({ result: {} });
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiresAt - Date.now()) + 500));
+      peer.send({ jsonrpc: '2.0', id: 3, method: 'tools/list' });
+      peer.send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'bank.lookup', arguments: { reference: 'PMT-771' } } });
+      for (const id of [3, 4]) {
+        expect(await peer.answer(id)).toMatchObject({ error: { code: -32000, message: expect.stringContaining('the token in ESTATE_STDIO_TOKEN expired at') } });
+      }
     } finally {
       peer.child.stdin.end();
     }

@@ -8,6 +8,7 @@ import { createLogger, failBoot, joinEstateOrKafka, PinoNestLogger, PrincipalRes
 import { CatalogReplica } from '../catalog/catalog.replica';
 import { EdgeCoreModule } from '../edge-core.module';
 import { statelessEndpointDeps } from '../http/stateless.wiring';
+import { jwtExpiry } from '../http/token-expiry';
 import { PrimitiveProxyExtension } from '../proxy/primitive-proxy.extension';
 import { openSpentStates } from '../store/spent-states.opener';
 import { ToolCallPipeline } from '../mcp/tool-call.pipeline';
@@ -45,10 +46,13 @@ async function serve(config: StdioEdgeConfig, logger: Logger): Promise<void> {
   // The SDK's own stdin reader would drop garbage silently; the gate reads stdin instead.
   const transport = new StdioServerTransport(new PassThrough(), process.stdout);
   const session = core.get(SessionManager).attach(principal, transport);
-  logger.info({ principal: principal.id, session: session.id }, 'mcp edge serving stdio');
+  // The token was read once, at start: when it expires the session is told nothing more and every request is refused.
+  const rightsUntil = config.auth.mode === 'jwt' ? jwtExpiry()(principal, `Bearer ${config.token}`) : undefined;
+  session.rightsUntil = rightsUntil;
+  logger.info({ principal: principal.id, session: session.id, ...(rightsUntil ? { tokenExpires: new Date(rightsUntil).toISOString() } : {}) }, 'mcp edge serving stdio');
   const { dispatcher, listeners, primitives } = statelessEndpointDeps(config, core.get(CatalogReplica), core.get(ToolCallPipeline), core.get(SessionManager), logger, core.get(PrimitiveProxyExtension), spent);
   const stateless = new StdioStatelessHandler({ dispatcher, listeners, principal, ...(primitives ? { primitives } : {}) }, (message) => transport.send(message), logger);
-  await new StdioGate(session, transport, logger, stateless).run(process.stdin);
+  await new StdioGate(session, transport, logger, stateless, rightsUntil).run(process.stdin);
   logger.info('stdin closed; stopping');
   await stop();
 }

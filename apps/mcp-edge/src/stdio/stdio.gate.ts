@@ -25,6 +25,9 @@ export class StdioGate {
     private readonly transport: StdioServerTransport,
     private readonly logger: Logger,
     private readonly stateless?: StdioStatelessHandler,
+    /** When ESTATE_STDIO_TOKEN expires (ms since the epoch): from then on every request is refused, every notification dropped. */
+    private readonly rightsUntil?: number,
+    private readonly clock: () => number = Date.now,
   ) {
     // Every answer leaves through the transport, the SDK's and ours alike: each one settles its request.
     const send = transport.send.bind(transport);
@@ -66,6 +69,7 @@ export class StdioGate {
   private receive(line: string): void {
     if (line.trim() === '') return;
     const read = parseJson(line);
+    if (read.ok && this.rightsUntil !== undefined && this.clock() >= this.rightsUntil) return this.refuseExpired(read.value);
     if (read.ok) {
       for (const request of requestsIn(read.value)) this.pending.add(idKey(request.id));
       // A request the client cancelled gets no answer: nothing to wait for.
@@ -81,6 +85,18 @@ export class StdioGate {
     const decision = read.ok ? inspectIncoming(this.session.lifecycle, read.value) : inspectIncomingText(this.session.lifecycle, line);
     if (decision.action === 'batch') decision.entries.forEach((entry) => this.apply(entry));
     else this.apply(decision);
+  }
+
+  /**
+   * The token this process was started with has expired: a request gets an error saying so (a
+   * desktop client would otherwise keep using a 12-hour token for days), anything else is dropped.
+   */
+  private refuseExpired(value: unknown): void {
+    const message = `the token in ESTATE_STDIO_TOKEN expired at ${new Date(this.rightsUntil as number).toISOString()}; restart this server with a new one`;
+    for (const request of requestsIn(value)) {
+      void this.transport.send({ jsonrpc: '2.0', id: request.id, error: { code: TOKEN_EXPIRED, message } }).catch((error: unknown) => this.logger.warn({ err: error }, 'could not answer on stdout'));
+    }
+    this.logger.warn({ expired: new Date(this.rightsUntil as number).toISOString() }, 'refused a message: ESTATE_STDIO_TOKEN has expired');
   }
 
   private apply(decision: MessageDecision): void {
@@ -102,6 +118,9 @@ export class StdioGate {
     }
   }
 }
+
+/** The server error an expired start-up token is answered with (the HTTP edge answers 401). */
+const TOKEN_EXPIRED = -32000;
 
 function idKey(id: unknown): string {
   return `${typeof id}:${String(id)}`;
