@@ -3,7 +3,7 @@ import { parseAllowEntry, targetAddressPolicy, type AllowEntry } from './target-
 const policy = (...entries: string[]) => targetAddressPolicy(entries.map((e) => parseAllowEntry(e) as AllowEntry));
 
 describe('target address policy', () => {
-  it.each(['169.254.169.254', '127.0.0.1', '10.1.2.3', '172.20.0.1', '192.168.1.1', '0.0.0.0', '::1', 'fe80::1', 'fd00:ec2::254', '::ffff:127.0.0.1', '100.100.100.200'])(
+  it.each(['169.254.169.254', '127.0.0.1', '10.1.2.3', '172.20.0.1', '192.168.1.1', '0.0.0.0', '::1', 'fe80::1', 'fd00:ec2::254', '::ffff:127.0.0.1', '100.100.100.200', '::127.0.0.1', '::a9fe:a9fe', '::ffff:0:7f00:1', '64:ff9b:1::7f00:1', '64:ff9b::a9fe:a9fe'])(
     'refuses %s by default', (address) => {
       expect(policy().admitsAddress(address)).toBe(false);
     },

@@ -19,9 +19,11 @@ const FORBIDDEN_V4: Array<[string, number]> = [
   ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ];
 const FORBIDDEN_V6: Array<[string, number]> = [
-  ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['fec0::', 10],
-  // The AWS IPv6 metadata address sits in fd00::/8 (covered above); NAT64 may map any v4 address.
-  ['64:ff9b::', 96],
+  // ::/96 holds the unspecified and loopback addresses and the deprecated IPv4-compatible ones (::a.b.c.d).
+  ['::', 96], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['fec0::', 10],
+  // The AWS IPv6 metadata address sits in fd00::/8 (covered above). Translators may map any v4
+  // address: NAT64 (64:ff9b::/96 and the local-use 64:ff9b:1::/48) and SIIT (::ffff:0:a.b.c.d).
+  ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['::ffff:0:0:0', 96],
 ];
 
 /** `::ffff:a.b.c.d` is the IPv4 address a.b.c.d for the socket: judge it as one (6to4 and Teredo: tunnelled-address.ts). */
