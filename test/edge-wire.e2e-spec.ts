@@ -122,6 +122,43 @@ describe('the edge on the wire: versions, lifecycle, Streamable HTTP', () => {
       expect(messages.find((m) => m.id === 2)?.result).toMatchObject({ tools: [expect.objectContaining({ name: 'bank.lookup' })] });
     });
 
+    it('uses no id on a request refused before it ran: at the HTTP level, for its phase, or by the transport', async () => {
+      const session = await RawSession.open(edge.mcpUrl, ALICE, '2025-06-18');
+      const { accept: _accept, ...noAccept } = session.headers();
+      const refused = await raw(edge.mcpUrl, { headers: noAccept, body: JSON.stringify({ jsonrpc: '2.0', id: 101, method: 'tools/list' }) });
+      expect(refused.status).toBe(406);
+      expect((await session.call('tools/list', undefined, 101)).message).toMatchObject({ id: 101, result: { tools: [expect.objectContaining({ name: 'bank.lookup' })] } });
+      // A message the SDK's schema refuses (a _meta that is not an object) is refused whole by the transport.
+      const unreadable = await session.post({ jsonrpc: '2.0', id: 102, method: 'estate/unknown', params: { _meta: 5 } });
+      expect(unreadable.status).toBe(400);
+      expect((await session.call('ping', undefined, 102)).message).toMatchObject({ id: 102, result: {} });
+
+      const fresh = new RawSession(edge.mcpUrl, await token(ALICE));
+      await fresh.initialize('2025-06-18');
+      expect((await fresh.call('tools/list', undefined, 5)).message).toMatchObject({ id: 5, error: { code: -32600, message: expect.stringContaining('notifications/initialized') } });
+      // notifications/initialized refused for its Accept header does not start the session either.
+      const { accept: _none, ...bare } = fresh.headers();
+      expect((await raw(edge.mcpUrl, { headers: bare, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).status).toBe(406);
+      expect((await fresh.call('tools/list', undefined, 6)).message).toMatchObject({ id: 6, error: { message: expect.stringContaining('notifications/initialized') } });
+      expect((await fresh.post({ jsonrpc: '2.0', method: 'notifications/initialized' })).status).toBe(202);
+      expect((await fresh.call('tools/list', undefined, 5)).message).toMatchObject({ id: 5, result: { tools: expect.any(Array) } });
+    });
+
+    it('refuses a 2025-03-26 batch with a bad entry whole, answering only that entry, and uses none of its ids', async () => {
+      const session = await RawSession.open(edge.mcpUrl, ALICE, '2025-03-26');
+      const refused = await session.post([{ jsonrpc: '2.0', id: 12, method: 'ping' }, { jsonrpc: '2.0', id: 13, method: 'ping', params: [] }]);
+      expect(refused.status).toBe(400);
+      expect(JSON.parse(refused.text)).toEqual([{ jsonrpc: '2.0', id: 13, error: { code: -32600, message: expect.stringContaining('params must be an object') } }]);
+      // A duplicate inside a batch refuses it too, and frees the id its first entry took.
+      const doubled = await session.post([{ jsonrpc: '2.0', id: 14, method: 'ping' }, { jsonrpc: '2.0', id: 14, method: 'ping' }]);
+      expect(JSON.parse(doubled.text)).toEqual([{ jsonrpc: '2.0', id: 14, error: { code: -32600, message: expect.stringContaining('already used') } }]);
+      const fixed = await session.post([{ jsonrpc: '2.0', id: 12, method: 'ping' }, { jsonrpc: '2.0', id: 13, method: 'ping' }, { jsonrpc: '2.0', id: 14, method: 'ping' }]);
+      expect(fixed.status).toBe(200);
+      expect(sseMessages(fixed.text).map((m) => [m.id, m.result])).toEqual(expect.arrayContaining([[12, {}], [13, {}], [14, {}]]));
+      // Ids of a batch that ran are used.
+      expect((await session.call('ping', undefined, 12)).message).toMatchObject({ id: 12, error: { message: expect.stringContaining('already used') } });
+    });
+
     it('answers unparseable JSON and non-UTF-8 bytes with -32700', async () => {
       const session = await RawSession.open(edge.mcpUrl, ALICE);
       for (const body of ['{"jsonrpc": "2.0", "id": 1, "method": ', Buffer.from([0x7b, 0xff, 0xfe, 0x7d])]) {

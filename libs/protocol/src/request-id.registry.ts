@@ -35,6 +35,11 @@ export class RequestIdRegistry {
     return true;
   }
 
+  /** Forgets `id`, as if it had never been recorded. */
+  delete(id: JsonRpcId): void {
+    this.#seen.delete(keyOf(id));
+  }
+
   #forgetOldest(): void {
     // A Set iterates in insertion order, so its first key is the oldest.
     const oldest = this.#seen.values().next();

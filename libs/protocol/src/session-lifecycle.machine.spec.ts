@@ -158,10 +158,19 @@ describe('SessionLifecycle — second initialize and id reuse', () => {
     expect(operatingSession().checkRequest('tools/list', 0)?.message).toMatch(/id 0 was already used/);
   });
 
-  it('counts the id of a refused request as used', () => {
+  it('uses no id for a request it refuses: it was never processed', () => {
     const session = new SessionLifecycle();
-    session.checkRequest('tools/list', 1);
-    expect(session.checkRequest('initialize', 1)?.message).toMatch(/id 1 was already used/);
+    expect(session.checkRequest('tools/list', 1)?.message).toMatch(/not allowed before initialize/);
+    expect(session.checkRequest('initialize', 1)).toBeNull();
+  });
+
+  it('frees the id of an admitted request the host withdraws, and only that one', () => {
+    const session = operatingSession();
+    expect(session.checkRequest('ping', 101)).toBeNull();
+    expect(session.checkRequest('ping', 102)).toBeNull();
+    session.withdrawRequest(101);
+    expect(session.checkRequest('ping', 101)).toBeNull();
+    expect(session.checkRequest('ping', 102)?.message).toMatch(/id 102 was already used/);
   });
 
   it('does not confuse the integer 1 with the string "1"', () => {

@@ -22,8 +22,9 @@ export interface SessionLifecycleOptions {
  * The MCP session lifecycle as seen by a server, one instance per session. `checkRequest`
  * and `checkNotification` are admission calls: they decide and record in one step (an
  * admitted id counts as used; an admitted `notifications/initialized` starts operation).
- * The host reports the one thing it alone sees — the initialize answer going out — through
- * `onInitializeAnswered` or `onInitializeFailed`.
+ * A refused request uses no id: it was never processed. The host reports what it alone sees:
+ * the initialize answer going out (`onInitializeAnswered`, `onInitializeFailed`), and an
+ * admitted request it refused after all before processing it (`withdrawRequest`).
  */
 export class SessionLifecycle {
   #phase: SessionPhase = 'awaiting-initialize';
@@ -49,12 +50,20 @@ export class SessionLifecycle {
     if (this.#phase === 'closed') {
       return invalidRequestError('the session is closed; open a new session');
     }
-    if (!this.#usedIds.add(id)) {
+    if (this.#usedIds.has(id)) {
       return invalidRequestError(`id ${formatId(id)} was already used in this session; use a fresh id`);
     }
-    if (method === MCP_METHOD.Initialize) return this.#admitInitialize();
-    if (method === MCP_METHOD.Ping || this.#phase === 'operating') return null;
-    return invalidRequestError(this.#tooEarlyReason(method));
+    const refusal = this.#phaseRefusal(method);
+    if (refusal === null) this.#usedIds.add(id);
+    return refusal;
+  }
+
+  /**
+   * The host refused a request this lifecycle admitted before processing it (its HTTP request was
+   * refused, or the batch it came in was refused whole): its id was not used after all.
+   */
+  withdrawRequest(id: JsonRpcId): void {
+    this.#usedIds.delete(id);
   }
 
   /** Whether to process a notification. A notification is never answered, so a refusal is a silent drop. */
@@ -104,6 +113,12 @@ export class SessionLifecycle {
   close(): void {
     this.#phase = 'closed';
     this.#initializeInFlight = false;
+  }
+
+  #phaseRefusal(method: string): JsonRpcErrorObject | null {
+    if (method === MCP_METHOD.Initialize) return this.#admitInitialize();
+    if (method === MCP_METHOD.Ping || this.#phase === 'operating') return null;
+    return invalidRequestError(this.#tooEarlyReason(method));
   }
 
   #admitInitialize(): JsonRpcErrorObject | null {

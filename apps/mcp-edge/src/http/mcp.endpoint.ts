@@ -141,7 +141,7 @@ async function getOrDelete(deps: McpEndpointDeps, req: IncomingMessage, res: Ser
     trackStream(session, res);
   }
   // The GET's rights go along so that the stream it opens ends when its token expires.
-  return await session.http!.handleRequest(req, res, undefined, rightsAuthInfo(rights));
+  await session.http!.handleRequest(req, res, undefined, rightsAuthInfo(rights));
 }
 
 function trackStream(session: EdgeSession, res: ServerResponse): void {
@@ -175,6 +175,8 @@ async function post(deps: McpEndpointDeps, req: IncomingMessage, res: ServerResp
   if (sessionId === undefined) return initialize(deps, req, res, rights, parsed.value);
   const session = deps.sessions.find(sessionId, rights.principal, rights.until);
   if (!session) return rpcError(res, 404, null, SESSION_NOT_FOUND);
+  // HTTP before JSON-RPC: a POST refused for its Accept header leaves the session as it was.
+  if (!acceptable(req, res)) return;
   return dispatch(session, req, res, inspectIncoming(session.lifecycle, parsed.value), rights);
 }
 
@@ -187,28 +189,41 @@ async function dispatch(session: EdgeSession, req: IncomingMessage, res: ServerR
       return;
     case 'batch': {
       // A batch with any refused entry is refused whole: half-processing it would leave the
-      // client unable to tell which entries ran.
+      // client unable to tell which entries ran. None ran, so none of its ids is used up.
       const refused = verdict.entries.flatMap((entry) => {
         const reply = refusalOf(entry);
         return reply ? [reply] : [];
       });
-      if (refused.length > 0) return sendJson(res, 400, refused);
+      if (refused.length > 0) {
+        withdraw(session, verdict.entries);
+        return sendJson(res, 400, refused);
+      }
       const accepted = verdict.entries.flatMap((entry) => (entry.action === 'process' ? [entry.message] : []));
       if (accepted.length === 0) {
         res.writeHead(202).end();
         return;
       }
-      if (!acceptable(req, res)) return;
-      return session.http!.handleRequest(req, res, accepted, rightsAuthInfo(rights));
+      return deliver(session, req, res, accepted, verdict.entries, rights);
     }
     case 'process': {
-      const refusal = refusalOf(verdict);
-      if (!acceptable(req, res)) return;
       // A request whose params do not fit its method was still read: its -32602 is its answer
       // (200, as any JSON-RPC error), so a client sees an McpError, not a failed transport.
+      const refusal = refusalOf(verdict);
       if (refusal) return sendJson(res, 200, refusal);
-      return session.http!.handleRequest(req, res, verdict.message, rightsAuthInfo(rights));
+      return deliver(session, req, res, verdict.message, [verdict], rights);
     }
+  }
+}
+
+/** Hands admitted messages to the session's transport; if it refuses the POST outright, their ids stay unused. */
+async function deliver(session: EdgeSession, req: IncomingMessage, res: ServerResponse, body: unknown, entries: readonly MessageDecision[], rights: RequestRights): Promise<void> {
+  if (!(await session.http!.handleRequest(req, res, body, rightsAuthInfo(rights)))) withdraw(session, entries);
+}
+
+/** The requests of a POST the edge refused after admitting them never ran: their ids are free again. */
+function withdraw(session: EdgeSession, entries: readonly MessageDecision[]): void {
+  for (const entry of entries) {
+    if (entry.action === 'process' && entry.kind === 'request') session.lifecycle.withdrawRequest(entry.message.id);
   }
 }
 

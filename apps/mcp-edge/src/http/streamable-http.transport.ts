@@ -16,8 +16,11 @@ const PRIMING_SINCE = '2025-11-25';
 
 /** What the endpoint hands a session's HTTP transport once its own checks have passed. */
 export interface HttpSessionTransport {
-  /** `authInfo` reaches the handler of every message in the body (see sessions/request-rights.ts). */
-  handleRequest(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown, authInfo?: AuthInfo): Promise<void>;
+  /**
+   * `authInfo` reaches the handler of every message in the body (see sessions/request-rights.ts).
+   * Resolves false when the request was refused outright: a POST's messages then never ran.
+   */
+  handleRequest(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown, authInfo?: AuthInfo): Promise<boolean>;
 }
 
 export interface NodeStreamableHttpOptions {
@@ -83,6 +86,12 @@ function parseMessages(entries: unknown[]): JSONRPCMessage[] | undefined {
   return messages;
 }
 
+/** Answers a request the transport refuses outright; false, for `handleRequest` to resolve with. */
+function refused(res: ServerResponse, status: number, error: { code: number; message: string }): false {
+  rpcError(res, status, null, error);
+  return false;
+}
+
 function isRequest(message: JSONRPCMessage): boolean {
   return 'id' in message && 'method' in message;
 }
@@ -126,34 +135,32 @@ export class NodeStreamableHttpTransport implements Transport, HttpSessionTransp
     this.protocolVersion = version;
   }
 
-  async handleRequest(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown, authInfo?: AuthInfo): Promise<void> {
-    if (this.closed) return rpcError(res, 404, null, SESSION_NOT_FOUND);
+  async handleRequest(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown, authInfo?: AuthInfo): Promise<boolean> {
+    if (this.closed) return refused(res, 404, SESSION_NOT_FOUND);
     if (req.method === 'POST') return this.handlePost(req, res, parsedBody, authInfo);
     if (req.method === 'GET') return this.handleGet(req, res, authInfo);
     if (req.method === 'DELETE') return this.handleDelete(res);
     res.setHeader('allow', 'GET, POST, DELETE');
-    rpcError(res, 405, null, { code: -32000, message: 'Method not allowed.' });
+    return refused(res, 405, { code: -32000, message: 'Method not allowed.' });
   }
 
-  private async handlePost(req: IncomingMessage, res: ServerResponse, body: unknown, authInfo: AuthInfo | undefined): Promise<void> {
+  private async handlePost(req: IncomingMessage, res: ServerResponse, body: unknown, authInfo: AuthInfo | undefined): Promise<boolean> {
     const entries: unknown[] = Array.isArray(body) ? body : [body];
-    if (entries.length > MAX_BATCH) {
-      return rpcError(res, 400, null, { code: -32600, message: `Invalid Request: Batch must not exceed ${MAX_BATCH} messages` });
-    }
+    if (entries.length > MAX_BATCH) return refused(res, 400, { code: -32600, message: `Invalid Request: Batch must not exceed ${MAX_BATCH} messages` });
     const messages = parseMessages(entries);
-    if (!messages) return rpcError(res, 400, null, { code: -32700, message: 'Parse error: Invalid JSON-RPC message' });
+    if (!messages) return refused(res, 400, { code: -32700, message: 'Parse error: Invalid JSON-RPC message' });
     const requestInfo = { headers: req.headers };
     const requests = messages.filter(isRequest) as Array<JSONRPCMessage & { id: RequestId }>;
     if (requests.length === 0) {
       res.writeHead(202).end();
       for (const message of messages) this.deliverIncoming(message, { requestInfo, authInfo });
-      return;
+      return true;
     }
     const streamId = `${this.sessionId.slice(0, 8)}-${++this.streamCount}`;
     const resumable = this.versionFor(req, messages) >= PRIMING_SINCE;
     // An event with an id and no data first, so a client that loses the stream can resume it at once.
     const priming = resumable ? `id: ${await this.store.storeEvent(streamId, {} as JSONRPCMessage)}\ndata: \n\n` : undefined;
-    if (this.closed) return rpcError(res, 404, null, SESSION_NOT_FOUND);
+    if (this.closed) return refused(res, 404, SESSION_NOT_FOUND);
     // Deferred: headers, priming and a prompt answer leave together in one write.
     const stream = this.attach(streamId, res, priming, true);
     this.routes.set(streamId, { unanswered: new Set(requests.map((r) => r.id)) });
@@ -167,6 +174,7 @@ export class NodeStreamableHttpTransport implements Transport, HttpSessionTransp
       this.deliverIncoming(message, extra);
     }
     stream.startKeepAlive();
+    return true;
   }
 
   private deliverIncoming(message: JSONRPCMessage, extra: MessageExtraInfo): void {
@@ -187,24 +195,21 @@ export class NodeStreamableHttpTransport implements Transport, HttpSessionTransp
   }
 
   /** A stream a GET opens ends when the GET's token expires (`expiresAt`, in seconds as the SDK counts). */
-  private async handleGet(req: IncomingMessage, res: ServerResponse, authInfo: AuthInfo | undefined): Promise<void> {
+  private async handleGet(req: IncomingMessage, res: ServerResponse, authInfo: AuthInfo | undefined): Promise<boolean> {
     const lastEventId = req.headers['last-event-id'];
     if (typeof lastEventId === 'string' && lastEventId !== '') return this.resume(res, lastEventId, authInfo);
-    if (this.live.has(STANDALONE_STREAM)) {
-      return rpcError(res, 409, null, { code: -32000, message: 'Conflict: Only one SSE stream is allowed per session' });
-    }
+    if (this.live.has(STANDALONE_STREAM)) return refused(res, 409, { code: -32000, message: 'Conflict: Only one SSE stream is allowed per session' });
     const stream = this.attach(STANDALONE_STREAM, res);
     if (authInfo?.expiresAt !== undefined) stream.endAt(authInfo.expiresAt * 1000);
     stream.startKeepAlive();
+    return true;
   }
 
   /** Reopens a stream (the GET stream or a POST's) from after the client's last event. */
-  private async resume(res: ServerResponse, lastEventId: string, authInfo: AuthInfo | undefined): Promise<void> {
+  private async resume(res: ServerResponse, lastEventId: string, authInfo: AuthInfo | undefined): Promise<boolean> {
     const streamId = await this.store.getStreamIdForEventId?.(lastEventId);
-    if (!streamId) return rpcError(res, 400, null, { code: -32000, message: 'Invalid event ID format' });
-    if (this.live.has(streamId)) {
-      return rpcError(res, 409, null, { code: -32000, message: 'Conflict: Stream already has an active connection' });
-    }
+    if (!streamId) return refused(res, 400, { code: -32000, message: 'Invalid event ID format' });
+    if (this.live.has(streamId)) return refused(res, 409, { code: -32000, message: 'Conflict: Stream already has an active connection' });
     const stream = this.attach(streamId, res);
     if (authInfo?.expiresAt !== undefined) stream.endAt(authInfo.expiresAt * 1000);
     await this.store.replayEventsAfter(lastEventId, {
@@ -216,15 +221,18 @@ export class NodeStreamableHttpTransport implements Transport, HttpSessionTransp
     // A POST stream whose requests are all answered has nothing more to carry once replayed.
     if (this.closed || (streamId !== STANDALONE_STREAM && !this.routes.has(streamId))) {
       this.live.delete(streamId);
-      return stream.end();
+      stream.end();
+      return true;
     }
     stream.startKeepAlive();
+    return true;
   }
 
-  private async handleDelete(res: ServerResponse): Promise<void> {
+  private async handleDelete(res: ServerResponse): Promise<boolean> {
     try {
       await this.options.onsessionclosed?.(this.sessionId);
       res.writeHead(200).end();
+      return true;
     } finally {
       await this.close();
     }
