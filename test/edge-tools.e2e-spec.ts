@@ -211,4 +211,23 @@ describe('edge tools: listing, the call pipeline and upstream behaviour (real Ka
     expect(refused.map((e) => e.outcome)).toEqual(['refused:invalid_params']);
     expect((await rpc(stack.mcpUrl, bearer, { jsonrpc: '2.0', id: 99, method: 'tools/list' }, raw.session)).status).toBe(200);
   });
+
+  it('counts a call in flight as activity: the idle clock starts when the call ends, not when it came', async () => {
+    const quick = await stack.startEdge({ ESTATE_SESSION_IDLE_SECONDS: '6', ESTATE_UPSTREAM_TIMEOUT_MS: '20000' });
+    stack.faults.delay('lookup', 9000);
+    try {
+      const session = await rawSession(quick.mcpUrl, await token(ALICE), '2025-11-25');
+      const before = calls();
+      const started = Date.now();
+      const answer = await session.request('tools/call', { name: 'bank.lookup', arguments: { reference: 'PMT-9' } });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(8500);
+      expect(answer.message.result).toMatchObject({ structuredContent: { reference: 'PMT-9' } });
+      expect(calls()).toBe(before + 1);
+      // Nine seconds after its last request arrived, the session lives on: its call ended just now.
+      expect((await session.request('ping')).message).toMatchObject({ result: {} });
+      expect(quick.sessions.size).toBe(1);
+    } finally {
+      stack.faults.delay('lookup', 0);
+    }
+  }, 30000);
 });

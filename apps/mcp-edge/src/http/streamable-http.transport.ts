@@ -21,6 +21,8 @@ export interface HttpSessionTransport {
    * Resolves false when the request was refused outright: a POST's messages then never ran.
    */
   handleRequest(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown, authInfo?: AuthInfo): Promise<boolean>;
+  /** A request is unanswered or a stream is open: the session is in use, however long ago the request came. */
+  readonly inUse: boolean;
 }
 
 export interface NodeStreamableHttpOptions {
@@ -33,6 +35,8 @@ export interface NodeStreamableHttpOptions {
    * messages for the GET stream are then dropped, not kept for a later replay.
    */
   mayNotify?: () => boolean;
+  /** Called when a request is answered or a stream ends: the session's idle time counts from then. */
+  onSettled?: () => void;
 }
 
 /** Takes some requests off the SDK server (sessions/session.fast-path.ts); it answers them through `send`. */
@@ -133,6 +137,10 @@ export class NodeStreamableHttpTransport implements Transport, HttpSessionTransp
 
   setProtocolVersion(version: string): void {
     this.protocolVersion = version;
+  }
+
+  get inUse(): boolean {
+    return this.streamOf.size > 0 || this.live.size > 0;
   }
 
   async handleRequest(req: IncomingMessage, res: ServerResponse, parsedBody?: unknown, authInfo?: AuthInfo): Promise<boolean> {
@@ -242,6 +250,7 @@ export class NodeStreamableHttpTransport implements Transport, HttpSessionTransp
   private attach(streamId: string, res: ServerResponse, firstFrame?: string, deferred = false): SseStream {
     const stream = new SseStream(res, this.sessionId, (gone) => {
       if (this.live.get(streamId) === gone) this.live.delete(streamId);
+      this.options.onSettled?.();
     }, firstFrame, deferred);
     this.live.set(streamId, stream);
     return stream;
@@ -271,6 +280,7 @@ export class NodeStreamableHttpTransport implements Transport, HttpSessionTransp
     const route = this.routes.get(streamId);
     route?.unanswered.delete(requestId);
     this.streamOf.delete(requestId);
+    this.options.onSettled?.();
     const last = !route || route.unanswered.size === 0;
     if (last) this.routes.delete(streamId);
     return this.deliver(streamId, message, last);

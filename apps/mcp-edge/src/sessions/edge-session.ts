@@ -17,6 +17,7 @@ import { negotiateProtocolVersion, SessionLifecycle, type JsonRpcRequest } from 
  */
 export class EdgeSession implements CallerContext {
   readonly era = 'session' as const;
+  /** When its latest request arrived or its latest request or stream ended: idle time counts from then. */
   lastSeen: number;
   protocolVersion?: string;
   pins: Pins = {};
@@ -94,6 +95,11 @@ export class EdgeSession implements CallerContext {
     this.principal = principal;
     this.lastSeen = now;
     this.rightsUntil = rightsUntil;
+  }
+
+  /** A request of it is unanswered or a stream of it is open: it is not idle, however old `lastSeen` is. */
+  get inUse(): boolean {
+    return this.openStreams > 0 || this.http?.inUse === true;
   }
 
   /** Whether the rights of the latest request still hold, so the session may be told of changes. */

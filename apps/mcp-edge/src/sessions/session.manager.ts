@@ -33,7 +33,7 @@ export interface ServerExtension {
 }
 
 export interface SessionLimits {
-  /** A session with no request and no open stream for this long is closed. */
+  /** A session with no request, none in flight and no open stream for this long is closed. */
   idleMs: number;
   /** Open HTTP sessions one subject of one tenant may hold at once. */
   maxPerPrincipal: number;
@@ -110,6 +110,9 @@ export class SessionManager {
       eventStore: session.events,
       onsessionclosed: (id) => this.remove(id),
       mayNotify: () => session.mayNotify(this.clock()),
+      onSettled: () => {
+        session.lastSeen = this.clock();
+      },
     });
     session.http = http;
     session.transport = http;
@@ -138,13 +141,13 @@ export class SessionManager {
     return this.connect(new EdgeSession(randomUUID(), principal, this.clock()), transport);
   }
 
-  /** Seconds until the first of these sessions can expire for idleness (one with an open stream cannot). */
+  /** Seconds until the first of these sessions can expire for idleness (one in use cannot). */
   private retryAfter(ids: Set<string>): number {
     const now = this.clock();
     let soonest = now + this.idleMs;
     for (const id of ids) {
       const session = this.sessions.get(id);
-      if (session && session.openStreams === 0) soonest = Math.min(soonest, session.lastSeen + this.idleMs);
+      if (session && !session.inUse) soonest = Math.min(soonest, session.lastSeen + this.idleMs);
     }
     return Math.max(1, Math.ceil((soonest - now) / 1000));
   }
@@ -246,7 +249,8 @@ export class SessionManager {
   private async sweep(): Promise<void> {
     const cutoff = this.clock() - this.idleMs;
     for (const [id, session] of this.sessions) {
-      if (session.lastSeen < cutoff && session.openStreams === 0) {
+      // A call in flight or an open stream is activity: the idle clock starts when the last one ends.
+      if (session.lastSeen < cutoff && !session.inUse) {
         this.logger.debug({ session: id }, 'closing idle session');
         await this.remove(id);
       }
