@@ -58,22 +58,39 @@ export function parseToolSpec(input: unknown): Result<ToolSpec, ContractIssue[]>
  */
 export const MAX_SCHEMA_DEPTH = 64;
 
+/**
+ * How many members (object members and array items, keywords included) one schema may hold: a
+ * thousand described properties fit. Compiling a schema costs the validator (ajv) 0.1 to 0.3 ms a
+ * member, and checking each call grows with it too: 80,000 members (40,000 typed properties) held
+ * the registry's event loop for 10 to 26 seconds; 5,000 take about half a second (profiled).
+ */
+export const MAX_SCHEMA_MEMBERS = 5_000;
+
 /** Numbers JSON cannot hold listed at most; a body of `1e400`s is refused just the same. */
 const MAX_NUMBER_ISSUES = 16;
 
 /**
  * One walk over a schema, without recursion: the first object or array nested deeper than
- * `limit`, and numbers that are not finite. JSON.parse reads `1e400` as Infinity, which JSON
- * cannot write back: it would be stored and served as `null`, an invalid schema for every agent.
+ * MAX_SCHEMA_DEPTH, more than MAX_SCHEMA_MEMBERS members, and numbers that are not finite.
+ * JSON.parse reads `1e400` as Infinity, which JSON cannot write back: it would be stored and
+ * served as `null`, an invalid schema for every agent.
  */
-function schemaValueIssues(root: Record<string, unknown>, path: string, limit: number): Issues {
+function schemaValueIssues(root: Record<string, unknown>, path: string): Issues {
   const issues: Issues = [];
   let numberIssues = 0;
+  let members = 0;
   const stack: Array<{ value: object; path: string; depth: number }> = [{ value: root, path, depth: 1 }];
   while (stack.length > 0) {
     const { value, path: at, depth } = stack.pop() as { value: object; path: string; depth: number };
-    if (depth > limit) {
-      issues.push(issue(at, 'too_deep', `nests objects and arrays more than ${limit} levels deep`));
+    if (depth > MAX_SCHEMA_DEPTH) {
+      issues.push(issue(at, 'too_deep', `nests objects and arrays more than ${MAX_SCHEMA_DEPTH} levels deep`));
+      return issues;
+    }
+    const keys = Array.isArray(value) ? undefined : Object.keys(value);
+    members += keys === undefined ? (value as unknown[]).length : keys.length;
+    if (members > MAX_SCHEMA_MEMBERS) {
+      const what = 'object members and array items, keywords included';
+      issues.push(issue(path, 'too_large', `holds more than ${MAX_SCHEMA_MEMBERS} members (${what}); split the tool or simplify its schema`));
       return issues;
     }
     const visit = (key: string | number, child: unknown) => {
@@ -82,8 +99,8 @@ function schemaValueIssues(root: Record<string, unknown>, path: string, limit: n
         issues.push(issue(appendPath(at, key), 'not_finite', `is too large for a JSON number: it reads as ${String(child)}, which would be stored and served as null`));
       }
     };
-    if (Array.isArray(value)) value.forEach((child, index) => visit(index, child));
-    else for (const key of Object.keys(value)) visit(key, (value as Record<string, unknown>)[key]);
+    if (keys === undefined) (value as unknown[]).forEach((child, index) => visit(index, child));
+    else for (const key of keys) visit(key, (value as Record<string, unknown>)[key]);
   }
   return issues;
 }
@@ -135,7 +152,7 @@ function schemaField(
     issues.push(issue(path, 'type', 'must be a JSON Schema object'));
     return undefined;
   }
-  const found = schemaValueIssues(value, path, MAX_SCHEMA_DEPTH);
+  const found = schemaValueIssues(value, path);
   issues.push(...found);
   return found.length === 0 ? value : undefined;
 }

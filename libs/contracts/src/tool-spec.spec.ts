@@ -1,4 +1,4 @@
-import { MAX_SCHEMA_DEPTH, parseToolSpec } from './tool-spec.parser';
+import { MAX_SCHEMA_DEPTH, MAX_SCHEMA_MEMBERS, parseToolSpec } from './tool-spec.parser';
 import {
   CLASSIFICATION_RANK,
   RETRYABLE_BY_SIDE_EFFECT,
@@ -106,6 +106,18 @@ describe('parseToolSpec', () => {
     const properties = Object.fromEntries(Array.from({ length: 1_000 }, (_, i) => [`p${i}`, { maximum: Infinity }]));
     const parsed = parseToolSpec({ ...lookupSpec, inputSchema: { type: 'object', properties } });
     expect(parsed.ok ? [] : parsed.error.map((found) => found.code)).toEqual(Array(16).fill('not_finite'));
+  });
+
+  it('refuses a schema of more members than the limit (40,000 properties) naming the limit at the schema, and takes one at the limit', () => {
+    const schema = (properties: number) => ({ type: 'object', properties: Object.fromEntries(Array.from({ length: properties }, (_, i) => [`p${i}`, {}])) });
+    // `type` and `properties` are two members; each property one more.
+    expect(parseToolSpec({ ...lookupSpec, inputSchema: schema(MAX_SCHEMA_MEMBERS - 2) }).ok).toBe(true);
+    for (const properties of [MAX_SCHEMA_MEMBERS - 1, 40_000]) {
+      expect(parseToolSpec({ ...lookupSpec, inputSchema: schema(properties) })).toEqual({
+        ok: false,
+        error: [{ path: '$.inputSchema', code: 'too_large', message: expect.stringContaining(`more than ${MAX_SCHEMA_MEMBERS} members`) }],
+      });
+    }
   });
 
   it('refuses something that is not an object', () => {

@@ -22,4 +22,14 @@ describe('check', () => {
     expect(await check.execute(body, META)).toMatchObject(refusal);
     expect(await publish.execute(body, META)).toMatchObject(refusal);
   });
+
+  it('refuses a schema of 40,000 properties as too large (400) naming the limit, instead of holding the event loop for seconds', async () => {
+    const { check } = await bankWithTwoVersions();
+    const properties = Object.fromEntries(Array.from({ length: 40_000 }, (_, i) => [`p${i}`, { type: 'null' }]));
+    const wide = { ...LOOKUP, version: '2.0.0', inputSchema: { type: 'object', properties } };
+    expect(await check.execute(wide, META)).toMatchObject({
+      ok: false,
+      error: { code: 'INVALID_SPEC', details: { issues: [{ path: '$.inputSchema', code: 'too_large', message: expect.stringContaining('more than 5000 members') }] } },
+    });
+  });
 });
