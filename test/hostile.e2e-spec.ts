@@ -271,10 +271,10 @@ describe('hostile agents and hostile input (issue 8)', () => {
       ['audit from=0000-01-01', () => `${auditUrl()}/v1/audit?from=0000-01-01`],
       ['audit to=10000-01-01', () => `${auditUrl()}/v1/audit?to=10000-01-01`],
       ['audit from=2024-02-30', () => `${auditUrl()}/v1/audit?from=2024-02-30`],
-      ['audit oversized tool', () => `${auditUrl()}/v1/audit?tool=${'t'.repeat(300)}`],
+      ['audit oversized tool', () => `${auditUrl()}/v1/audit?tool=${'t'.repeat(3000)}`],
       ['audit callers %00', () => `${auditUrl()}/v1/tools/%00/callers`],
       ['audit callers version=%00', () => `${auditUrl()}/v1/tools/bank.lookup/callers?version=%00`],
-      ['audit callers oversized', () => `${auditUrl()}/v1/tools/${'c'.repeat(300)}/callers`],
+      ['audit callers oversized', () => `${auditUrl()}/v1/tools/${'c'.repeat(3000)}/callers`],
       ['discovery %00', () => `${estate.discoveryUrl}/v1/catalog?x=%00`],
     ];
 

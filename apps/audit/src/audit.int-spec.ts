@@ -27,12 +27,15 @@ const registryEvents = [
   published('2.0.0', '2025-01-02T00:00:00Z'),
   envelope('ToolVersionDeprecated', 'payments.lookup', { name: 'payments.lookup', version: '1.0.0', reason: 'use 2.0.0' }, '2025-01-03T00:00:00Z'),
 ];
+const LONG_NAME = `probe.${'x'.repeat(294)}`;
 const callEvents = [
   call('agent-a', '1.0.0', 'ok', '2025-01-04T00:00:00Z'),
   call('agent-a', '1.0.0', 'tool_error', '2025-01-04T00:01:00Z'),
   call('agent-a', '1.0.0', 'ok', '2025-01-04T00:02:00Z'),
   call('agent-b', '2.0.0', 'ok', '2025-01-05T00:00:00Z'),
   envelope('ToolCallRefused', 'agent-b', { principal: 'agent-b', tool: 'payments.lookup', version: '1.0.0', reason: 'invalid_arguments', detail: 'x' }, '2025-01-05T00:01:00Z', 'mcp-edge'),
+  // A name longer than the trail's keys (an agent probing with a 300-character name): stored as its bounded key.
+  envelope('ToolCallCompleted', 'agent-c', { principal: 'agent-c', tool: LONG_NAME, version: '1.0.0', outcome: 'ok', durationMs: 1, attempts: 1, repaired: 0 }, '2025-01-06T00:00:00Z', 'mcp-edge'),
 ];
 /** Audit follows the deprecation with an entry naming its callers (deprecation/). */
 const TOTAL = registryEvents.length + callEvents.length + 1;
@@ -89,6 +92,13 @@ describe('audit service on PostgreSQL and Kafka', () => {
     expect(seqs).toEqual([...seqs].sort((a, b) => b - a));
   });
 
+  it('finds an entry of a name longer than its key by the name or by the stored key', async () => {
+    const [byName] = await entries(`tool=${LONG_NAME}`);
+    expect(byName).toMatchObject({ principal: 'agent-c' });
+    expect(byName.tool).not.toBe(LONG_NAME);
+    expect((await entries(`tool=${encodeURIComponent(byName.tool as string)}`)).map((e) => e.principal)).toEqual(['agent-c']);
+  });
+
   it('filters by tool, version, principal, type, outcome and time', async () => {
     expect((await entries('principal=agent-a')).map((e) => e.outcome)).toEqual(['ok', 'tool_error', 'ok']);
     expect((await entries('principal=agent-a&outcome=tool_error')).map((e) => e.outcome)).toEqual(['tool_error']);
@@ -122,7 +132,7 @@ describe('audit service on PostgreSQL and Kafka', () => {
   it('answers 400 naming the parameter for a bad cursor, limit, date, type, outcome or version', async () => {
     for (const [query, parameter] of [
       ['cursor=bogus', 'cursor'], ['limit=501', 'limit'], ['from=tomorrow', 'from'],
-      ['outcome=bogus', 'outcome'], ['type=ToolVersionPublish', 'type'], ['outcome=refused:bogus', 'outcome'], ['version=notsemver', 'version'], ['version=%5E1.0.0', 'version'],
+      ['outcome=bogus', 'outcome'], ['type=ToolVersionPublish', 'type'], ['tol=bank.lookup', 'tol'], ['principle=alice', 'principle'], ['outcome=refused:bogus', 'outcome'], ['version=notsemver', 'version'], ['version=%5E1.0.0', 'version'],
       ['from=2026-12-02T03:00:00', 'from'], ['to=2026-12-02T03:00:00', 'to'],
     ]) {
       const response = await get(`/v1/audit?${query}`);

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { decodeJwt } from 'jose';
 import { topicName, type CloudEvent, type EventEnvelope } from '@estate/events';
 import { createLogger, issueDevToken, KafkaEventBus } from '@estate/platform';
 import { createTestDatabase, kafkaBrokers, randomTopicPrefix } from '../../../test/support/infra';
@@ -116,6 +117,27 @@ describe('the events stream shows a caller without governance scopes what the re
     ]);
     expect(events[1]).toMatchObject({ estateactor: 'release-bot', data: registryEvents[3].data });
   });
+
+  it('ends a stream when the token that opened it expires, and refuses a misspelt parameter', async () => {
+    const short = await issueDevToken(SECRET, { sub: 'qa-agent', scope: 'qa:read', tenant: 'acme', clearance: 'internal' }, { expiresIn: '3s' });
+    const expiresAt = decodeJwt(short).exp! * 1000;
+    const answer = await fetch(`${audit.url}/v1/events/stream?since=0&tools=qa.echo`, { headers: { authorization: `Bearer ${short}` } });
+    expect(answer.status).toBe(200);
+    const reader = (answer.body as ReadableStream<Uint8Array>).getReader();
+    let text = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    // The stream carried the events until then, and ended at the expiry, not before.
+    expect(text).toContain('io.estate.tool.version.deprecated');
+    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
+    expect(Date.now()).toBeLessThan(expiresAt + 5000);
+    const typo = await fetch(`${audit.url}/v1/events/stream?tool=qa.echo`, { headers: { authorization: `Bearer ${tokens.agent}` } });
+    expect(typo.status).toBe(400);
+    expect(await typo.json()).toMatchObject({ details: { parameter: 'tool' } });
+  }, 30_000);
 });
 
 /** A minimal SSE reader over fetch: the CloudEvents of the frames, until a predicate holds. */

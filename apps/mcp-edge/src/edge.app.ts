@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { INestApplication } from '@nestjs/common';
-import { LOGGER, PRINCIPAL_RESOLVER, startHttpApp, traceRequests, type EventBus, type Logger, type PrincipalResolver, type StopStep } from '@estate/platform';
+import { jwtExpiry, LOGGER, PRINCIPAL_RESOLVER, startHttpApp, traceRequests, type EventBus, type Logger, type PrincipalResolver, type StopStep } from '@estate/platform';
 import { CatalogReplica } from './catalog/catalog.replica';
 import type { EdgeConfig } from './config';
 import { EdgeAddress, EdgeModule } from './edge.module';
@@ -8,7 +8,6 @@ import { answerClientErrors } from './http/client-error.handler';
 import { createMcpEndpoint } from './http/mcp.endpoint';
 import { serveMcpFirst } from './http/mcp.router';
 import { RequestGuard } from './http/request.guard';
-import { jwtExpiry } from './http/token-expiry';
 import { statelessEndpointDeps } from './http/stateless.wiring';
 import { PrimitiveProxyExtension } from './proxy/primitive-proxy.extension';
 import { ToolCallPipeline } from './mcp/tool-call.pipeline';

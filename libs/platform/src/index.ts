@@ -29,6 +29,7 @@ export { openDatabase, inTransaction, pgPool, XID8 } from './database';
 export { SerialQueue } from './serial-queue';
 export type { DatabaseOptions } from './database';
 export { DEFAULT_TOKEN_TIME_LIMITS, PrincipalResolver, principalFromClaims, withinTimeLimits } from './principal.auth';
+export { atDeadline, bearerExpiry, jwtExpiry, type TokenExpiryOf } from './http/token-expiry';
 export type { AuthConfig, AuthResult, TokenTimeLimits } from './principal.auth';
 export { issueDevToken } from './token.issuer';
 export type { TokenClaims } from './token.issuer';

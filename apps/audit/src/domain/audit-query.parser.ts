@@ -44,8 +44,20 @@ const fail = (parameter: string, message: string): { ok: false; parameter: strin
   message,
 });
 
-/** Longest identifier (tool, version, principal, type, outcome) a filter may name; the trail's keys are bounded alike. */
-export const MAX_IDENTIFIER_LENGTH = 256;
+/**
+ * Longest identifier (tool, version, principal, type, outcome) a filter may name. The trail keeps a
+ * longer name as a bounded key (storable-entry.ts); a filter finds it by the name or by that key.
+ */
+export const MAX_IDENTIFIER_LENGTH = 2048;
+
+/** The parameters `GET /v1/audit` reads (`format` chooses an export); anything else is a typo that would widen the answer. */
+const AUDIT_PARAMETERS = ['tool', 'version', 'principal', 'type', 'outcome', 'from', 'to', 'limit', 'cursor', 'format'];
+
+/** The first parameter of `raw` not in `known`, refused: a misspelt filter would silently select more. */
+export function unknownParameter(raw: Record<string, unknown>, known: readonly string[]): Extract<Parsed<never>, { ok: false }> | undefined {
+  const unknown = Object.keys(raw).find((key) => !known.includes(key));
+  return unknown === undefined ? undefined : { ok: false, parameter: unknown, message: `"${unknown}" is not a parameter here; one of ${known.join(', ')}` };
+}
 
 /** A query parameter given once as text; repeated or structured parameters are refused. */
 function single(raw: Record<string, unknown>, name: string): Parsed<string | undefined> {
@@ -91,6 +103,8 @@ function parseCursor(raw: Record<string, unknown>): Parsed<number | undefined> {
 
 /** Validates `GET /v1/audit` query parameters; the first problem names its parameter. */
 export function parseAuditQuery(raw: Record<string, unknown>): Parsed<AuditQuery> {
+  const unknown = unknownParameter(raw, AUDIT_PARAMETERS);
+  if (unknown) return unknown;
   const texts: Record<string, string | undefined> = {};
   for (const name of ['tool', 'version', 'principal', 'type', 'outcome'] as const) {
     const parsed = single(raw, name);

@@ -1,6 +1,7 @@
 import { Controller, Get, Headers, Inject, Param, Query } from '@nestjs/common';
 import { RequireScope } from '@estate/platform';
-import { encodeCursor, parseAuditQuery, parseIdentifier } from '../domain/audit-query.parser';
+import { isStrictVersion } from '@estate/contracts';
+import { encodeCursor, parseAuditQuery, parseIdentifier, unknownParameter } from '../domain/audit-query.parser';
 import { toEntryView } from '../domain/audit-entry.view';
 import { exportProblem, openExport } from '../export/audit.export';
 import { chooseFormat } from '../export/export-format';
@@ -53,11 +54,16 @@ export class AuditController {
 
   /** Who still calls a tool (or one version of it): what deprecating or retiring it needs to know. */
   @Get('v1/tools/:name/callers')
-  async callers(@Param('name') name: string, @Query('version') version?: unknown) {
+  async callers(@Param('name') name: string, @Query() raw: Record<string, unknown>) {
     const tool = parseIdentifier(name, 'name');
     if (!tool.ok) throw toHttpError(refusal('INVALID_PARAMETER', tool));
-    const only = parseIdentifier(version, 'version');
+    const unknown = unknownParameter(raw, ['version']);
+    if (unknown) throw toHttpError(refusal('INVALID_QUERY', unknown));
+    const only = parseIdentifier(raw.version, 'version');
     if (!only.ok) throw toHttpError(refusal('INVALID_QUERY', only));
+    if (only.value !== undefined && !isStrictVersion(only.value)) {
+      throw toHttpError(refusal('INVALID_QUERY', { ok: false, parameter: 'version', message: '"version" must be a SemVer 2.0.0 version such as 1.2.0' }));
+    }
     return { tool: name, version: only.value ?? null, callers: await this.repo.callers(searchKey(name), only.value && searchKey(only.value)) };
   }
 }

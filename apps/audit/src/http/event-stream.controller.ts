@@ -2,14 +2,15 @@ import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { Principal } from '@estate/contracts';
 import { CURRENT_REGISTRY_EVENT_VERSIONS, FEED_ONLY_EVENT_TYPES, parseFeedFilter } from '@estate/events';
-import { Authenticated, CurrentPrincipal } from '@estate/platform';
-import { parseLastEventId } from '../domain/audit-query.parser';
+import { atDeadline, Authenticated, bearerExpiry, CurrentPrincipal } from '@estate/platform';
+import { parseLastEventId, unknownParameter } from '../domain/audit-query.parser';
 import { feedViewerOf } from '../domain/feed.visibility';
 import { ToolChangeFeed } from '../stream/tool-change.feed';
 import { refusal } from './audit.errors';
 import { toHttpError } from './audit.errors.mapper';
 
 const FEED_TYPES = [...Object.keys(CURRENT_REGISTRY_EVENT_VERSIONS), ...FEED_ONLY_EVENT_TYPES];
+const FEED_PARAMETERS = ['tools', 'types', 'since', 'lastEventId'];
 
 @Controller()
 export class EventStreamController {
@@ -21,11 +22,13 @@ export class EventStreamController {
    * auditor everything. Without admin, publish or audit scopes, each event is cut to what the
    * registry shows that caller of the change: no actor, governance fields or publish diff. A client
    * that reconnects with `Last-Event-ID` (or `?lastEventId=`, for clients that cannot set headers)
-   * gets what it missed first; that id wins over `since`.
+   * gets what it missed first; that id wins over `since`. The stream ends when the token that opened it expires.
    */
   @Get('v1/events/stream')
   @Authenticated()
   async stream(@CurrentPrincipal() principal: Principal, @Req() request: Request, @Res() response: Response): Promise<void> {
+    const unknown = unknownParameter(request.query, FEED_PARAMETERS);
+    if (unknown) throw toHttpError(refusal('INVALID_PARAMETER', unknown));
     const lastEventId = parseLastEventId(request.header('last-event-id') ?? request.query.lastEventId);
     if (!lastEventId.ok) throw toHttpError(refusal('INVALID_REQUEST', lastEventId));
     const { tools, types, since } = request.query;
@@ -44,7 +47,14 @@ export class EventStreamController {
     response.flushHeaders();
     response.write(': connected\n\n');
     const close = this.feed.open(response, { after, filter, viewer: feedViewerOf(principal) });
-    if (response.destroyed) close();
-    else response.on('close', close);
+    // The stream ends with the rights that opened it: the client reconnects with a fresh token and its Last-Event-ID.
+    const until = bearerExpiry(request.headers.authorization);
+    const cancel = until === undefined ? () => undefined : atDeadline(until, () => response.end());
+    const ended = () => {
+      cancel();
+      close();
+    };
+    if (response.destroyed) ended();
+    else response.on('close', ended);
   }
 }

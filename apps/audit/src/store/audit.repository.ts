@@ -8,6 +8,7 @@ import { ChainVerifier, type ChainHead, type StoredLink, type VerifyResult } fro
 import { AuditEntryEntity, TYPE_INDEX_LEAVES_OUT, TYPE_INDEX_PREDICATE } from './audit-entry.entity';
 import { ChainHeadEntity } from './chain-head.entity';
 import { countDeadLetters, listDeadLetters, readLedger, type DeadLetterView, type LedgerRow } from './consumption.ledger';
+import { searchKey } from './storable-entry';
 
 export { AUDIT_APPENDED_CHANNEL } from './trail.appender';
 
@@ -92,9 +93,10 @@ export class AuditRepository {
   /** The JSON query's and the export's filters: one definition, so both select the same entries. */
   private filtered(query: AuditQuery) {
     const select = this.db.manager.createQueryBuilder(AuditEntryEntity, 'e');
-    if (query.tool !== undefined) select.andWhere('e.tool = :tool', { tool: query.tool });
+    // A name longer than a key is stored as its bounded key: the filter matches the name as given or its key.
+    if (query.tool !== undefined) select.andWhere('e.tool IN (:...tools)', { tools: [...new Set([query.tool, searchKey(query.tool)])] });
     if (query.version !== undefined) select.andWhere('e.version = :version', { version: query.version });
-    if (query.principal !== undefined) select.andWhere('e.principal = :principal', { principal: query.principal });
+    if (query.principal !== undefined) select.andWhere('e.principal IN (:...principals)', { principals: [...new Set([query.principal, searchKey(query.principal)])] });
     if (query.type !== undefined) {
       select.andWhere('e.type = :type', { type: query.type });
       // The (type, seq) index leaves completed calls out; for any other type, say so and it answers.

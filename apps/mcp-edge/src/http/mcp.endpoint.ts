@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { PrincipalResolver, Logger } from '@estate/platform';
+import type { PrincipalResolver, Logger, TokenExpiryOf } from '@estate/platform';
 import {
   checkBatchAllowed, classifyMessage, LATEST_PROTOCOL_VERSION, inspectIncoming, isSupportedProtocolVersion, negotiateRequestEra, parseJson,
   STATELESS_PROTOCOL_VERSION, type EraDecision, type IncomingDecision, type JsonRpcId, type JsonRpcErrorResponse, type JsonRpcRequest, type MessageDecision,
@@ -12,7 +12,7 @@ import { readBody } from './body.reader';
 import { type RequestGuard } from './request.guard';
 import { rpcError, sendJson, SESSION_NOT_FOUND } from './json-rpc.reply';
 import { serveStateless, type StatelessEndpointDeps } from './stateless.endpoint';
-import type { TokenExpiryOf } from './token-expiry';
+
 
 export interface McpEndpointDeps {
   sessions: SessionManager;

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
+import { atDeadline } from '@estate/platform';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { atDeadline } from './token-expiry';
+
 
 /** The SDK's interval: long enough to cost nothing, short enough for proxies that drop idle connections. */
 const KEEP_ALIVE_MS = 15000;

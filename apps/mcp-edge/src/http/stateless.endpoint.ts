@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { atDeadline } from '@estate/platform';
 import {
   acknowledgedFilter, JSON_RPC_ERROR, parseSubscriptionFilter, STATELESS_ERROR, subscriptionAcknowledged, subscriptionClosed,
   type EraDecision, type Implementation, type JsonRpcMessage, type JsonRpcRequest,
@@ -9,7 +10,7 @@ import type { PrimitiveListenStreams } from '../proxy/primitive-listen.streams';
 import type { RequestRights } from '../sessions/request-rights';
 import { pinsFromMeta } from '../mcp/tool-call.pipeline';
 import { rpcError, sendJson } from './json-rpc.reply';
-import { atDeadline } from './token-expiry';
+
 
 export interface StatelessEndpointDeps {
   dispatcher: StatelessDispatcher;

@@ -1,4 +1,4 @@
-import { issueDevToken } from '@estate/platform';
+import { issueDevToken } from '../token.issuer';
 import type { Principal } from '@estate/contracts';
 import { atDeadline, jwtExpiry } from './token-expiry';
 

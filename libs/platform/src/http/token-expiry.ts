@@ -3,8 +3,9 @@ import type { Principal } from '@estate/contracts';
 
 /**
  * When the bearer token a principal was resolved from stops being accepted, in milliseconds since
- * the epoch. The edge needs it for what outlives a request: the streams a request opens and what a
- * session may be sent unprompted. Undefined: tokens do not expire (authentication is off).
+ * the epoch. What outlives a request needs it: the streams a request opens (the edge's, audit's
+ * change feed) and what a session may be sent unprompted. Undefined: tokens do not expire
+ * (authentication is off).
  */
 export type TokenExpiryOf = (principal: Principal, authorization: string | undefined) => number | undefined;
 
@@ -24,6 +25,14 @@ export function jwtExpiry(): TokenExpiryOf {
     }
     return until;
   };
+}
+
+/**
+ * The expiry of a bearer JWT the guard has already verified, or undefined when the request carries
+ * none (authentication is off): for a stream that must end with the rights that opened it.
+ */
+export function bearerExpiry(authorization: string | undefined): number | undefined {
+  return authorization === undefined || !/^Bearer\s+\S/i.test(authorization) ? undefined : readExp(authorization);
 }
 
 function readExp(authorization: string | undefined): number {
