@@ -23,7 +23,11 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 # The console serves its page and scripts as written, from the source tree (no front-end build).
 COPY --from=build /app/apps/console/static ./apps/console/static
-# The node image ships an unprivileged `node` user (uid 1000).
+# The node image ships an unprivileged `node` user (uid 1000). What a service writes (the edge's
+# call spool) lives under /var/lib/estate, owned by it (an empty named volume mounted there takes
+# this ownership); /app stays read-only.
+RUN mkdir -p /var/lib/estate/edge-spool && chown -R node:node /var/lib/estate
+ENV ESTATE_CALL_SPOOL_DIR=/var/lib/estate/edge-spool
 USER node
 EXPOSE 8000 8001 8002 8003 8004 9100
 CMD ["node", "dist/apps/mcp-edge/src/main.js"]

@@ -5,7 +5,7 @@
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -37,7 +37,9 @@ function composeCheck(): string {
 
 interface Loaded {
   name: string;
-  services: Record<string, { image?: string; depends_on?: Record<string, string>; volumes?: string[]; replicas: number; ports?: string[] }>;
+  services: Record<string, {
+    image?: string; depends_on?: Record<string, string>; volumes?: string[]; replicas: number; ports?: string[]; environment?: Record<string, string | null>;
+  }>;
 }
 
 /** A copy of docker-compose.yml, changed by `edit`, in a directory of its own. */
@@ -101,6 +103,35 @@ describe('docker-compose.yml under Docker Compose v2 loader (compose-go)', () =>
     }
     expect(config).toContain('stick store-response res.hdr(mcp-session-id)');
     expect(config).toContain('stick match req.hdr(mcp-session-id)');
+  });
+
+  it('gives each Estate service only settings its code reads, and keeps what they write on volumes', async () => {
+    const { stdout } = await run(bin, [path.join(REPO_ROOT, 'docker-compose.yml')], { env: { PATH: process.env.PATH } });
+    const project = JSON.parse(stdout) as Loaded;
+    // Every ESTATE_* name the services' code reads, as a literal of its source.
+    const read = new Set<string>();
+    const walk = (dir: string): void => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory()) walk(full);
+        else if (entry.name.endsWith('.ts') && !/\.(spec|int-spec|e2e-spec)\.ts$/.test(entry.name)) {
+          for (const match of readFileSync(full, 'utf8').matchAll(/'(ESTATE_[A-Z0-9_]+)'/g)) read.add(match[1]);
+        }
+      }
+    };
+    walk(path.join(REPO_ROOT, 'apps'));
+    walk(path.join(REPO_ROOT, 'libs'));
+    for (const name of ['registry', 'discovery', 'mcp-edge', 'audit', 'console']) {
+      const unread = Object.keys(project.services[name].environment ?? {}).filter((key) => key.startsWith('ESTATE_') && !read.has(key));
+      expect({ name, unread }).toEqual({ name, unread: [] });
+    }
+    // Discovery rebuilds from, and verifies against, the registry's event store.
+    expect(project.services.discovery.environment?.ESTATE_REGISTRY_URL).toBe('http://registry:8001');
+    // The edge's call spool must outlive its container, and the image's user must be able to write it.
+    const spool = project.services['mcp-edge'].environment?.ESTATE_CALL_SPOOL_DIR;
+    expect(project.services['mcp-edge'].volumes).toContain(`edgespool:${spool}`);
+    const dockerfile = readFileSync(path.join(REPO_ROOT, 'Dockerfile'), 'utf8');
+    expect(dockerfile).toMatch(new RegExp(`mkdir -p ${spool} && chown -R node:node`));
   });
 
   it.each([

@@ -21,6 +21,8 @@ type service struct {
 	// Copies compose starts (deploy.replicas or scale), and published ports as host_ip:published:target.
 	Replicas int      `json:"replicas"`
 	Ports    []string `json:"ports,omitempty"`
+	// The environment as the container gets it, variables interpolated (nil: set without a value).
+	Environment map[string]*string `json:"environment,omitempty"`
 }
 
 func main() {
@@ -58,7 +60,7 @@ func run(file string) error {
 		for _, p := range s.Ports {
 			ports = append(ports, fmt.Sprintf("%s:%s:%d", p.HostIP, p.Published, p.Target))
 		}
-		services[name] = service{Image: s.Image, DependsOn: deps, Volumes: volumes, Replicas: s.GetScale(), Ports: ports}
+		services[name] = service{Image: s.Image, DependsOn: deps, Volumes: volumes, Replicas: s.GetScale(), Ports: ports, Environment: s.Environment}
 	}
 	out, err := json.MarshalIndent(map[string]any{"name": project.Name, "services": services}, "", "  ")
 	if err != nil {
