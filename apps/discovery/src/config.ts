@@ -33,16 +33,9 @@ export function loadDiscoveryConfig(env: Env): DiscoveryConfig {
     groupId: reader.string('ESTATE_DISCOVERY_GROUP', 'estate-discovery'),
     registryUrl: reader.optional('ESTATE_REGISTRY_URL'),
     serviceToken: reader.optional('ESTATE_DISCOVERY_SERVICE_TOKEN'),
-    rebuildTimeoutMs: rebuildTimeout(reader),
+    rebuildTimeoutMs: reader.duration('ESTATE_REBUILD_TIMEOUT_MS', 120_000, { unit: 'ms', wholeFrom: 1 }),
     republishGapMs: republishGap(reader),
   });
-}
-
-function rebuildTimeout(reader: EnvReader): number {
-  const raw = reader.string('ESTATE_REBUILD_TIMEOUT_MS', '120000');
-  const ms = Number(raw);
-  if (!Number.isSafeInteger(ms) || ms <= 0) reader.problems.push(`ESTATE_REBUILD_TIMEOUT_MS must be a positive number of milliseconds, got "${raw}"`);
-  return Number.isSafeInteger(ms) && ms > 0 ? ms : 120_000;
 }
 
 function republishGap(reader: EnvReader): number {

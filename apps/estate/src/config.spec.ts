@@ -32,4 +32,31 @@ describe('npm start settings', () => {
     expect(problems({ ESTATE_ID: 'not an id!' })).toEqual([expect.stringContaining('ESTATE_ID')]);
     expect(loadEstateConfig({ ESTATE_THREADS: '1' }, 8).threads).toBe(1);
   });
+
+  it('refuses a duration that is not finite or longer than a timer holds (2^31-1 ms), naming the setting and the bound', () => {
+    // setTimeout turns Infinity, or anything above 2^31-1 ms, into 1 ms: a sweep that spins, a /readyz check that never waits.
+    const durations = [
+      'ESTATE_SUNSET_SWEEP_SECONDS', 'ESTATE_READY_TIMEOUT_MS', 'ESTATE_READY_STALL_SECONDS', 'ESTATE_SESSION_IDLE_SECONDS',
+      'ESTATE_UPSTREAM_TIMEOUT_MS', 'ESTATE_UPSTREAM_RELIST_SECONDS', 'ESTATE_INPUT_PARK_TTL_SECONDS', 'ESTATE_CONFIRM_TTL_SECONDS',
+      'ESTATE_CALL_SPOOL_SYNC_MS', 'ESTATE_REBUILD_TIMEOUT_MS', 'ESTATE_WEBHOOK_BACKOFF_MS', 'ESTATE_WEBHOOK_BACKOFF_MAX_MS',
+      'ESTATE_WEBHOOK_TIMEOUT_MS', 'ESTATE_WEBHOOK_POLL_MS',
+    ];
+    for (const value of ['Infinity', '3000000000', '1e400']) {
+      const env = Object.fromEntries(durations.map((name) => [name, name.endsWith('_MS') ? value : String(Number(value) / 1000)]));
+      if (value === 'Infinity') for (const name of durations) env[name] = 'Infinity';
+      let message = '';
+      try {
+        loadEstateConfig(env, 2);
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toMatch(/^Invalid configuration:/);
+      for (const name of durations) {
+        const line = message.split('\n').find((entry) => entry.includes(name)) ?? `${name} not listed for ${value}`;
+        expect(line).toContain('2^31-1 ms');
+      }
+    }
+    // The longest a timer holds is still accepted.
+    expect(() => loadEstateConfig({ ESTATE_READY_TIMEOUT_MS: '2147483647', ESTATE_SUNSET_SWEEP_SECONDS: '2147483', ESTATE_SESSION_IDLE_SECONDS: '0.5' }, 2)).not.toThrow();
+  });
 });

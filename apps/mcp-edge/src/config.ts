@@ -62,12 +62,10 @@ export function loadEdgeConfig(env: Env): EdgeConfig {
   if (auth.mode === 'none' && !isLoopback(host)) {
     reader.problems.push(`ESTATE_AUTH=none is only allowed when ESTATE_EDGE_HOST is a loopback address (got ${host})`);
   }
-  const seconds = Number(reader.string('ESTATE_SESSION_IDLE_SECONDS', '900'));
+  const sessionIdleMs = reader.duration('ESTATE_SESSION_IDLE_SECONDS', 900, { unit: 's' });
   const maxBody = Number(reader.string('ESTATE_MAX_BODY_BYTES', String(1024 * 1024)));
-  const timeout = Number(reader.string('ESTATE_UPSTREAM_TIMEOUT_MS', '30000'));
-  if (!(seconds > 0)) reader.problems.push('ESTATE_SESSION_IDLE_SECONDS must be a positive number');
   if (!(maxBody > 0)) reader.problems.push('ESTATE_MAX_BODY_BYTES must be a positive number');
-  if (!(timeout > 0)) reader.problems.push('ESTATE_UPSTREAM_TIMEOUT_MS must be a positive number');
+  const timeout = reader.duration('ESTATE_UPSTREAM_TIMEOUT_MS', 30_000, { unit: 'ms' });
   const requestStateKey = reader.optional('ESTATE_REQUEST_STATE_KEY');
   if (requestStateKey !== undefined && requestStateKey.length < 32) reader.problems.push('ESTATE_REQUEST_STATE_KEY must be at least 32 characters (a random secret shared by every edge copy)');
   const edgeDatabaseUrl = reader.optional('ESTATE_EDGE_DATABASE_URL');
@@ -83,13 +81,13 @@ export function loadEdgeConfig(env: Env): EdgeConfig {
     allowedOrigins: reader.list('ESTATE_ALLOWED_ORIGINS'),
     allowedHosts: reader.list('ESTATE_ALLOWED_HOSTS'),
     auth,
-    sessionIdleMs: seconds * 1000,
+    sessionIdleMs,
     maxSessionsPerPrincipal: reader.integer('ESTATE_MAX_SESSIONS_PER_PRINCIPAL', 32, 1),
     maxBodyBytes: maxBody,
     upstreamTimeoutMs: timeout,
     groupPrefix: reader.string('ESTATE_EDGE_GROUP', 'estate-edge'),
     requestStateKey,
-    inputParkTtlMs: reader.integer('ESTATE_INPUT_PARK_TTL_SECONDS', 60, 1) * 1000,
+    inputParkTtlMs: reader.duration('ESTATE_INPUT_PARK_TTL_SECONDS', 60, { unit: 's', wholeFrom: 1 }),
     edgeDatabaseUrl,
     spool: readSpoolConfig(reader),
   });

@@ -19,14 +19,7 @@ export function loadRegistryConfig(env: Env): RegistryConfig {
     host: reader.string('ESTATE_REGISTRY_HOST', '127.0.0.1'),
     port: reader.port('ESTATE_REGISTRY_PORT', 8001),
     auth: readAuth(reader),
-    sunsetSweepMs: sweepSeconds(reader) * 1000,
+    sunsetSweepMs: reader.duration('ESTATE_SUNSET_SWEEP_SECONDS', 60, { unit: 's' }),
     compat: reader.oneOf('ESTATE_COMPAT', COMPAT_POLICIES, DEFAULT_COMPAT_POLICY),
   });
-}
-
-function sweepSeconds(reader: EnvReader): number {
-  const raw = reader.string('ESTATE_SUNSET_SWEEP_SECONDS', '60');
-  const seconds = Number(raw);
-  if (!(seconds > 0)) reader.problems.push(`ESTATE_SUNSET_SWEEP_SECONDS must be a positive number, got "${raw}"`);
-  return seconds > 0 ? seconds : 60;
 }

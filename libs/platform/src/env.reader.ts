@@ -5,6 +5,15 @@ import { DEFAULT_CALLS_RETENTION_MS } from './topic.specs';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
+/** The longest delay Node's timers hold (2^31-1 ms): a longer one, or Infinity, fires after 1 ms. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** How a duration setting is written: its unit, and whole numbers from `wholeFrom` (else any number above 0). */
+export interface DurationRule {
+  unit: 'ms' | 's';
+  wholeFrom?: number;
+}
+
 /** Reads typed values out of an environment and collects every problem, so boot fails once with all of them. */
 export class EnvReader {
   readonly problems: string[] = [];
@@ -54,6 +63,25 @@ export class EnvReader {
       return fallback;
     }
     return value;
+  }
+
+  /**
+   * A duration written in `rule.unit`, returned in milliseconds. It must be finite and fit a timer
+   * (MAX_TIMER_MS): setTimeout turns anything longer into 1 ms, a busy loop or a check that never waits.
+   */
+  duration(name: string, fallback: number, rule: DurationRule): number {
+    const scale = rule.unit === 's' ? 1000 : 1;
+    const raw = this.optional(name);
+    if (raw === undefined) return fallback * scale;
+    const value = Number(raw);
+    const most = Math.floor(MAX_TIMER_MS / scale);
+    const least = rule.wholeFrom;
+    const fits = (least === undefined ? value > 0 : Number.isInteger(value) && value >= least) && value <= most;
+    if (fits) return value * scale;
+    const unit = rule.unit === 's' ? 'seconds' : 'milliseconds';
+    const shape = least === undefined ? `a positive number of ${unit}, at most ${most}` : `a whole number of ${unit} from ${least} to ${most}`;
+    this.problems.push(`${name} must be ${shape} (the longest a timer can wait is 2^31-1 ms), got "${raw}"`);
+    return fallback * scale;
   }
 
   list(name: string, separator = ','): string[] {
@@ -145,8 +173,8 @@ function readMetricsToken(reader: EnvReader): string | undefined {
 function readHealth(reader: EnvReader): HealthConfig {
   return {
     maxLag: reader.positive('ESTATE_READY_MAX_LAG', 1000),
-    stallMs: reader.positive('ESTATE_READY_STALL_SECONDS', 30) * 1000,
-    checkTimeoutMs: reader.positive('ESTATE_READY_TIMEOUT_MS', 2000),
+    stallMs: reader.duration('ESTATE_READY_STALL_SECONDS', 30, { unit: 's' }),
+    checkTimeoutMs: reader.duration('ESTATE_READY_TIMEOUT_MS', 2000, { unit: 'ms' }),
   };
 }
 

@@ -28,12 +28,12 @@ export function readWebhookConfig(reader: EnvReader): WebhookConfig {
     allow,
     retry: {
       maxAttempts: reader.integer('ESTATE_WEBHOOK_MAX_ATTEMPTS', 8, 1),
-      baseMs: reader.integer('ESTATE_WEBHOOK_BACKOFF_MS', 1000, 1),
-      capMs: reader.integer('ESTATE_WEBHOOK_BACKOFF_MAX_MS', 600_000, 1),
+      baseMs: reader.duration('ESTATE_WEBHOOK_BACKOFF_MS', 1000, { unit: 'ms', wholeFrom: 1 }),
+      capMs: reader.duration('ESTATE_WEBHOOK_BACKOFF_MAX_MS', 600_000, { unit: 'ms', wholeFrom: 1 }),
     },
-    timeoutMs: reader.integer('ESTATE_WEBHOOK_TIMEOUT_MS', 10_000, 100),
+    timeoutMs: reader.duration('ESTATE_WEBHOOK_TIMEOUT_MS', 10_000, { unit: 'ms', wholeFrom: 100 }),
     concurrency: reader.integer('ESTATE_WEBHOOK_CONCURRENCY', 4, 1),
-    pollMs: reader.integer('ESTATE_WEBHOOK_POLL_MS', 1000, 10),
+    pollMs: reader.duration('ESTATE_WEBHOOK_POLL_MS', 1000, { unit: 'ms', wholeFrom: 10 }),
     keepDeliveredMs: reader.integer('ESTATE_WEBHOOK_KEEP_DELIVERED_HOURS', 168, 1) * 3_600_000,
     secretKey,
   };

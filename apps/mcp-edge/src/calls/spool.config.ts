@@ -12,6 +12,6 @@ export function readSpoolConfig(reader: EnvReader): SpoolOptions {
   return {
     dir: reader.string('ESTATE_CALL_SPOOL_DIR', `${reader.string('ESTATE_DATA_DIR', '.estate').replace(/\/+$/, '')}/edge-spool`),
     maxBytes: reader.integer('ESTATE_CALL_SPOOL_MAX_BYTES', DEFAULT_SPOOL.maxBytes, 1024),
-    syncMs: reader.integer('ESTATE_CALL_SPOOL_SYNC_MS', DEFAULT_SPOOL.syncMs, 0),
+    syncMs: reader.duration('ESTATE_CALL_SPOOL_SYNC_MS', DEFAULT_SPOOL.syncMs, { unit: 'ms', wholeFrom: 0 }),
   };
 }

@@ -24,7 +24,7 @@ export function readEdgeToolConfig(reader: EnvReader): EdgeToolConfig {
       ratePerTool: positive(reader, 'ESTATE_RATE_PER_TOOL', d.ratePerTool),
       maxArgumentBytes: positive(reader, 'ESTATE_MAX_ARGUMENT_BYTES', d.maxArgumentBytes),
       maxResultBytes: positive(reader, 'ESTATE_MAX_RESULT_BYTES', d.maxResultBytes),
-      confirmationTtlMs: positive(reader, 'ESTATE_CONFIRM_TTL_SECONDS', d.confirmationTtlMs / 1000) * 1000,
+      confirmationTtlMs: reader.duration('ESTATE_CONFIRM_TTL_SECONDS', d.confirmationTtlMs / 1000, { unit: 's' }),
     },
   };
 }

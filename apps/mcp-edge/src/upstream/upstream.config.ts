@@ -20,11 +20,10 @@ const ENVELOPE_BYTES = 64 * 1024;
  */
 export function readUpstreamConfig(reader: EnvReader, maxResultBytes: number): UpstreamConfig {
   const message = Number(reader.string('ESTATE_MAX_UPSTREAM_MESSAGE_BYTES', String(maxResultBytes + ENVELOPE_BYTES)));
-  const relist = Number(reader.string('ESTATE_UPSTREAM_RELIST_SECONDS', '60'));
+  const relistMs = reader.duration('ESTATE_UPSTREAM_RELIST_SECONDS', 60, { unit: 's' });
   if (!(message > 0) || !Number.isFinite(message)) reader.problems.push('ESTATE_MAX_UPSTREAM_MESSAGE_BYTES must be a positive number');
-  if (!(relist > 0) || !Number.isFinite(relist)) reader.problems.push('ESTATE_UPSTREAM_RELIST_SECONDS must be a positive number');
   return {
-    pool: { read: { ...DEFAULT_READ_LIMITS, maxMessageBytes: message }, relistMs: relist * 1000 },
+    pool: { read: { ...DEFAULT_READ_LIMITS, maxMessageBytes: message }, relistMs },
     textAction: reader.oneOf('ESTATE_UPSTREAM_TEXT_ACTION', UPSTREAM_TEXT_ACTIONS, 'refuse'),
   };
 }
