@@ -181,6 +181,28 @@ describe('the stdio edge (npm run edge:stdio)', () => {
     peer.child.stdin.end();
   }, 60000);
 
+  it('keeps its one session while stdin is open: with ESTATE_SESSION_IDLE_SECONDS=3, a request every second for 8 s is answered, and so is one after 5 s of silence', async () => {
+    const peer = spawnStdioEdge({ ...env, ESTATE_SESSION_IDLE_SECONDS: '3' });
+    try {
+      peer.send({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'busy', version: '1' } } });
+      expect(await peer.answer('init')).toMatchObject({ result: { protocolVersion: '2025-06-18' } });
+      peer.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      for (let second = 1; second <= 8; second += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        peer.send({ jsonrpc: '2.0', id: `busy-${second}`, method: 'ping' });
+        expect(await peer.answer(`busy-${second}`, 3000)).toMatchObject({ result: {} });
+      }
+      // A desktop client may leave its server quiet for longer than any idle time: stdin still open is the session still wanted.
+      await new Promise((resolve) => setTimeout(resolve, 5000));
+      peer.send({ jsonrpc: '2.0', id: 'after-silence', method: 'tools/list' });
+      expect(await peer.answer('after-silence', 3000)).toMatchObject({ result: { tools: expect.any(Array) } });
+      expect(peer.stderr).not.toContain('closing idle session');
+    } finally {
+      peer.child.stdin.end();
+    }
+    expect(await peer.exited).toBe(0);
+  }, 60000);
+
   it('serves the configured local principal under ESTATE_AUTH=none, with no token at all', async () => {
     const { ESTATE_STDIO_TOKEN: _token, ESTATE_JWT_SECRET: _secret, ...rest } = env;
     const peer = spawnStdioEdge({ ...rest, ESTATE_STDIO_TOKEN: '', ESTATE_JWT_SECRET: '', ESTATE_AUTH: 'none', ESTATE_LOCAL_SCOPES: 'bank:read' });

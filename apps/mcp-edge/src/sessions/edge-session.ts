@@ -23,6 +23,8 @@ export class EdgeSession implements CallerContext {
   pins: Pins = {};
   /** Open GET streams: a session that is listening is not idle. */
   openStreams = 0;
+  /** A stdio session: it lasts as long as its client keeps stdin open, quiet or not, and ends with the process. */
+  endsWithInput = false;
   /**
    * When the token of its most recent request expires (ms since the epoch; undefined: it does not).
    * From then on the session is sent nothing unprompted until a request with a valid token arrives.
@@ -97,9 +99,9 @@ export class EdgeSession implements CallerContext {
     this.rightsUntil = rightsUntil;
   }
 
-  /** A request of it is unanswered or a stream of it is open: it is not idle, however old `lastSeen` is. */
+  /** A request of it is unanswered, a stream of it is open, or it is stdio's: it is not idle, however old `lastSeen` is. */
   get inUse(): boolean {
-    return this.openStreams > 0 || this.http?.inUse === true;
+    return this.endsWithInput || this.openStreams > 0 || this.http?.inUse === true;
   }
 
   /** Whether the rights of the latest request still hold, so the session may be told of changes. */

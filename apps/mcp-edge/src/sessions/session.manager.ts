@@ -152,10 +152,14 @@ export class SessionManager {
     return Math.max(1, Math.ceil((soonest - now) / 1000));
   }
 
-  /** A stdio session: its SDK server is built and connected at once and takes every message. */
+  /**
+   * A stdio session: its SDK server is built and connected at once and takes every message. Its
+   * client cannot open another one, so idleness never closes it: it ends when stdin does.
+   */
   private connect(session: EdgeSession, transport: Transport): EdgeSession {
     session.server = this.newServer();
     session.transport = transport;
+    session.endsWithInput = true;
     this.register(session.server, session);
     this.track(session);
     void session.server.connect(transport);
