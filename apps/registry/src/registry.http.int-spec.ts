@@ -97,6 +97,13 @@ describe('registry over HTTP (real PostgreSQL, in-process bus)', () => {
       );
     });
 
+    it('refuses credentials in an upstream url, which the event log would keep for good', async () => {
+      const response = await http('POST', `${base}/v1/servers`, tokens.admin, { name: 'k2', url: 'http://user:secret@127.0.0.1:5/mcp', owner: 'ops' });
+      expect(response).toMatchObject({ status: 400, body: { details: { issues: [{ path: '$.url', message: expect.stringContaining('credentials') }] } } });
+      expect(JSON.stringify(response.body)).not.toContain('secret@');
+      expect((await http('GET', `${base}/v1/servers/k2`, tokens.admin)).status).toBe(404);
+    });
+
     it('refuses a namespace other than the server name', async () => {
       const response = await http('POST', `${base}/v1/servers`, tokens.admin, { name: 'ops', namespace: 'payments', url: 'http://127.0.0.1:1/mcp', owner: 'ops' });
       expect(response).toMatchObject({ status: 403, body: { error: 'NAMESPACE_FORBIDDEN' } });

@@ -28,7 +28,7 @@ export function useCases(classify: ClassifyChange = classifierFor(DEFAULT_COMPAT
   return {
     store,
     commands,
-    register: new RegisterServerHandler(commands),
+    register: new RegisterServerHandler(commands, tools),
     publish,
     check: new CheckHandler(publish),
     deprecate: new DeprecateHandler(commands, tools),

@@ -12,6 +12,7 @@ function statusOf(code: RegistryErrorCode): number {
     case 'VERSION_NOT_FOUND':
       return 404;
     case 'SERVER_ALREADY_REGISTERED':
+    case 'NAMESPACE_IN_USE':
     case 'VERSION_ALREADY_PUBLISHED':
     case 'VERSION_NOT_NEWER':
     case 'INVALID_TRANSITION':

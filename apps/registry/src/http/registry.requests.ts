@@ -38,6 +38,8 @@ export function parseRegisterServer(body: unknown): Parsed<ServerRegisteredData>
   if (namespace !== undefined && typeof namespace !== 'string') issues.push({ path: '$.namespace', message: 'namespace must be a string' });
   if (transport !== 'streamable-http' && transport !== 'stdio') issues.push({ path: '$.transport', message: 'transport must be "streamable-http" or "stdio"' });
   if (transport === 'streamable-http' && !isHttpUrl(url)) issues.push({ path: '$.url', message: 'an http(s) url is required for streamable-http' });
+  // The event store keeps a registration for good, and publishers and admins read it back.
+  else if (transport === 'streamable-http' && hasCredentials(url as string)) issues.push({ path: '$.url', message: 'credentials in the url would be stored for good in the event log and shown to every publisher; leave them out' });
   if (transport === 'stdio' && (typeof command !== 'string' || command.length === 0)) issues.push({ path: '$.command', message: 'a command is required for stdio' });
   if (args !== undefined && (!Array.isArray(args) || !args.every((a) => typeof a === 'string'))) issues.push({ path: '$.args', message: 'args must be an array of strings' });
   if (typeof owner !== 'string' || owner.length === 0) issues.push({ path: '$.owner', message: 'owner is required' });
@@ -92,6 +94,11 @@ export const MAX_REASON_CHARS = 1_000;
 function reasonIssues(reason: string): RequestIssue[] {
   if (reason.length > MAX_REASON_CHARS) return [{ path: '$.reason', message: `reason must be at most ${MAX_REASON_CHARS} characters` }];
   return inspectPromptText(reason, '$.reason').map((issue) => ({ path: issue.path, message: `${issue.code}: ${issue.message}` }));
+}
+
+function hasCredentials(value: string): boolean {
+  const url = new URL(value);
+  return url.username !== '' || url.password !== '';
 }
 
 function isHttpUrl(value: unknown): boolean {

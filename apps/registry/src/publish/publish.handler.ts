@@ -44,10 +44,14 @@ export class PublishHandler {
     const dot = name.indexOf('.');
     if (dot <= 0 || upstream === undefined || upstream.namespace !== '') return undefined;
     const prefix = name.slice(0, dot);
-    const owner = prefix === upstream.name ? undefined : await this.server(prefix);
-    if (owner?.namespace !== prefix) return undefined;
+    // Case counts too: `BANK.x` beside `bank.*` would pass for the bank's own tool in an agent's list.
+    const ownerName = (await this.commands.streams('server:'))
+      .map((stream) => stream.slice('server:'.length))
+      .find((server) => server.toLowerCase() === prefix.toLowerCase() && server !== upstream.name);
+    const owner = ownerName === undefined ? undefined : await this.server(ownerName);
+    if (owner === undefined || owner.namespace !== owner.name) return undefined;
     return registryError('CONTRACT_REJECTED', 'the tool spec breaks publishing rules', {
-      issues: [{ path: '$.name', code: 'namespace_taken', message: `"${prefix}." is the namespace of server "${prefix}": its tools are published through that server` }],
+      issues: [{ path: '$.name', code: 'namespace_taken', message: `"${owner.name}." is the namespace of server "${owner.name}": its tools are published through that server` }],
     });
   }
 
