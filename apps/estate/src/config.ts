@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { EnvReader, LOG_FORMATS, type Env, type LogFormat } from '@estate/platform';
+import { EnvReader, LOG_FORMATS, LOG_LEVELS, type Env, type LogFormat } from '@estate/platform';
 import { loadAuditConfig } from '../../audit/src/config';
 import { loadConsoleConfig } from '../../console/src/config';
 import { loadDiscoveryConfig } from '../../discovery/src/config';
@@ -12,12 +12,14 @@ export interface EmbeddedConfig {
   /** Start the sample bank upstream and publish its tools, so a first run has something to list. */
   demo: boolean;
   bankPort: number;
+  /** LOG_LEVEL, checked before a logger is made with it (pino throws on a level it does not know). */
+  logLevel: string;
   logFormat: LogFormat;
   /** 2: discovery, audit and the edge on a second thread beside the registry; 1: every service on one. */
   threads: 1 | 2;
 }
 
-/** Reads ESTATE_DATA_DIR (.estate), ESTATE_PG_PORT, ESTATE_DEMO (1), BANK_PORT (9100), LOG_FORMAT (auto) and ESTATE_THREADS (auto). */
+/** Reads ESTATE_DATA_DIR (.estate), ESTATE_PG_PORT, ESTATE_DEMO (1), BANK_PORT (9100), LOG_LEVEL (info), LOG_FORMAT (auto) and ESTATE_THREADS (auto). */
 export function loadEmbeddedConfig(env: Env, cores = os.availableParallelism()): EmbeddedConfig {
   const reader = new EnvReader(env);
   const pgPort = reader.optional('ESTATE_PG_PORT');
@@ -26,6 +28,7 @@ export function loadEmbeddedConfig(env: Env, cores = os.availableParallelism()):
     postgresPort: pgPort === undefined ? undefined : reader.port('ESTATE_PG_PORT', 0),
     demo: reader.oneOf('ESTATE_DEMO', ['0', '1'], '1') === '1',
     bankPort: reader.port('BANK_PORT', 9100),
+    logLevel: reader.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     logFormat: reader.oneOf('LOG_FORMAT', LOG_FORMATS, 'auto'),
     threads: threadsFor(reader.oneOf('ESTATE_THREADS', ['auto', '1', '2'], 'auto'), cores),
   });

@@ -119,7 +119,7 @@ async function composeServices(given: Env, databaseUrl: string, embedded: Embedd
   const stop = () => stopInOrder(logger, [...steps]);
   try {
     const second = await startServicesThread({
-      env, databaseUrl, services: ['discovery', 'audit', 'edge'], logLevel: env.LOG_LEVEL ?? 'info', logFormat: embedded.logFormat,
+      env, databaseUrl, services: ['discovery', 'audit', 'edge'], logLevel: embedded.logLevel, logFormat: embedded.logFormat,
       // Discovery rebuilds from this registry unless ESTATE_REGISTRY_URL names another (as composeEstate does).
       overrides: env.ESTATE_REGISTRY_URL ? undefined : { discovery: { ESTATE_REGISTRY_URL: registry.url } },
     }, logger, (error) => {

@@ -52,7 +52,8 @@ async function banner(estate: EmbeddedEstate, adminToken?: string, agentToken?: 
 }
 
 async function main(): Promise<void> {
-  let logger = createLogger('estate', process.env.LOG_LEVEL ?? 'info');
+  // LOG_LEVEL is not read yet: pino throws on a level it does not know, before the config could list it.
+  let logger = createLogger('estate');
   // A signal during the start (services half up) is held, and sent again once the stop is wired;
   // one that came while the modules loaded is handed over to that hold.
   const release = holdStopSignals();
@@ -60,7 +61,7 @@ async function main(): Promise<void> {
   if (early) process.kill(process.pid, early);
   try {
     const embedded = loadEstateConfig(process.env);
-    logger = createLogger('estate', process.env.LOG_LEVEL ?? 'info', { format: embedded.logFormat });
+    logger = createLogger('estate', embedded.logLevel, { format: embedded.logFormat });
     const tracing = startTracing(process.env, 'estate');
     const estate = await startEmbedded(process.env, embedded, logger);
     const secret = estate.secret ?? process.env.ESTATE_JWT_SECRET;

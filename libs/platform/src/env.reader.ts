@@ -1,5 +1,5 @@
 import type { DataClassification } from '@estate/contracts';
-import { LOG_FORMATS, type LogFormat } from './logger';
+import { LOG_FORMATS, LOG_LEVELS, type LogFormat } from './logger';
 import { DEFAULT_TOKEN_TIME_LIMITS, type AuthConfig } from './principal.auth';
 import { DEFAULT_CALLS_RETENTION_MS } from './topic.specs';
 
@@ -145,7 +145,7 @@ export function readCommon(reader: EnvReader): CommonConfig {
     kafkaBrokers,
     bus,
     topicPrefix: reader.string('ESTATE_TOPIC_PREFIX', ''),
-    logLevel: reader.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+    logLevel: reader.oneOf('LOG_LEVEL', LOG_LEVELS, 'info'),
     logFormat: reader.oneOf('LOG_FORMAT', LOG_FORMATS, 'auto'),
     callsRetentionMs: readRetention(reader, 'ESTATE_CALLS_RETENTION_MS', DEFAULT_CALLS_RETENTION_MS),
     health: readHealth(reader),

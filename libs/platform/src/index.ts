@@ -12,7 +12,7 @@ export type { PostgresBusOptions } from './postgres-bus/postgres-event-bus';
 export { BUS_MIGRATIONS } from './postgres-bus/postgres-bus.migrations';
 export { BUS_ENTITIES } from './postgres-bus/postgres-bus.entity';
 export type { KafkaBusOptions } from './kafka-event-bus';
-export { createLogger, bindLogIds, LOG_FORMATS } from './logger';
+export { createLogger, bindLogIds, LOG_FORMATS, LOG_LEVELS } from './logger';
 export { LazyLogger } from './logging/lazy.logger';
 export type { LineLogger } from './logging/lazy.logger';
 export { correlationOf, derivedTraceId, logIdsOf, traceIdOf } from './logging/log.ids';

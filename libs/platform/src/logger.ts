@@ -9,6 +9,8 @@ export type { Logger } from 'pino';
 /** `auto`: readable lines when stderr is a terminal, JSON (one object a line) otherwise. */
 export type LogFormat = 'auto' | 'pretty' | 'json';
 export const LOG_FORMATS: readonly LogFormat[] = ['auto', 'pretty', 'json'];
+/** The levels LOG_LEVEL may name: pino's own, and `silent`. */
+export const LOG_LEVELS: readonly string[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export interface LoggerOptions {
   format?: LogFormat;
