@@ -2,7 +2,7 @@ import path from 'node:path';
 import { bankSpecs } from '../examples/bank/bank.specs';
 import { startBankServer, type BankServerHandle } from '../examples/bank/bank.server';
 import type { ToolSpec } from '@estate/contracts';
-import { connect, token, waitFor, type McpSession } from './support/estate.harness';
+import { connect, http, token, waitFor, type McpSession } from './support/estate.harness';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { freePort, REPO_ROOT } from './support/infra';
 import { rawSession, rpc, startToolsStack, type ToolsStack } from './support/edge-tools.fixture';
@@ -210,6 +210,40 @@ describe('edge tools: listing, the call pipeline and upstream behaviour (real Ka
     const refused = await stack.audit('principal=alice&type=ToolCallRefused', 1);
     expect(refused.map((e) => e.outcome)).toEqual(['refused:invalid_params']);
     expect((await rpc(stack.mcpUrl, bearer, { jsonrpc: '2.0', id: 99, method: 'tools/list' }, raw.session)).status).toBe(200);
+  });
+
+  it('serves pre-releases to pins alone: unpinned agents get the newest stable version or nothing, and a release follows its pre-release', async () => {
+    const name = 'bank.lookup_preview';
+    const at = (version: string, title: string, extra: Partial<ToolSpec> = {}): ToolSpec => ({ ...lookup, name, version, title, ...extra });
+    await stack.publish(at('1.0.0', 'Look up a payment'));
+    await stack.publish(at('2.0.0-rc.1', 'Look up a payment (preview)'));
+    const alice = await open(ALICE);
+    const listed = async (pin?: string) =>
+      (await alice.client.listTools(pin ? { _meta: { 'io.estate/pins': { [name]: pin } } } : undefined)).tools.find((t) => t.name === name);
+    const latest = async () => ((await http('GET', `${stack.registryUrl}/v1/tools`, stack.admin)).body.tools as Array<{ name: string; latest: string }>).find((t) => t.name === name)?.latest;
+
+    expect((await listed())?.title).toBe('Look up a payment');
+    expect((await listed('^2.0.0-rc.1'))?.title).toBe('Look up a payment (preview)');
+    expect(await latest()).toBe('1.0.0');
+    await alice.client.callTool({ name, arguments: { reference: 'PMT-11' } });
+    await alice.client.callTool({ name, arguments: { reference: 'PMT-12' }, _meta: { 'io.estate/pins': { [name]: '2.0.0-rc.1' } } });
+    await stack.audit(`tool=${name}&version=1.0.0&type=ToolCallCompleted`, 1);
+    await stack.audit(`tool=${name}&version=2.0.0-rc.1&type=ToolCallCompleted`, 1);
+
+    // With the only stable version quarantined, unpinned agents are not offered the pre-release.
+    expect((await stack.lifecycle(name, '1.0.0', 'quarantine')).status).toBe(200);
+    await waitFor(async () => (stack.edge.replica.get(name)?.versions.find((v) => v.version === '1.0.0')?.quarantined ? true : undefined), 'the quarantine at the edge');
+    expect(await listed()).toBeUndefined();
+    expect(await rpcError(() => alice.client.callTool({ name, arguments: { reference: 'PMT-13' } }))).toMatchObject({ code: -32601 });
+    expect((await listed('2.0.0-rc.1'))?.title).toBe('Look up a payment (preview)');
+
+    // 2.0.0 is measured against 1.0.0, not against its pre-release: a contract change is fine under the major it declares.
+    const release = at('2.0.0', 'Look up a payment by reference', { inputSchema: lookup11.inputSchema });
+    const published = await http('POST', `${stack.registryUrl}/v1/tools`, stack.admin, release);
+    expect(published).toMatchObject({ status: 201, body: { version: '2.0.0', bump: 'minor' } });
+    await waitFor(async () => (stack.edge.replica.get(name)?.versions.some((v) => v.version === '2.0.0') ? true : undefined), 'the release at the edge');
+    expect(await listed()).toMatchObject({ title: 'Look up a payment by reference', inputSchema: lookup11.inputSchema });
+    expect(await latest()).toBe('2.0.0');
   });
 
   it('counts a call in flight as activity: the idle clock starts when the call ends, not when it came', async () => {

@@ -7,7 +7,9 @@ export type Pins = Readonly<Record<string, string>>;
 /**
  * The version of a tool this principal gets: only versions it may see (each version carries its
  * own scopes, tenants and classification), never quarantined or retired ones, deprecated ones only
- * by exact pin, otherwise the newest that satisfies the pin.
+ * by exact pin, otherwise the newest that satisfies the pin. Unpinned, only a stable version: a
+ * pre-release is reached by a pin alone (resolveVersion), so unpinned callers, discovery's answers
+ * at any instant and the edge's computed successor all agree.
  */
 export function resolveForPrincipal(entry: CatalogEntry, principal: Principal, pin?: string): CatalogVersion | undefined {
   const candidates = entry.versions.filter((v) => !v.quarantined && isVisible(principal, v.spec));

@@ -43,6 +43,7 @@ export {
   BUMP_RANK,
   bumpBetween,
   bumpRank,
+  isStableVersion,
   isStrictVersion,
   isValidConstraint,
   parseVersion,

@@ -2,6 +2,7 @@ import {
   VersionCandidate,
   bumpBetween,
   bumpRank,
+  isStableVersion,
   isValidConstraint,
   parseVersion,
   resolveVersion,
@@ -82,6 +83,12 @@ describe('bumpBetween', () => {
     ['1.2.3', '3.4.5', 'major'],
     ['1.0.0-beta.1', '1.0.0-beta.2', 'none'],
     ['1.0.0-rc.1', '1.0.0', 'none'],
+    // A pre-release target counts as the release it leads to: premajor is major, preminor minor, prepatch patch.
+    ['1.0.0', '2.0.0-rc.1', 'major'],
+    ['1.0.0', '2.0.0-0', 'major'],
+    ['1.4.2', '1.5.0-beta.3', 'minor'],
+    ['1.4.2', '1.4.3-rc.1', 'patch'],
+    ['1.0.0+build.7', '2.0.0-rc.1+build.8', 'major'],
     ['bad', '1.0.0', 'none'],
   ] as const)('%s -> %s is %s', (older, newer, bump) => {
     expect(bumpBetween(older, newer)).toBe(bump);
@@ -90,6 +97,15 @@ describe('bumpBetween', () => {
   it('ranks bumps none < patch < minor < major', () => {
     expect([bumpRank('none'), bumpRank('patch'), bumpRank('minor'), bumpRank('major')]).toEqual([0, 1, 2, 3]);
   });
+});
+
+describe('isStableVersion', () => {
+  it.each([['1.0.0', true], ['1.0.0+build.1', true], ['1.0.0-rc.1', false], ['1.0.0-0', false], ['v1.0.0', false], [1, false]] as const)(
+    '%j is %s',
+    (version, stable) => {
+      expect(isStableVersion(version)).toBe(stable);
+    },
+  );
 });
 
 describe('resolveVersion', () => {
@@ -129,8 +145,28 @@ describe('resolveVersion', () => {
     expect(resolveVersion([])).toBeUndefined();
   });
 
-  it('falls back to a pre-release only when no release is active', () => {
-    expect(resolveVersion([{ version: '0.1.0-alpha', status: 'active' }])).toBe('0.1.0-alpha');
+  it('never gives an unpinned caller a pre-release, even when it is all there is', () => {
+    expect(resolveVersion([{ version: '0.1.0-alpha', status: 'active' }])).toBeUndefined();
+    // 2.0.0 retired, 1.0.0 deprecated: the newer pre-release is not a fallback.
+    expect(resolveVersion([
+      { version: '1.0.0', status: 'deprecated' }, { version: '2.0.0', status: 'retired' }, { version: '2.1.0-rc.1', status: 'active' },
+    ])).toBeUndefined();
+    expect(resolveVersion([
+      { version: '1.0.0', status: 'active' }, { version: '1.1.0', status: 'deprecated' }, { version: '1.2.0-rc.1', status: 'active' },
+    ])).toBe('1.0.0');
+  });
+
+  it('gives a pre-release to an exact pin and to a range that names a pre-release of its version', () => {
+    const withRc: VersionCandidate[] = [
+      { version: '1.0.0', status: 'active' }, { version: '2.0.0-rc.1', status: 'active' }, { version: '2.0.0-rc.2', status: 'active' },
+    ];
+    expect(resolveVersion(withRc, '2.0.0-rc.1')).toBe('2.0.0-rc.1');
+    expect(resolveVersion(withRc, '^2.0.0-rc.1')).toBe('2.0.0-rc.2');
+    // Ranges over releases do not admit pre-releases (node-semver's rule).
+    expect(resolveVersion(withRc, '>=1.0.0')).toBe('1.0.0');
+    expect(resolveVersion(withRc, '^2.0.0')).toBeUndefined();
+    // Once 2.0.0 is out, the pre-release range moves to it.
+    expect(resolveVersion([...withRc, { version: '2.0.0', status: 'active' }], '^2.0.0-rc.1')).toBe('2.0.0');
   });
 
   it('ignores candidates whose version is not strict', () => {

@@ -65,9 +65,12 @@ export function satisfies(version: string, constraint: string): boolean {
 }
 
 /**
- * The size of the step from `older` to `newer`, read from MAJOR.MINOR.PATCH alone:
- * the first component that differs names the bump; equal cores (including a move between
- * pre-releases of one version) are `none`, as is anything unparsable.
+ * The size of the step from `older` to `newer`, read from MAJOR.MINOR.PATCH alone: the first
+ * component that differs names the bump, so a pre-release target counts as the release it leads
+ * to (1.0.0 → 2.0.0-rc.1 is major, → 1.1.0-rc.1 minor, → 1.0.1-rc.1 patch). Equal cores
+ * (including a move between pre-releases of one version) are `none`, as is anything unparsable.
+ * Publish measures from a stable baseline (the registry's `compatibilityBaseline`), so `older`
+ * carrying a pre-release tag only happens when asked directly.
  */
 export function bumpBetween(older: string, newer: string): Bump {
   const a = typeof older === 'string' ? strictParse(older) : undefined;
@@ -79,15 +82,24 @@ export function bumpBetween(older: string, newer: string): Bump {
   return 'none';
 }
 
+/** A strict SemVer version without a pre-release tag (build metadata does not count): the versions that carry a compatibility promise. */
+export function isStableVersion(version: unknown): version is string {
+  const parsed = typeof version === 'string' ? strictParse(version) : undefined;
+  return parsed !== undefined && parsed.prerelease.length === 0;
+}
+
 export function bumpRank(bump: Bump): number {
   return BUMP_RANK[bump];
 }
 
 /**
- * Picks the version a caller gets. Without a constraint: the newest active release (a
- * pre-release only when no active release exists). With one: the newest active version
- * that satisfies it. A deprecated version is reachable only by an exact pin that names
- * it, which keeps a migration window open for pinned callers; retired never resolves.
+ * Picks the version a caller gets. Without a constraint: the newest active stable version; a
+ * pre-release carries no compatibility promise (SemVer §9), so an unpinned caller never gets one,
+ * and a tool whose only active versions are pre-releases resolves to nothing. With one: the newest
+ * active version that satisfies it, pre-releases included only as node-semver admits them (an
+ * exact pin, or a range naming a pre-release of the same MAJOR.MINOR.PATCH, such as
+ * `^2.0.0-rc.1`). A deprecated version is reachable only by an exact pin that names it, which
+ * keeps a migration window open for pinned callers; retired never resolves.
  */
 export function resolveVersion(
   candidates: readonly VersionCandidate[],
@@ -100,7 +112,7 @@ export function resolveVersion(
   }
   // Newest first; equal precedence keeps the given order (a stable sort, as rcompare gave).
   known.sort((a, b) => b.parsed.compare(a.parsed));
-  if (constraint === undefined) return newestActive(known);
+  if (constraint === undefined) return newestActiveStable(known);
   const exact = exactPin(constraint);
   if (exact !== undefined) {
     const match = known.find((k) => k.parsed.compare(exact) === 0)?.candidate;
@@ -116,10 +128,8 @@ interface ParsedCandidate {
   parsed: SemVer;
 }
 
-function newestActive(sortedNewestFirst: readonly ParsedCandidate[]): string | undefined {
-  const active = sortedNewestFirst.filter((k) => k.candidate.status === 'active');
-  const release = active.find((k) => k.parsed.prerelease.length === 0);
-  return (release ?? active[0])?.candidate.version;
+function newestActiveStable(sortedNewestFirst: readonly ParsedCandidate[]): string | undefined {
+  return sortedNewestFirst.find((k) => k.candidate.status === 'active' && k.parsed.prerelease.length === 0)?.candidate.version;
 }
 
 function exactPin(constraint: string): SemVer | undefined {

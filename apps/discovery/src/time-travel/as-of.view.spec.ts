@@ -38,4 +38,12 @@ describe('what a principal could call in a folded catalog', () => {
     expect(toolsAsOf([entry], principals[2])).toEqual([]);
     expect(tool).not.toHaveProperty('requiredScopes');
   });
+
+  it('names no unpinned version for a tool only pre-releases make usable, and passes a newer pre-release over for a release', () => {
+    const tool = (...versions: CatalogVersion[]): CatalogEntry => ({ ...entry, versions });
+    const onlyRc = toolsAsOf([tool(version('1.0.0', 'active', { quarantined: true }), version('2.0.0-rc.1', 'active'))], principals[0]);
+    expect(onlyRc).toMatchObject([{ version: null, status: null, callable: [{ version: '2.0.0-rc.1', status: 'active' }] }]);
+    const withRelease = toolsAsOf([tool(version('1.0.0', 'active'), version('1.1.0', 'deprecated'), version('1.2.0-rc.1', 'active'))], principals[0]);
+    expect(withRelease[0]).toMatchObject({ version: '1.0.0', status: 'active' });
+  });
 });

@@ -4,7 +4,7 @@ import type { CatalogEntry, CatalogVersion } from '@estate/events';
 
 /** One tool as a principal found it at an instant. */
 export interface ToolAsOf extends McpTool {
-  /** What an unpinned call got (the newest active version it may see); null when only a pin reached the tool. */
+  /** What an unpinned call got (the newest active stable version it may see); null when only a pin reached the tool. */
   version: string | null;
   status: CatalogVersion['status'] | null;
   /** Every version it could call, each by exact pin: deprecated ones included, retired and quarantined never. */

@@ -35,6 +35,14 @@ describe('deprecation notice', () => {
     expect(deprecationNotice(entry(old, hidden), old, reader)?.successor).toBeUndefined();
   });
 
+  it('computes the successor as an unpinned call resolves: never a pre-release, unless the owner named it', () => {
+    const old = deprecated();
+    expect(deprecationNotice(entry(old, version('1.1.0'), version('2.0.0-rc.1')), old, reader)?.successor).toBe('1.1.0');
+    expect(deprecationNotice(entry(old, version('2.0.0-rc.1')), old, reader)?.successor).toBeUndefined();
+    const named = deprecated('2.0.0-rc.1');
+    expect(deprecationNotice(entry(named, version('1.1.0'), version('2.0.0-rc.1')), named, reader)?.successor).toBe('2.0.0-rc.1');
+  });
+
   it('adds the notice under io.estate/deprecation and keeps the result\'s own _meta', () => {
     const notice = deprecationNotice(entry(deprecated()), deprecated(), reader);
     const marked = withDeprecationNotice({ content: [], _meta: { 'io.estate/ref': 'r1' } }, notice!);

@@ -1,5 +1,5 @@
 import type { CompatPolicy, SchemaChange, ToolSpec } from '@estate/contracts';
-import { latestVersion, type ClassifyChange, type ToolState, type ToolVersionState } from './tool.decider';
+import { compatibilityBaseline, type ClassifyChange, type ToolState, type ToolVersionState } from './tool.decider';
 
 /**
  * What publish and check answer besides the decision: the ESTATE_COMPAT policy in force, the bump
@@ -13,13 +13,15 @@ export interface PublishReport {
 }
 
 /**
- * `state` as it stood before the publish; a first version has nothing to compare with. `classify`
- * is the one the decision ran (its policy bound in), so a cached one answers the pair again for free.
+ * `state` as it stood before the publish, read against the same baseline the decision used (the
+ * newest stable version before `spec`); with none, as for a first version, there is nothing to
+ * compare with. `classify` is the one the decision ran (its policy bound in), so a cached one
+ * answers the pair again for free.
  */
 export function publishReport(state: ToolState, spec: ToolSpec, classify: ClassifyChange): PublishReport {
   const { policy } = classify;
-  const latest = latestVersion(state);
-  if (latest === undefined) return { compat: { policy, strictBump: 'initial' }, changes: [] };
-  const { strictBump, changes } = classify((state.versions.get(latest) as ToolVersionState).spec, spec);
+  const baseline = compatibilityBaseline(state, spec.version);
+  if (baseline === undefined) return { compat: { policy, strictBump: 'initial' }, changes: [] };
+  const { strictBump, changes } = classify((state.versions.get(baseline) as ToolVersionState).spec, spec);
   return { compat: { policy, strictBump }, changes };
 }

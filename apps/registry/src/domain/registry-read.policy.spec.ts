@@ -26,6 +26,14 @@ describe('registry read policy', () => {
     expect(toolSummaryFor({ ...agent, tenant: 'north' }, 'bank.lookup', state)?.latest).toBe('2.0.0');
   });
 
+  it('reports as latest the newest stable version, a pre-release only when the tool has no stable one', () => {
+    const withRc: ToolState = { versions: new Map([...state.versions, ['2.1.0-rc.1', { ...version('2.1.0-rc.1'), status: 'active' }]]) };
+    expect(toolSummaryFor(agent, 'bank.lookup', withRc)).toEqual({ name: 'bank.lookup', latest: '1.3.0', versions: { '1.1.0': 'deprecated', '1.3.0': 'active', '2.1.0-rc.1': 'active' } });
+    expect(toolSummaryFor(publisher, 'bank.lookup', withRc)?.latest).toBe('2.0.0');
+    const onlyRcs: ToolState = { versions: new Map([['0.1.0-rc.1', { ...version('0.1.0-rc.1'), status: 'active' }], ['0.1.0-rc.2', { ...version('0.1.0-rc.2'), status: 'active' }]]) };
+    expect(toolSummaryFor(agent, 'bank.lookup', onlyRcs)?.latest).toBe('0.1.0-rc.2');
+  });
+
   it('lists every version for publishers and admins', () => {
     expect(Object.keys(toolSummaryFor(publisher, 'bank.lookup', state)?.versions ?? {})).toEqual(['1.0.0', '1.1.0', '1.2.0', '1.3.0', '2.0.0']);
     expect(toolViewFor(publisher, 'bank.lookup', state)?.versions['1.2.0']).toEqual(state.versions.get('1.2.0'));

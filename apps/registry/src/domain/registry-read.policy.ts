@@ -1,5 +1,5 @@
 import { rcompare } from 'semver';
-import { isVisible, toMcpTool, type McpTool, type Principal, type VersionStatus } from '@estate/contracts';
+import { isStableVersion, isVisible, toMcpTool, type McpTool, type Principal, type VersionStatus } from '@estate/contracts';
 import type { ServerRegisteredData } from '@estate/events';
 import type { ToolState, ToolVersionState } from './tool.decider';
 
@@ -17,6 +17,7 @@ export function readsGovernance(viewer: Principal): boolean {
 /** One row of `GET /v1/tools`: the same shape for everyone, filtered for agents. */
 export interface ToolSummary {
   name: string;
+  /** The newest stable version the viewer may read; the newest of any kind only when it may read no stable one. */
   latest?: string;
   versions: Record<string, VersionStatus>;
 }
@@ -58,7 +59,8 @@ export function toolSummaryFor(viewer: Principal, name: string, state: ToolState
   const versions = readable(viewer, state);
   if (versions.length === 0) return undefined;
   const statuses = Object.fromEntries([...versions].reverse().map(([v, st]) => [v, st.status]));
-  return { name, latest: versions[0][0], versions: statuses };
+  const latest = versions.find(([v]) => isStableVersion(v)) ?? versions[0];
+  return { name, latest: latest[0], versions: statuses };
 }
 
 export function toolViewFor(viewer: Principal, name: string, state: ToolState): ToolView | undefined {

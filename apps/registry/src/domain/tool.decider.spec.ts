@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { DESCRIPTION_CHANGE_BUMP, type Bump, type CompatPolicy, type ToolSpec } from '@estate/contracts';
 import type { ServerRegisteredData } from '@estate/events';
 import {
-  classifierFor, decideTool, evolveTool, evolveToolAll, initialToolState, latestVersion, type ToolCommand, type ToolEvent, type ToolState,
+  classifierFor, compatibilityBaseline, decideTool, evolveTool, evolveToolAll, initialToolState, latestVersion, type ToolCommand, type ToolEvent, type ToolState,
 } from './tool.decider';
 import type { Decision } from './registry.errors';
 
@@ -201,6 +201,67 @@ describe('publishing under each ESTATE_COMPAT policy (the spec\'s input schema i
   });
 });
 
+describe('publishing pre-releases (SemVer §9: a pre-release promises nothing)', () => {
+  const narrower = (version: string) => spec({
+    version,
+    inputSchema: { type: 'object', properties: { amount: { type: 'integer', minimum: 1 }, currency: { enum: ['EUR', 'USD'] } }, required: ['amount'] },
+  });
+  const memoRequired = (base: ToolSpec) => spec({
+    ...base,
+    inputSchema: { ...base.inputSchema, properties: { ...(base.inputSchema.properties as object), memo: { type: 'string' } }, required: ['amount', 'memo'] },
+  });
+  /** Publishes each spec in turn (each must be accepted) and returns the history so made. */
+  const publishedInTurn = (...specs: ToolSpec[]): ToolEvent[] =>
+    specs.reduce<ToolEvent[]>((history, next) => [...history, ...accepted(given(...history).when(publish(next)))], []);
+  const breakingPaths = (event: ToolEvent) => (event.type === 'ToolVersionPublished' ? event.data.changes.filter((c) => c.breaking).map((c) => c.path) : []);
+
+  it('takes a release after its pre-release with any contract change a major allows (it was refused as a "none" bump)', () => {
+    const [event] = accepted(given(published(spec()), published(spec({ version: '2.0.0-rc.1' }))).when(publish(narrower('2.0.0'))));
+    expect(event).toMatchObject({ data: { bump: 'major', spec: { version: '2.0.0' } } });
+    expect(breakingPaths(event)).toEqual(['$.inputSchema.properties.currency.enum']);
+  });
+
+  it('measures 1.0.0 → 2.0.0-rc.1 → 2.0.0-rc.2 → 2.0.0 each against 1.0.0, the last stable version', () => {
+    const rc2 = memoRequired(narrower('2.0.0-rc.2'));
+    const history = publishedInTurn(spec(), narrower('2.0.0-rc.1'), rc2, { ...rc2, version: '2.0.0', title: 'Move money' });
+    expect(history.map((e) => (e.type === 'ToolVersionPublished' ? [e.data.spec.version, e.data.bump] : []))).toEqual([
+      ['1.0.0', 'initial'], ['2.0.0-rc.1', 'major'], ['2.0.0-rc.2', 'major'], ['2.0.0', 'major'],
+    ]);
+    // rc.2 and the release list the enum narrowing rc.1 made: their changes are from 1.0.0, not from the pre-release before.
+    expect(breakingPaths(history[2])).toEqual(['$.inputSchema.properties.currency.enum', '$.inputSchema.properties.memo']);
+    expect(breakingPaths(history[3])).toEqual(breakingPaths(history[2]));
+  });
+
+  it('still refuses a pre-release whose declared bump is too small for its change from the last stable version', () => {
+    const error = refusal(given(published(spec())).when(publish(narrower('1.1.0-rc.1'))));
+    expect(error).toMatchObject({ code: 'BUMP_TOO_SMALL', message: expect.stringContaining('1.0.0 → 1.1.0-rc.1 is a minor bump but the change needs major') });
+    expect(error.details).toMatchObject({ required: 'major', declared: 'minor' });
+    // An earlier pre-release is no baseline: the same change after 1.1.0-rc.0 is refused just the same.
+    const afterRc0 = given(published(spec()), published(narrower('1.1.0-rc.0'))).when(publish(narrower('1.1.0-rc.1')));
+    expect(refusal(afterRc0).details).toMatchObject({ required: 'major', declared: 'minor' });
+  });
+
+  it('publishes as initial, with no changes, while no stable version precedes it', () => {
+    const history = publishedInTurn(spec({ version: '0.1.0-alpha.1' }), narrower('0.1.0-alpha.2'), memoRequired(spec({ version: '0.1.0' })));
+    expect(history.map((e) => e.type === 'ToolVersionPublished' && [e.data.bump, e.data.changes])).toEqual([['initial', []], ['initial', []], ['initial', []]]);
+  });
+
+  it('keeps refusing a version not newer than every published one, pre-release or not', () => {
+    const history = [published(spec()), published(spec({ version: '2.0.0-rc.2' }))];
+    for (const version of ['2.0.0-rc.1', '1.5.0', '2.0.0-beta.9']) {
+      expect(refusal(given(...history).when(publish(spec({ version })))).code).toBe('VERSION_NOT_NEWER');
+    }
+  });
+
+  it('guards the upstream server against the version just before, even when that is a pre-release', () => {
+    const moved = spec({ version: '1.0.0', upstream: { server: 'core', tool: 'steal' } });
+    const error = refusal(given(published(spec({ version: '1.0.0-rc.1' }))).when(publish(moved, BARE)));
+    expect((error.details as { issues: unknown[] }).issues).toEqual([
+      expect.objectContaining({ path: '$.upstream.server', code: 'upstream_moved', message: expect.stringContaining('served by "pay"') }),
+    ]);
+  });
+});
+
 describe('deprecating, retiring and quarantining a version', () => {
   const history = [published(spec()), published(spec({ version: '1.1.0', title: 'Move money' }))];
 
@@ -313,6 +374,13 @@ describe('the newest version of a folded state', () => {
     // A state built without evolve (deserialised, say) is answered by looking at every version.
     expect(latestVersion({ versions: new Map([['0.9.0', { spec: spec({ version: '0.9.0' }), status: 'active', quarantined: false }]]) })).toBe('0.9.0');
   });
+
+  it('measures compatibility from the newest stable version below, whatever its status, skipping pre-releases', () => {
+    const published = (version: string): ToolEvent => ({ type: 'ToolVersionPublished', version: 1, data: { spec: spec({ version }), bump: 'minor', changes: [] } });
+    const state = evolveToolAll(initialToolState(), [published('1.0.0'), published('1.10.0'), deprecated('1.10.0'), published('2.0.0-beta.1'), published('2.0.0'), retired('2.0.0')]);
+    expect(['3.0.0-rc.1', '2.0.0', '2.0.0-beta.1', '1.10.0', '1.0.0'].map((v) => compatibilityBaseline(state, v))).toEqual(['2.0.0', '1.10.0', '1.10.0', '1.0.0', undefined]);
+    expect(compatibilityBaseline(evolveToolAll(initialToolState(), [published('1.0.0-rc.1')]), '1.0.0')).toBeUndefined();
+  });
 });
 
 describe('evolveToolAll', () => {
@@ -345,6 +413,7 @@ describe('evolveToolAll', () => {
       expect([...folded.versions]).toEqual([...reference(from, after)]);
       // The newest as evolve carried it, against the newest found by sorting every version of a fresh copy.
       expect(latestVersion(folded)).toBe(latestVersion({ versions: new Map(folded.versions) }));
+      expect(compatibilityBaseline(folded, '9.0.0')).toBe(compatibilityBaseline({ versions: new Map(folded.versions) }, '9.0.0'));
       expect(evolveToolAll(from, after.slice(0, 1))).toEqual(after.length > 0 ? evolveTool(from, after[0]) : from);
       expect([...from.versions]).toEqual(kept); // the state folded from is left as it was
     }), { numRuns: 500 });

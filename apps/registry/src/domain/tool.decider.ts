@@ -1,13 +1,13 @@
-import { gt, rcompare } from 'semver';
+import { gt, lt, rcompare } from 'semver';
 import {
-  bumpBetween, bumpRank, classifyToolChange, lintToolSpec, parseToolSpec, parseVersion, storableTextIssues,
+  bumpBetween, bumpRank, classifyToolChange, isStableVersion, lintToolSpec, parseToolSpec, parseVersion, storableTextIssues,
   isVisible, DEFAULT_COMPAT_POLICY, type ChangeClassification, type CompatPolicy, type Principal, type ToolSpec, type VersionStatus,
 } from '@estate/contracts';
 import type {
   ServerRegisteredData, ToolQuarantined, ToolVersionSunsetReached, ToolVersionDeprecated, ToolVersionPublished, ToolVersionRetired,
 } from '@estate/events';
 import type { Decider } from './decider';
-import { registryError, type Decision } from './registry.errors';
+import { registryError, type Decision, type RegistryError } from './registry.errors';
 
 export type ToolEvent = ToolVersionPublished | ToolVersionDeprecated | ToolVersionRetired | ToolQuarantined | ToolVersionSunsetReached;
 
@@ -41,21 +41,44 @@ export function toolStreamId(name: string): string {
   return `tool:${name}`;
 }
 
+/** The newest version of a state, and its newest stable (pre-release-free) one. */
+interface Newest {
+  any: string;
+  stable: string | undefined;
+}
+
 /**
- * The newest version of each `versions` object already asked about or built by evolve. Sorting
+ * The newest versions of each `versions` object already asked about or built by evolve. Sorting
  * every version on every publish parsed each semver again: linear in the stream's length, and
  * the largest cost of the decider's own on long-lived tools (profiled). States are immutable, so
  * an answer stays true of its object; evolve passes it on to the next state in O(1).
  */
-const newest = new WeakMap<ToolState['versions'], string>();
+const newest = new WeakMap<ToolState['versions'], Newest>();
+
+function newestOf(state: ToolState): Newest | undefined {
+  const known = newest.get(state.versions);
+  if (known !== undefined) return known;
+  const sorted = [...state.versions.keys()].sort(rcompare);
+  if (sorted.length === 0) return undefined;
+  const found: Newest = { any: sorted[0], stable: sorted.find(isStableVersion) };
+  newest.set(state.versions, found);
+  return found;
+}
 
 /** Newest published version of any status: a new version must be newer than every one before it. */
 export function latestVersion(state: ToolState): string | undefined {
-  const known = newest.get(state.versions);
-  if (known !== undefined) return known;
-  const latest = [...state.versions.keys()].sort(rcompare)[0];
-  if (latest !== undefined) newest.set(state.versions, latest);
-  return latest;
+  return newestOf(state)?.any;
+}
+
+/**
+ * What `version` is measured against for compatibility: the newest stable version of any status
+ * below it. A pre-release promises nothing (SemVer §9), so 1.0.0 → 2.0.0-rc.1 → 2.0.0-rc.2 → 2.0.0
+ * each answer to 1.0.0; undefined (nothing promised yet) when no stable version precedes it.
+ */
+export function compatibilityBaseline(state: ToolState, version: string): string | undefined {
+  const stable = newestOf(state)?.stable;
+  if (stable === undefined || lt(stable, version)) return stable;
+  return [...state.versions.keys()].filter((v) => isStableVersion(v) && lt(v, version)).sort(rcompare)[0];
 }
 
 /**
@@ -116,28 +139,20 @@ function decidePublish(input: unknown, server: ServerRegisteredData | undefined,
     };
   }
   const latest = latestVersion(state);
-  if (!latest) {
-    return { ok: true, events: [{ type: 'ToolVersionPublished', version: 1, data: { spec, bump: 'initial', changes: [] } }] };
-  }
-  if (!gt(spec.version, latest)) {
+  if (latest !== undefined && !gt(spec.version, latest)) {
     return {
       ok: false,
       error: registryError('VERSION_NOT_NEWER', `${spec.version} is not newer than the latest published version ${latest}`),
     };
   }
-  const previous = (state.versions.get(latest) as ToolVersionState).spec;
-  // Every version of a tool is reached through the one server it was first published on: a
-  // version routed elsewhere would take the tool's name, callers and pins to another upstream.
-  if (spec.upstream.server !== previous.upstream.server) {
-    return {
-      ok: false,
-      error: registryError('CONTRACT_REJECTED', 'the tool spec breaks publishing rules', {
-        issues: [{ path: '$.upstream.server', code: 'upstream_moved', message: `${spec.name} is served by "${previous.upstream.server}"; a version cannot move it to "${spec.upstream.server}" (publish it under a new name)` }],
-      }),
-    };
+  const moved = latest === undefined ? undefined : upstreamMoved(spec, (state.versions.get(latest) as ToolVersionState).spec);
+  if (moved) return { ok: false, error: moved };
+  const baseline = compatibilityBaseline(state, spec.version);
+  if (baseline === undefined) {
+    return { ok: true, events: [{ type: 'ToolVersionPublished', version: 1, data: { spec, bump: 'initial', changes: [] } }] };
   }
-  const classification = classify(previous, spec);
-  const declared = bumpBetween(latest, spec.version);
+  const classification = classify((state.versions.get(baseline) as ToolVersionState).spec, spec);
+  const declared = bumpBetween(baseline, spec.version);
   const changes = classification.changes.map(({ path, kind, breaking, message }) => ({ path, kind, breaking, message }));
   if (bumpRank(declared) < bumpRank(classification.bump)) {
     const { policy, strictBump, changes: detailed, witness } = classification;
@@ -145,12 +160,24 @@ function decidePublish(input: unknown, server: ServerRegisteredData | undefined,
       ok: false,
       error: registryError(
         'BUMP_TOO_SMALL',
-        `${latest} → ${spec.version} is a ${declared} bump but the change needs ${classification.bump} (ESTATE_COMPAT=${policy})`,
+        `${baseline} → ${spec.version} is a ${declared} bump but the change needs ${classification.bump} (ESTATE_COMPAT=${policy})`,
         { required: classification.bump, declared, compat: { policy, strictRequired: strictBump }, changes: detailed, witness },
       ),
     };
   }
   return { ok: true, events: [{ type: 'ToolVersionPublished', version: 1, data: { spec, bump: classification.bump, changes } }] };
+}
+
+/**
+ * Every version of a tool is reached through the one server it was first published on: a version
+ * routed elsewhere would take the tool's name, callers and pins to another upstream. Checked
+ * against the version just before, pre-release or not: the server is a fact, not a promise.
+ */
+function upstreamMoved(spec: ToolSpec, previous: ToolSpec): RegistryError | undefined {
+  if (spec.upstream.server === previous.upstream.server) return undefined;
+  return registryError('CONTRACT_REJECTED', 'the tool spec breaks publishing rules', {
+    issues: [{ path: '$.upstream.server', code: 'upstream_moved', message: `${spec.name} is served by "${previous.upstream.server}"; a version cannot move it to "${spec.upstream.server}" (publish it under a new name)` }],
+  });
 }
 
 /**
@@ -231,16 +258,21 @@ export function evolveTool(state: ToolState, event: ToolEvent): ToolState {
  */
 export function evolveToolAll(state: ToolState, events: readonly ToolEvent[]): ToolState {
   const versions = new Map(state.versions);
-  // The newest version, carried along while it is known (see `newest`); undefined and known means no version yet.
-  let latest = newest.get(state.versions);
-  let known = latest !== undefined || state.versions.size === 0;
+  // The newest versions, carried along while they are known (see `newest`); undefined and known means no version yet.
+  const carried = newest.get(state.versions);
+  let latest = carried?.any;
+  let stable = carried?.stable;
+  let known = carried !== undefined || state.versions.size === 0;
   // A change to a version the stream never published keeps an entry of the change alone, as the object spread did.
   const at = (version: string) => versions.get(version) as ToolVersionState;
   for (const event of events) {
     if (event.type === 'ToolVersionPublished') {
       const added = event.data.spec.version;
       versions.set(added, { spec: event.data.spec, status: 'active', quarantined: false });
-      if (known) latest = latest === undefined || gt(added, latest) ? added : latest;
+      if (known) {
+        latest = latest === undefined || gt(added, latest) ? added : latest;
+        stable = isStableVersion(added) && (stable === undefined || gt(added, stable)) ? added : stable;
+      }
       continue;
     }
     // Deprecations and retirements keep the set of versions, so the newest stays the newest,
@@ -260,6 +292,6 @@ export function evolveToolAll(state: ToolState, events: readonly ToolEvent[]): T
         break;
     }
   }
-  if (known && latest !== undefined) newest.set(versions, latest);
+  if (known && latest !== undefined) newest.set(versions, { any: latest, stable });
   return { versions };
 }

@@ -1,10 +1,9 @@
-import { lt, rcompare } from 'semver';
 import { bumpBetween, DEFAULT_COMPAT_POLICY, type SchemaChange } from '@estate/contracts';
-import { classifierFor, type ClassifyChange, type ToolState, type ToolVersionState } from './tool.decider';
+import { classifierFor, compatibilityBaseline, type ClassifyChange, type ToolState, type ToolVersionState } from './tool.decider';
 
 /**
- * What changed from the version published just before `version` (the highest lower one): the
- * declared bump, the bump the classifier requires, every change with its path, and for a
+ * What changed from the version `version` was measured against when it was published (its
+ * compatibility baseline: the newest stable version below it, pre-releases skipped): the declared bump, the bump the classifier requires, every change with its path, and for a
  * breaking change the witness value the old contract accepted and the new one refuses.
  */
 export interface VersionDiff {
@@ -18,13 +17,13 @@ export interface VersionDiff {
 }
 
 /**
- * undefined when the version was never published; the first version has no previous and no changes.
+ * undefined when the version was never published; a version with no stable one below it has no previous and no changes.
  * `classify` runs under the ESTATE_COMPAT in force now, which may differ from the one the version was published under.
  */
 export function versionDiffFor(name: string, state: ToolState, version: string, classify: ClassifyChange = classifierFor(DEFAULT_COMPAT_POLICY)): VersionDiff | undefined {
   const current = state.versions.get(version);
   if (!current) return undefined;
-  const previous = [...state.versions.keys()].filter((v) => lt(v, version)).sort(rcompare)[0];
+  const previous = compatibilityBaseline(state, version);
   if (previous === undefined) return { name, version, previous: null, declared: null, required: null, changes: [] };
   const classification = classify((state.versions.get(previous) as ToolVersionState).spec, current.spec);
   const diff: VersionDiff = {

@@ -36,6 +36,21 @@ describe('publish', () => {
     expect(await publish.execute({ ...LOOKUP, name: 'other.lookup', upstream: { server: 'open', tool: 'lookup' } }, META)).toMatchObject({ ok: true });
   });
 
+  it('iterates a pre-release to its release: check and publish answer against the last stable version, not the pre-release', async () => {
+    const { register, publish, check } = useCases();
+    await register.execute(registerServer(BANK), META);
+    await publish.execute(LOOKUP, META);
+    const renamed = { ...LOOKUP, inputSchema: { ...LOOKUP.inputSchema, properties: { ref: (LOOKUP.inputSchema.properties as Record<string, unknown>).reference }, required: ['ref'] } };
+    expect(await publish.execute({ ...renamed, version: '2.0.0-rc.1' }, META)).toMatchObject({ ok: true, value: { bump: 'major' } });
+    const release = { ...renamed, version: '2.0.0', title: 'Find a payment' };
+    const expected = { ok: true, value: { version: '2.0.0', bump: 'major', compat: { strictBump: 'major' }, changes: expect.arrayContaining([expect.objectContaining({ path: '$.inputSchema.properties.reference', breaking: true })]) } };
+    expect(await check.execute(release, META)).toMatchObject(expected);
+    expect(await publish.execute(release, META)).toMatchObject(expected);
+    // A pre-release of a minor still has to keep 2.0.0's promises.
+    const broken = await publish.execute({ ...LOOKUP, version: '2.1.0-rc.1' }, META);
+    expect(broken).toMatchObject({ ok: false, error: { code: 'BUMP_TOO_SMALL', message: expect.stringContaining('2.0.0 → 2.1.0-rc.1 is a minor bump but the change needs major') } });
+  });
+
   it('classifies a pair once: a check and then its publish share the cached answer', async () => {
     const classify = jest.fn(classifyToolChange);
     const { register, publish, check } = useCases(cachedClassifier(classifierFor('standard', classify), 10));
