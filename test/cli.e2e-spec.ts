@@ -85,9 +85,27 @@ describe('the estate CLI against a real registry', () => {
     expect(verify.stderr).not.toContain('NOT intact');
   });
 
-  it('explains how to use a command it cannot run', async () => {
+  it('explains how to use a command it cannot run, with exit code 2 (could not run), never a refusal\'s 1', async () => {
     const result = await estate(['deprecate', 'bank.lookup'], env);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.stderr).toContain('usage: estate deprecate <tool> <version> --reason');
+    const unknownOption = await estate(['check', file('any.json', bankSpecs('bank')[0]), '--bogus'], env);
+    expect(unknownOption).toMatchObject({ code: 2, stderr: expect.stringContaining("Unknown option '--bogus'") });
+    expect(unknownOption.stderr).toContain('estate <command>');
+    expect(await estate(['frobnicate'], env)).toMatchObject({ code: 2, stderr: expect.stringContaining("unknown command 'frobnicate'") });
+  });
+
+  it('prints the usage and exits 0 when asked for help, alone or after any command', async () => {
+    for (const args of [[], ['help'], ['-h'], ['--help'], ['check', '--help'], ['check', '-h'], ['token', '--help'], ['verify', '-h'], ['stdio', '--help']]) {
+      const result = await estate(args, env);
+      expect({ args, code: result.code, usage: result.stdout.startsWith('estate <command>') }).toEqual({ args, code: 0, usage: true });
+    }
+  });
+
+  it('a check without a token could not be made (exit 2), not a refusal', async () => {
+    const empty = mkdtempSync(path.join(os.tmpdir(), 'estate-cli-no-estate-'));
+    const result = await estate(['check', file('no-token.json', bankSpecs('bank')[0])], { ...env, ESTATE_TOKEN: '', ESTATE_JWT_SECRET: '', ESTATE_DATA_DIR: empty });
+    expect(result).toMatchObject({ code: 2, stderr: expect.stringContaining('set ESTATE_TOKEN') });
+    expect((await estate(['verify'], { ...env, ESTATE_TOKEN: '', ESTATE_DATA_DIR: empty })).code).toBe(2);
   });
 });

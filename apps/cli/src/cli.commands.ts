@@ -14,9 +14,12 @@ export interface CliEnv {
 export interface CliOutcome {
   ok: boolean;
   output: string;
-  /** When not ok: 1 (the answer was no: refused, differs), or 2 (the command could not be carried out). */
+  /** When not ok: 1 (the answer was no: refused, differs), or 2 (the command could not be carried out: a usage error, no token, unreachable). */
   exitCode?: 1 | 2;
 }
+
+/** A command that cannot run as given (a missing argument or setting): exit code 2, never a refusal's 1. */
+const cannotRun = (output: string): CliOutcome => ({ ok: false, output, exitCode: 2 });
 
 /** Statuses that are an answer about the request itself (a refusal), not a failure to ask. */
 const REFUSALS = new Set([400, 404, 409, 413, 415, 422]);
@@ -35,7 +38,7 @@ type Options = Record<string, string | boolean | undefined>;
 
 /** `summarize` adds lines under the JSON answer (e.g. `check`'s policy verdicts). */
 async function request(method: string, url: string, token: string | undefined, body?: unknown, summarize?: (answer: unknown) => string | undefined): Promise<CliOutcome> {
-  if (!token) return { ok: false, output: 'set ESTATE_TOKEN (a bearer token; `estate token` mints a development one)' };
+  if (!token) return cannotRun('set ESTATE_TOKEN (a bearer token; `estate token` mints a development one)');
   const response = await reach(url, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -68,7 +71,7 @@ export async function runCommand(command: string, args: string[], options: Optio
     case 'token': {
       const secret = env.secret;
       const sub = str(options.sub);
-      if (!secret || !sub) return { ok: false, output: 'usage: estate token --sub <id> [--scope "a b"] [--tenant t] [--clearance c] (needs ESTATE_JWT_SECRET, or a running npm start in ESTATE_DATA_DIR)' };
+      if (!secret || !sub) return cannotRun('usage: estate token --sub <id> [--scope "a b"] [--tenant t] [--clearance c] (needs ESTATE_JWT_SECRET, or a running npm start in ESTATE_DATA_DIR)');
       const jwt = await issueDevToken(secret, { sub, scope: str(options.scope), tenant: str(options.tenant), clearance: str(options.clearance) ?? 'internal' }, { audience: str(options.audience) });
       return { ok: true, output: jwt };
     }
@@ -83,7 +86,7 @@ export async function runCommand(command: string, args: string[], options: Optio
       return request('POST', `${env.registryUrl}/v1/tools/check`, env.token, await readJson(args[0]), checkSummary);
     case 'deprecate':
     case 'retire':
-      if (args.length < 2 || !str(options.reason)) return { ok: false, output: `usage: estate ${command} <tool> <version> --reason "…"${command === 'deprecate' ? ' [--sunset-at ISO] [--replacement v]' : ''}` };
+      if (args.length < 2 || !str(options.reason)) return cannotRun(`usage: estate ${command} <tool> <version> --reason "…"${command === 'deprecate' ? ' [--sunset-at ISO] [--replacement v]' : ''}`);
       return request('POST', `${env.registryUrl}/v1/tools/${encodeURIComponent(args[0])}/versions/${encodeURIComponent(args[1])}/${command}`, env.token, {
         reason: str(options.reason), sunsetAt: str(options['sunset-at']), replacement: str(options.replacement),
       });
@@ -95,23 +98,23 @@ export async function runCommand(command: string, args: string[], options: Optio
       return request('GET', `${env.auditUrl}/v1/audit?${query}`, env.token);
     }
     case 'callers':
-      if (!args[0]) return { ok: false, output: 'usage: estate callers <tool> [--version v]' };
+      if (!args[0]) return cannotRun('usage: estate callers <tool> [--version v]');
       return request('GET', `${env.auditUrl}/v1/tools/${encodeURIComponent(args[0])}/callers${str(options.version) ? `?version=${encodeURIComponent(str(options.version) as string)}` : ''}`, env.token);
     case 'as-of': {
-      if (!args[0]) return { ok: false, output: 'usage: estate as-of <ISO time> [--principal p [--scope "a b"] [--tenant t] [--clearance c]]' };
+      if (!args[0]) return cannotRun('usage: estate as-of <ISO time> [--principal p [--scope "a b"] [--tenant t] [--clearance c]]');
       const query = new URLSearchParams({ at: args[0] });
       for (const key of ['principal', 'scope', 'tenant', 'clearance']) if (str(options[key])) query.set(key, str(options[key]) as string);
       return request('GET', `${env.discoveryUrl}/v1/discover?${query}`, env.token, undefined, asOfSummary);
     }
     case 'history':
-      if (!args[0]) return { ok: false, output: 'usage: estate history <tool>' };
+      if (!args[0]) return cannotRun('usage: estate history <tool>');
       return request('GET', `${env.registryUrl}/v1/tools/${encodeURIComponent(args[0])}/history`, env.token, undefined, historySummary);
     case 'rebuild':
       return request('POST', `${env.discoveryUrl}/v1/rebuild`, env.token);
     case 'verify':
       return verify(env);
     default:
-      return { ok: false, output: USAGE };
+      return cannotRun(`unknown command '${command}'\n\n${USAGE}`);
   }
 }
 
@@ -137,12 +140,17 @@ export const USAGE = `estate <command>
                              exit code 1 on any difference, 2 when a check could not be made
   stdio                      serve the MCP edge over stdio (ESTATE_STDIO_TOKEN; KAFKA_BROKERS, or joins the npm start in ESTATE_DATA_DIR)
 
+  help, --help, -h           this text (also after any command: estate check --help)
+
 Environment: ESTATE_REGISTRY_URL (http://127.0.0.1:8001), ESTATE_AUDIT_URL (http://127.0.0.1:8003),
-ESTATE_DISCOVERY_URL (http://127.0.0.1:8002), ESTATE_TOKEN.`;
+ESTATE_DISCOVERY_URL (http://127.0.0.1:8002), ESTATE_TOKEN.
+
+Exit codes: 0 done (and help); 1 the answer was no (check refused, verify found a difference, a request
+refused); 2 the command could not be carried out (a usage error, no or an unusable token, unreachable).`;
 
 /** Both checks always run, so one report names every problem. */
 async function verify(env: CliEnv): Promise<CliOutcome> {
-  if (!env.token) return { ok: false, output: 'set ESTATE_TOKEN (an estate:admin bearer token)' };
+  if (!env.token) return cannotRun('set ESTATE_TOKEN (an estate:admin bearer token)');
   const chain = await getJson(`${env.auditUrl}/v1/audit/verify`, env.token);
   const catalog = await getJson(`${env.discoveryUrl}/v1/verify`, env.token);
   const chainOk = chain.status === 200 && (chain.body as { ok?: unknown }).ok === true;

@@ -13,7 +13,7 @@ const OPTIONS = Object.fromEntries(NAMES.map((n) => [n, { type: 'string' as cons
 export async function run(): Promise<void> {
   try {
     const [command, ...rest] = process.argv.slice(2);
-    if (!command || command === '--help' || command === 'help') {
+    if (asksForHelp(process.argv.slice(2))) {
       process.stdout.write(`${USAGE}\n`);
       return;
     }
@@ -23,9 +23,21 @@ export async function run(): Promise<void> {
     process.exitCode = outcome.ok ? 0 : (outcome.exitCode ?? 1);
   } catch (error) {
     // The command could not be carried out (unreachable, an unreadable file, bad options): 2, not a refusal's 1.
-    process.stderr.write(`estate: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`estate: ${error instanceof Error ? error.message : String(error)}\n${isUsageError(error) ? `\n${USAGE}\n` : ''}`);
     process.exitCode = 2;
   }
+}
+
+/** `estate`, `estate help`, `-h` or `--help`, alone or after a command (before a `--`): usage, exit 0. */
+export function asksForHelp(args: string[]): boolean {
+  if (args.length === 0 || args[0] === 'help') return true;
+  const options = args.includes('--') ? args.slice(0, args.indexOf('--')) : args;
+  return options.some((arg) => arg === '--help' || arg === '-h');
+}
+
+/** parseArgs' own errors (an unknown option, a missing value): the usage follows them. */
+function isUsageError(error: unknown): boolean {
+  return typeof (error as { code?: unknown }).code === 'string' && (error as { code: string }).code.startsWith('ERR_PARSE_ARGS');
 }
 
 /**
