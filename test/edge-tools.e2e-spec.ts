@@ -206,9 +206,9 @@ describe('edge tools: listing, the call pipeline and upstream behaviour (real Ka
     const arrayArgs = await raw.request('tools/call', { name: 'bank.lookup', arguments: [1] });
     expect(arrayArgs.message.error).toMatchObject({ code: -32602 });
     expect(calls()).toBe(before);
-    // The SDK itself refuses array arguments before the pipeline; the empty name is ours to record.
-    const refused = await stack.audit('principal=alice&type=ToolCallRefused', 1);
-    expect(refused.map((e) => e.outcome)).toEqual(['refused:invalid_params']);
+    // Array arguments are refused at the door (the SDK's schema would answer -32603), the empty name in the pipeline: both are recorded.
+    const refused = await stack.audit('principal=alice&type=ToolCallRefused', 2);
+    expect(refused.map((e) => e.outcome)).toEqual(['refused:invalid_params', 'refused:invalid_params']);
     expect((await rpc(stack.mcpUrl, bearer, { jsonrpc: '2.0', id: 99, method: 'tools/list' }, raw.session)).status).toBe(200);
   });
 

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PrincipalResolver, Logger, TokenExpiryOf } from '@estate/platform';
 import {
   checkBatchAllowed, classifyMessage, LATEST_PROTOCOL_VERSION, inspectIncoming, isSupportedProtocolVersion, negotiateRequestEra, parseJson,
-  STATELESS_PROTOCOL_VERSION, type EraDecision, type IncomingDecision, type JsonRpcId, type JsonRpcErrorResponse, type JsonRpcRequest, type MessageDecision,
+  STATELESS_PROTOCOL_VERSION, type EraDecision, type IncomingDecision, type JsonRpcId, type JsonRpcResponse, type JsonRpcRequest, type MessageDecision,
 } from '@estate/protocol';
 import type { SessionManager } from '../sessions/session.manager';
 import { EdgeSession } from '../sessions/edge-session';
@@ -177,10 +177,10 @@ async function post(deps: McpEndpointDeps, req: IncomingMessage, res: ServerResp
   if (!session) return rpcError(res, 404, null, SESSION_NOT_FOUND);
   // HTTP before JSON-RPC: a POST refused for its Accept header leaves the session as it was.
   if (!acceptable(req, res)) return;
-  return dispatch(session, req, res, inspectIncoming(session.lifecycle, parsed.value), rights);
+  return dispatch(deps.sessions, session, req, res, inspectIncoming(session.lifecycle, parsed.value), rights);
 }
 
-async function dispatch(session: EdgeSession, req: IncomingMessage, res: ServerResponse, verdict: IncomingDecision, rights: RequestRights): Promise<void> {
+async function dispatch(sessions: SessionManager, session: EdgeSession, req: IncomingMessage, res: ServerResponse, verdict: IncomingDecision, rights: RequestRights): Promise<void> {
   switch (verdict.action) {
     case 'reply':
       return sendJson(res, 400, verdict.reply);
@@ -191,7 +191,7 @@ async function dispatch(session: EdgeSession, req: IncomingMessage, res: ServerR
       // A batch with any refused entry is refused whole: half-processing it would leave the
       // client unable to tell which entries ran. None ran, so none of its ids is used up.
       const refused = verdict.entries.flatMap((entry) => {
-        const reply = refusalOf(entry);
+        const reply = refusalOf(sessions, session, entry, rights);
         return reply ? [reply] : [];
       });
       if (refused.length > 0) {
@@ -208,7 +208,7 @@ async function dispatch(session: EdgeSession, req: IncomingMessage, res: ServerR
     case 'process': {
       // A request whose params do not fit its method was still read: its -32602 is its answer
       // (200, as any JSON-RPC error), so a client sees an McpError, not a failed transport.
-      const refusal = refusalOf(verdict);
+      const refusal = refusalOf(sessions, session, verdict, rights);
       if (refusal) return sendJson(res, 200, refusal);
       return deliver(session, req, res, verdict.message, [verdict], rights);
     }
@@ -227,12 +227,14 @@ function withdraw(session: EdgeSession, entries: readonly MessageDecision[]): vo
   }
 }
 
-/** The error answer for a message the inspector refused, or whose params do not fit its method. */
-function refusalOf(decision: MessageDecision): JsonRpcErrorResponse | null {
+/**
+ * The answer for a message the inspector refused, or whose params do not fit its method (a
+ * tools/call so refused is recorded; over its principal's budget, it is answered as rate-limited).
+ */
+function refusalOf(sessions: SessionManager, session: EdgeSession, decision: MessageDecision, rights: RequestRights): JsonRpcResponse | null {
   if (decision.action === 'reply') return decision.reply;
   if (decision.action !== 'process' || decision.kind !== 'request') return null;
-  const invalid = checkRequestParams(decision.message);
-  return invalid ? { jsonrpc: '2.0', id: decision.message.id, error: invalid } : null;
+  return sessions.answerUnfit(session, decision.message, rightsAuthInfo(rights));
 }
 
 async function initialize(deps: McpEndpointDeps, req: IncomingMessage, res: ServerResponse, rights: RequestRights, value: unknown): Promise<void> {

@@ -107,12 +107,31 @@ export class ToolCallPipeline {
     }
   }
 
-  private async run(session: CallerContext, params: CallParams, context: CallContext, options: UpstreamCallOptions, log: LineLogger): Promise<CallToolResult> {
+  /**
+   * A tools/call whose params do not fit MCP's shape, refused at the door with `invalid` before
+   * any handler runs (the SDK's schema would answer -32603 with its validator's dump): it pays
+   * and is recorded like every call this pipeline refuses. Returns only a rate-limited result.
+   */
+  refuseUnfit(session: CallerContext, params: unknown, invalid: WireError, context: CallContext = {}): CallToolResult {
+    const name = (params as { name?: unknown } | null | undefined)?.name;
+    const named = typeof name === 'string' ? name : '';
+    const limited = this.admit(session, rightsOf(session, context), named);
+    if (limited) return limited;
+    this.records.refuse(session, named, undefined, 'invalid_params', invalid.message);
+    throw invalid;
+  }
+
+  /** What every call meets first, whatever its params: the spool must take its record, and the principal's budget pays. */
+  private admit(session: CallerContext, principal: Principal, named: string): CallToolResult | undefined {
     // The call spool is full (the bus has been away long): no call goes upstream unrecorded.
     if (!this.recorder.accepting) throw new WireError(-32000, 'Service unavailable: the edge cannot record calls right now; try again later');
+    return this.policyStep.admit(session, principal, named);
+  }
+
+  private async run(session: CallerContext, params: CallParams, context: CallContext, options: UpstreamCallOptions, log: LineLogger): Promise<CallToolResult> {
     const principal = rightsOf(session, context);
     const named = typeof params?.name === 'string' ? params.name : '';
-    const limited = this.policyStep.admit(session, principal, named);
+    const limited = this.admit(session, principal, named);
     if (limited) return limited;
     const malformed = paramsProblem(params);
     if (malformed) {

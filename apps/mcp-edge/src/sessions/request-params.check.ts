@@ -47,6 +47,7 @@ export function checkRequestParams(request: JsonRpcRequest): JsonRpcErrorObject 
   if (!schema) return null;
   const checked = schema.safeParse(request);
   if (checked.success) return null;
-  const details = checked.error.issues.slice(0, 10).map((issue) => `${issue.path.map(String).join('.') || 'params'}: ${issue.message}`);
+  // zod's "record" is JSON's object.
+  const details = checked.error.issues.slice(0, 10).map((issue) => `${issue.path.map(String).join('.') || 'params'}: ${issue.message.replace('expected record', 'expected object')}`);
   return { code: -32602, message: `Invalid params for ${request.method}: ${details.join('; ')}` };
 }

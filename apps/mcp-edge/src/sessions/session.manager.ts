@@ -1,19 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolRequestSchema, LATEST_PROTOCOL_VERSION, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS, type ListToolsResult, type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '@estate/contracts';
 import type { Logger } from '@estate/platform';
+import type { JsonRpcRequest, JsonRpcResponse } from '@estate/protocol';
 import { listChangedFor, type CatalogChange, type CatalogReplica } from '../catalog/catalog.replica';
 import { pinsFromMeta, type ToolCallPipeline } from '../mcp/tool-call.pipeline';
 import { NodeStreamableHttpTransport } from '../http/streamable-http.transport';
 import { listToolPage } from '../mcp/tool-list';
+import { WireError } from '../mcp/wire-error';
 import { EdgeSession } from './edge-session';
 import { SessionEventStore } from './memory-event.store';
 import { LazySessionServer } from './lazy-session.server';
 import { recordDirectHandler, SessionFastPath, type DirectHandler } from './session.fast-path';
+import { checkRequestParams } from './request-params.check';
 import { rightsOf } from './request-rights';
 import { sharedSchemaValidator } from './shared-schema.validator';
 
@@ -139,6 +143,23 @@ export class SessionManager {
   /** A session over any other SDK transport (stdio). Pins come from the first initialize. */
   attach(principal: Principal, transport: Transport): EdgeSession {
     return this.connect(new EdgeSession(randomUUID(), principal, this.clock()), transport);
+  }
+
+  /**
+   * The answer to a request of `session` whose params do not fit its method (null: they fit),
+   * given before the SDK would parse them and answer -32603 with its validator's dump. A tools/call
+   * so refused pays and is recorded as the pipeline's own refusals are. `authInfo`: the request's rights.
+   */
+  answerUnfit(session: EdgeSession, request: JsonRpcRequest, authInfo?: AuthInfo): JsonRpcResponse | null {
+    const invalid = checkRequestParams(request);
+    if (!invalid) return null;
+    if (request.method !== 'tools/call') return { jsonrpc: '2.0', id: request.id, error: invalid };
+    try {
+      return { jsonrpc: '2.0', id: request.id, result: this.pipeline.refuseUnfit(session, request.params, new WireError(invalid.code, invalid.message), { authInfo }) };
+    } catch (error) {
+      if (!(error instanceof WireError)) throw error;
+      return { jsonrpc: '2.0', id: request.id, error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } };
+    }
   }
 
   /** Seconds until the first of these sessions can expire for idleness (one in use cannot). */

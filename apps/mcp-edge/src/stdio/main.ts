@@ -3,6 +3,7 @@ import './stdout.guard';
 import { PassThrough } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Principal } from '@estate/contracts';
+import type { JsonRpcRequest } from '@estate/protocol';
 import { NestFactory } from '@nestjs/core';
 import { createLogger, failBoot, joinEstateOrKafka, jwtExpiry, PinoNestLogger, PrincipalResolver, startTracing, stopOnSignals, type Logger } from '@estate/platform';
 import { CatalogReplica } from '../catalog/catalog.replica';
@@ -44,14 +45,16 @@ async function serve(config: StdioEdgeConfig, logger: Logger): Promise<void> {
   stopOnSignals(logger, stop);
   // The SDK's own stdin reader would drop garbage silently; the gate reads stdin instead.
   const transport = new StdioServerTransport(new PassThrough(), process.stdout);
-  const session = core.get(SessionManager).attach(principal, transport);
+  const sessions = core.get(SessionManager);
+  const session = sessions.attach(principal, transport);
   // The token was read once, at start: when it expires the session is told nothing more and every request is refused.
   const rightsUntil = config.auth.mode === 'jwt' ? jwtExpiry()(principal, `Bearer ${config.token}`) : undefined;
   session.rightsUntil = rightsUntil;
   logger.info({ principal: principal.id, session: session.id, ...(rightsUntil ? { tokenExpires: new Date(rightsUntil).toISOString() } : {}) }, 'mcp edge serving stdio');
-  const { dispatcher, listeners, primitives } = statelessEndpointDeps(config, core.get(CatalogReplica), core.get(ToolCallPipeline), core.get(SessionManager), logger, core.get(PrimitiveProxyExtension), spent);
+  const { dispatcher, listeners, primitives } = statelessEndpointDeps(config, core.get(CatalogReplica), core.get(ToolCallPipeline), sessions, logger, core.get(PrimitiveProxyExtension), spent);
   const stateless = new StdioStatelessHandler({ dispatcher, listeners, principal, ...(primitives ? { primitives } : {}) }, (message) => transport.send(message), logger);
-  await new StdioGate(session, transport, logger, stateless, rightsUntil).run(process.stdin);
+  const answerUnfit = (request: JsonRpcRequest) => sessions.answerUnfit(session, request);
+  await new StdioGate(session, transport, logger, { stateless, rightsUntil, answerUnfit }).run(process.stdin);
   logger.info('stdin closed; stopping');
   await stop();
 }

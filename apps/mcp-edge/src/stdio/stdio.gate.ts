@@ -3,14 +3,24 @@ import type { Readable } from 'node:stream';
 import type { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '@estate/platform';
-import { inspectIncoming, inspectIncomingText, negotiateMessageEra, parseJson, type MessageDecision } from '@estate/protocol';
+import { inspectIncoming, inspectIncomingText, negotiateMessageEra, parseJson, type JsonRpcRequest, type JsonRpcResponse, type MessageDecision } from '@estate/protocol';
 import { pinsFromMeta } from '../mcp/tool-call.pipeline';
 import type { EdgeSession } from '../sessions/edge-session';
 import type { StdioStatelessHandler } from './stdio-stateless.handler';
 
+export interface StdioGateOptions {
+  /** Takes a message that declares its version in `_meta` (2026-07-28). */
+  stateless?: StdioStatelessHandler;
+  /** When ESTATE_STDIO_TOKEN expires (ms since the epoch): from then on every request is refused, every notification dropped. */
+  rightsUntil?: number;
+  /** The answer to a request whose params do not fit its method (SessionManager.answerUnfit); null when they fit. */
+  answerUnfit?: (request: JsonRpcRequest) => JsonRpcResponse | null;
+}
+
 /**
  * Reads stdin line by line and applies the seeds' rules before the SDK sees anything: garbage
- * gets -32700, requests out of lifecycle order get -32600, bad notifications are dropped. The SDK
+ * gets -32700, requests out of lifecycle order get -32600, requests whose params do not fit their
+ * method get -32602 (a tools/call so refused is recorded), bad notifications are dropped. The SDK
  * transport is attached to an input that never speaks; admitted messages are handed to it here.
  * On 2025-03-26 a batch is admitted item by item and answered line by line. A message that
  * declares its version in `_meta` (2026-07-28) is no part of the session and goes to `stateless`.
@@ -19,16 +29,18 @@ export class StdioGate {
   /** Requests read and not answered yet, by id (typed, so 1 and "1" stay apart). */
   private readonly pending = new Set<string>();
   private drained?: () => void;
+  private readonly stateless?: StdioStatelessHandler;
+  private readonly rightsUntil?: number;
 
   constructor(
     private readonly session: EdgeSession,
     private readonly transport: StdioServerTransport,
     private readonly logger: Logger,
-    private readonly stateless?: StdioStatelessHandler,
-    /** When ESTATE_STDIO_TOKEN expires (ms since the epoch): from then on every request is refused, every notification dropped. */
-    private readonly rightsUntil?: number,
+    private readonly options: StdioGateOptions = {},
     private readonly clock: () => number = Date.now,
   ) {
+    this.stateless = options.stateless;
+    this.rightsUntil = options.rightsUntil;
     // Every answer leaves through the transport, the SDK's and ours alike: each one settles its request.
     const send = transport.send.bind(transport);
     transport.send = (message: JSONRPCMessage) => {
@@ -102,8 +114,7 @@ export class StdioGate {
   private apply(decision: MessageDecision): void {
     switch (decision.action) {
       case 'reply':
-        void this.transport.send(decision.reply as JSONRPCMessage).catch((error: unknown) => this.logger.warn({ err: error }, 'could not answer on stdout'));
-        return;
+        return this.answer(decision.reply);
       case 'drop':
         this.logger.debug({ reason: decision.reason }, 'dropped an incoming message');
         return;
@@ -112,10 +123,18 @@ export class StdioGate {
         if (decision.kind === 'request' && decision.message.method === 'initialize') {
           this.session.pins = pinsFromMeta(decision.message.params?._meta);
           message = this.session.acceptInitialize(decision.message);
+        } else if (decision.kind === 'request') {
+          // The SDK would answer params that do not fit with -32603 and its validator's dump.
+          const unfit = this.options.answerUnfit?.(decision.message);
+          if (unfit) return this.answer(unfit);
         }
         this.transport.onmessage?.(message as JSONRPCMessage);
       }
     }
+  }
+
+  private answer(reply: JsonRpcResponse): void {
+    void this.transport.send(reply as JSONRPCMessage).catch((error: unknown) => this.logger.warn({ err: error }, 'could not answer on stdout'));
   }
 }
 
