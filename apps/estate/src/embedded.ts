@@ -8,7 +8,7 @@ import {
 import { loadEdgeConfig } from '../../mcp-edge/src/config';
 import { loadRegistryConfig } from '../../registry/src/config';
 import { authChosen, type EmbeddedConfig } from './config';
-import { composeEstate, withAuditAddress } from './estate.composition';
+import { composeEstate, withAuditAddress, type ComposedEstate } from './estate.composition';
 import { startServicesThread } from './estate.threads';
 import { rememberedPostgresPort, rememberPostgresPort } from './postgres-port.store';
 
@@ -116,7 +116,13 @@ async function composeServices(given: Env, databaseUrl: string, embedded: Embedd
   const main = await composeEstate({ env, databaseUrl, logger, services: ['registry'] });
   const registry = main.registry as NonNullable<typeof main.registry>;
   const steps: StopStep[] = [{ name: 'registry', stop: () => main.stop(), ms: 4000 }];
-  const stop = () => stopInOrder(logger, [...steps]);
+  let rest: ComposedEstate | undefined;
+  const stop = () => {
+    // The registry stops last: it takes no publish from the moment the stop begins (the second thread's services stop taking requests as they are asked to stop).
+    main.stopTakingRequests();
+    rest?.stopTakingRequests();
+    return stopInOrder(logger, [...steps]);
+  };
   try {
     const second = await startServicesThread({
       env, databaseUrl, services: ['discovery', 'audit', 'edge'], logLevel: embedded.logLevel, logFormat: embedded.logFormat,
@@ -128,9 +134,10 @@ async function composeServices(given: Env, databaseUrl: string, embedded: Embedd
     });
     steps.unshift({ name: 'discovery, audit and edge (second thread)', stop: () => second.stop(), ms: 5000 });
     const upstreams = { ESTATE_REGISTRY_URL: registry.url, ESTATE_DISCOVERY_URL: second.urls.discovery, ESTATE_AUDIT_URL: second.urls.audit };
-    const rest = await composeEstate({ env, databaseUrl, logger, services: ['console'], bus: main.bus, overrides: { console: upstreams } });
-    steps.unshift({ name: 'console', stop: () => rest.stop(), ms: 2000 });
-    const webConsole = rest.console as NonNullable<typeof rest.console>;
+    const consoleApp = await composeEstate({ env, databaseUrl, logger, services: ['console'], bus: main.bus, overrides: { console: upstreams } });
+    rest = consoleApp;
+    steps.unshift({ name: 'console', stop: () => consoleApp.stop(), ms: 2000 });
+    const webConsole = consoleApp.console as NonNullable<typeof consoleApp.console>;
     return { urls: { ...second.urls, registry: registry.url, console: webConsole.url }, stop };
   } catch (error) {
     await stop().catch(() => undefined);

@@ -1,4 +1,5 @@
-import { busFrom, freePort, stopInOrder, type Env, type EventBus, type Logger, type StopStep } from '@estate/platform';
+import { busFrom, freePort, stopInOrder, stopTakingRequests, type Env, type EventBus, type Logger, type StopStep } from '@estate/platform';
+import type { INestApplicationContext } from '@nestjs/common';
 import { listeningUrl, startAudit, type AuditOptions, type RunningAudit } from '../../audit/src/audit.app';
 import { loadAuditConfig } from '../../audit/src/config';
 import { startConsole, type RunningConsole } from '../../console/src/console.app';
@@ -44,6 +45,8 @@ export interface ComposedEstate {
   console?: RunningConsole;
   /** Another edge beside the others (its own replica group), with settings over the edge's; stopped with the estate. */
   addEdge(overrides?: Env): Promise<RunningEdge>;
+  /** Every service's HTTP server takes no new request from now on (the first thing `stop` does). */
+  stopTakingRequests(): void;
   /** Every service (newest first), then the bus when the estate built it; each bounded by stopInOrder. */
   stop(): Promise<void>;
 }
@@ -63,20 +66,25 @@ export async function composeEstate(config: EstateCompositionConfig): Promise<Co
   const { databaseUrl } = config;
   const bus = config.bus ?? busFrom({ ...loadRegistryConfig(config.env), databaseUrl }, 'estate', child('bus'));
   const steps: StopStep[] = [];
-  const started = <T extends { stop(): Promise<void> }>(name: string, running: T): T => {
+  const apps: INestApplicationContext[] = [];
+  const started = <T extends { app: INestApplicationContext; stop(): Promise<void> }>(name: string, running: T): T => {
     steps.unshift({ name, stop: () => running.stop() });
+    apps.push(running.app);
     return running;
   };
+  // At once, before any part stops: a service stopped late (the registry) must not take requests while the others stop.
+  const stopRequests = () => apps.forEach((app) => stopTakingRequests(app));
   // A bus of its own: every service's consumers leave together first, then the services stop in order.
   const ownBus = config.bus === undefined;
   const stop = () => stopInOrder(config.logger, [
+    { name: 'requests', stop: async () => stopRequests() },
     ...(ownBus && bus.stopConsumers ? [{ name: 'consumers', stop: () => bus.stopConsumers?.() ?? Promise.resolve() }] : []),
     ...steps,
     ...(ownBus ? [{ name: 'event bus', stop: () => bus.close() }] : []),
   ]);
   // Every edge started here records spent 2026-07-28 confirmations in the estate's database.
   const addEdge = async (overrides: Env = {}) => started('mcp-edge', await startEdge(loadEdgeConfig({ ESTATE_EDGE_DATABASE_URL: databaseUrl, ...envOf('edge'), ...overrides }), bus, child('mcp-edge')));
-  const estate: ComposedEstate = { bus, addEdge, stop };
+  const estate: ComposedEstate = { bus, addEdge, stopTakingRequests: stopRequests, stop };
   try {
     if (wanted.has('registry')) {
       estate.registry = started('registry', await startRegistry({ ...loadRegistryConfig(envOf('registry')), databaseUrl }, bus, child('registry')));

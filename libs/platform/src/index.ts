@@ -39,7 +39,7 @@ export { estateAsyncApi } from './estate-asyncapi';
 export { BearerGuard, CurrentPrincipal, PRINCIPAL_RESOLVER } from './http/bearer.guard';
 export { Authenticated, RequireScope, ScopeGuard } from './http/scope.guard';
 export type { ScopeRequirement } from './http/scope.guard';
-export { startHttpApp, PinoNestLogger, METRICS_ACCESS } from './http/http-app';
+export { startHttpApp, stopTakingRequests, PinoNestLogger, METRICS_ACCESS } from './http/http-app';
 export { traceRequests, requestLogIds } from './http/request-trace.middleware';
 export { logRequests, requestLogger, RequestLog } from './http/request-log.middleware';
 export type { HttpAppOptions } from './http/http-app';

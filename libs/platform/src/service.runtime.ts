@@ -6,6 +6,7 @@ import { joinEmbeddedEstate, type JoinedEnv } from './estate.record';
 import type { INestApplicationContext } from '@nestjs/common';
 import type { StopStep } from './bounded-stop';
 import { describeFailure } from './failure.reason';
+import { stopTakingRequests } from './http/http-app';
 import { createLogger } from './logger';
 import { KafkaEventBus } from './kafka-event-bus';
 import { PostgresEventBus } from './postgres-bus/postgres-event-bus';
@@ -148,9 +149,10 @@ export async function runService<C extends ServiceConfig>(entry: ServiceEntry<C>
     // a SIGTERM in that window is held and sent again once Nest's shutdown hooks are in place.
     const release = holdStopSignals();
     const { app } = await entry.start({ ...config, databaseUrl: config.databaseUrl ?? '' }, undefined, logger, { owned });
+    // Wired first, so the HTTP server takes no new request before Nest's shutdown hooks begin (they close it last).
+    guardShutdown(logger, STOP_DEADLINE_MS, () => stopTakingRequests(app));
     // process.exit(0) once the hooks ran (1 if one threw): the pino destination flushes on exit.
     app.enableShutdownHooks(['SIGINT', 'SIGTERM'], { useProcessExit: true });
-    guardShutdown(logger);
     release();
   } catch (error) {
     failBoot(logger, error);

@@ -1,5 +1,5 @@
 import { NestFactory } from '@nestjs/core';
-import { Module, type DynamicModule, type INestApplication, type LoggerService } from '@nestjs/common';
+import { Module, type DynamicModule, type INestApplication, type INestApplicationContext, type LoggerService } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Logger } from 'pino';
 import { HealthModule, type ServiceHealth } from '../health/health.controller';
@@ -11,6 +11,7 @@ import { metricsEndpoint, type MetricsAccess } from '../metrics/metrics.endpoint
 import { resumeRequestTrace, traceRequests } from './request-trace.middleware';
 import { logRequests } from './request-log.middleware';
 import { jsonBodyReader, limitInBytes, refuseBodiesNotJson } from './json-body.reader';
+import { RequestDrain } from './request.drain';
 
 /** Nest's own log lines, routed to pino on stderr. */
 export class PinoNestLogger implements LoggerService {
@@ -61,6 +62,17 @@ function rootModule(options: HttpAppOptions): unknown {
   return root;
 }
 
+const drains = new WeakMap<INestApplicationContext, RequestDrain>();
+
+/**
+ * The first thing a stop does: the app's HTTP server takes no new request from here on (request.drain.ts).
+ * Nest's close and its shutdown hooks run later and take their time; a stopping service must not
+ * accept work meanwhile. A no-op for an app this file did not start.
+ */
+export function stopTakingRequests(app: INestApplicationContext): void {
+  drains.get(app)?.stop();
+}
+
 /** Creates, configures and starts one service's HTTP surface. */
 export async function startHttpApp(options: HttpAppOptions): Promise<{ app: INestApplication; url: string }> {
   const app = await NestFactory.create<NestExpressApplication>(rootModule(options) as never, {
@@ -68,6 +80,15 @@ export async function startHttpApp(options: HttpAppOptions): Promise<{ app: INes
     bodyParser: false,
     abortOnError: false,
   });
+  const drain = new RequestDrain(app.getHttpServer());
+  drains.set(app, drain);
+  app.use(drain.gate);
+  // Every close stops taking requests first: Nest closes the HTTP server only after its shutdown hooks.
+  const close = app.close.bind(app);
+  app.close = () => {
+    drain.stop();
+    return close();
+  };
   const metrics = options.metrics ?? providedMetrics(app);
   if (metrics) app.use(metricsEndpoint(metrics));
   app.use(traceRequests);
