@@ -206,7 +206,11 @@ describe('registry over HTTP (real PostgreSQL, in-process bus)', () => {
       const bad = await lifecycle('1.0.0', 'deprecate', { reason: ' ', sunsetAt: 'soon', replacment: '1.1.0' });
       expect(bad.status).toBe(400);
       expect((bad.body.details as { issues: Array<{ path: string }> }).issues.map((i) => i.path).sort()).toEqual(['$.reason', '$.replacment', '$.sunsetAt']);
-      expect((await lifecycle('1.0.0', 'retire', { reason: 'x', sunsetAt: '2027-01-01T00:00:00Z' })).status).toBe(400);
+      expect((await lifecycle('1.0.0', 'retire', { reason: 'x', sunsetAt: '2037-01-01T00:00:00Z' })).status).toBe(400);
+      // A sunset names a real instant with its zone, still ahead: a past one would be a retirement by the back door.
+      for (const [sunsetAt, says] of [['2037-02-30T00:00:00Z', 'real day'], ['2037-01-01T00:00:00', 'time zone'], ['1970-01-01T00:00:00Z', 'in the future']]) {
+        expect(await lifecycle('1.0.0', 'deprecate', { reason: 'x', sunsetAt })).toMatchObject({ status: 400, body: { details: { issues: [{ path: '$.sunsetAt', message: expect.stringContaining(says) }] } } });
+      }
       expect(await lifecycle('1.0.0', 'deprecate', { reason: 'x' }, tokens.reader)).toMatchObject({ status: 403, body: { error: 'FORBIDDEN' } });
       expect(await lifecycle('1.0.0', 'retire', { replacment: 1 }, tokens.reader)).toMatchObject({ status: 403, body: { error: 'FORBIDDEN' } });
     });
@@ -225,8 +229,8 @@ describe('registry over HTTP (real PostgreSQL, in-process bus)', () => {
     it('deprecates and retires, refuses what the lifecycle forbids, and GET shows each step', async () => {
       expect(await lifecycle('1.0.0', 'deprecate', { reason: 'old', replacement: '7.0.0' })).toMatchObject({ status: 422, body: { error: 'INVALID_REPLACEMENT' } });
       expect(await lifecycle('9.0.0', 'deprecate', { reason: 'old' })).toMatchObject({ status: 404, body: { error: 'VERSION_NOT_FOUND' } });
-      const deprecated = await lifecycle('1.0.0', 'deprecate', { reason: 'use 1.1.0', replacement: '1.1.0', sunsetAt: '2027-01-01T00:00:00Z' });
-      expect(deprecated).toMatchObject({ status: 200, body: { type: 'ToolVersionDeprecated', data: { sunsetAt: '2027-01-01T00:00:00.000Z' } } });
+      const deprecated = await lifecycle('1.0.0', 'deprecate', { reason: 'use 1.1.0', replacement: '1.1.0', sunsetAt: '2037-01-01T00:00:00Z' });
+      expect(deprecated).toMatchObject({ status: 200, body: { type: 'ToolVersionDeprecated', data: { sunsetAt: '2037-01-01T00:00:00.000Z' } } });
       expect((await http('GET', `${base}/v1/tools/pay.lookup/versions/1.0.0`, tokens.reader)).body).toMatchObject({ status: 'deprecated' });
       expect(await lifecycle('1.0.0', 'deprecate', { reason: 'again' })).toMatchObject({ status: 409, body: { error: 'INVALID_TRANSITION' } });
 

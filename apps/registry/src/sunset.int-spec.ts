@@ -24,12 +24,12 @@ describe('sunset dates are enforced (real PostgreSQL)', () => {
       const [lookup] = bankSpecs('bank');
       expect((await post('/v1/tools', lookup)).status).toBe(201);
       expect((await post('/v1/tools', { ...lookup, version: '1.0.1', title: 'Find a payment' })).status).toBe(201);
-      const sunsetAt = '2026-01-01T00:00:00.000Z';
+      const sunsetAt = '2036-01-01T00:00:00.000Z';
       expect((await post('/v1/tools/bank.lookup/versions/1.0.0/deprecate', { reason: 'use 1.0.1', sunsetAt, replacement: '1.0.1' })).status).toBe(200);
 
-      expect(await registry.useCase(SunsetHandler).sweep(new Date('2025-12-31T00:00:00.000Z'))).toBe(0);
-      expect(await registry.useCase(SunsetHandler).sweep(new Date('2026-01-02T00:00:00.000Z'))).toBe(1);
-      expect(await registry.useCase(SunsetHandler).sweep(new Date('2026-01-03T00:00:00.000Z'))).toBe(0);
+      expect(await registry.useCase(SunsetHandler).sweep(new Date('2035-12-31T00:00:00.000Z'))).toBe(0);
+      expect(await registry.useCase(SunsetHandler).sweep(new Date('2036-01-02T00:00:00.000Z'))).toBe(1);
+      expect(await registry.useCase(SunsetHandler).sweep(new Date('2036-01-03T00:00:00.000Z'))).toBe(0);
 
       const version = await fetch(`${registry.url}/v1/tools/bank.lookup/versions/1.0.0`, { headers: { authorization: `Bearer ${token}` } });
       expect(await version.json()).toMatchObject({ status: 'retired' });

@@ -60,11 +60,17 @@ export const MAX_SCHEMA_DEPTH = 64;
 
 /**
  * How many members (object members and array items, keywords included) one schema may hold: a
- * thousand described properties fit. Compiling a schema costs the validator (ajv) 0.1 to 0.3 ms a
+ * thousand described properties fit. The values of `enum`, `const`, `default` and `examples` are
+ * data and do not count (an enum of 95,000 values compiles in 65 ms). Compiling a schema costs the validator (ajv) 0.1 to 0.3 ms a
  * member, and checking each call grows with it too: 80,000 members (40,000 typed properties) held
  * the registry's event loop for 10 to 26 seconds; 5,000 take about half a second (profiled).
  */
 export const MAX_SCHEMA_MEMBERS = 5_000;
+
+/** Keywords whose value is data, not schema: their items do not count as members. */
+const DATA_KEYWORDS: ReadonlySet<string> = new Set(['enum', 'const', 'default', 'examples']);
+/** Keywords whose value maps names to schemas: a property called `enum` is a schema like any other. */
+const NAME_MAPS: ReadonlySet<string> = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
 
 /** Numbers JSON cannot hold listed at most; a body of `1e400`s is refused just the same. */
 const MAX_NUMBER_ISSUES = 16;
@@ -79,23 +85,31 @@ function schemaValueIssues(root: Record<string, unknown>, path: string): Issues 
   const issues: Issues = [];
   let numberIssues = 0;
   let members = 0;
-  const stack: Array<{ value: object; path: string; depth: number }> = [{ value: root, path, depth: 1 }];
+  // `names`: the object's keys are property names (under `properties`, `$defs`, …), so none of them is a keyword.
+  type Entry = { value: object; path: string; depth: number; data: boolean; names: boolean };
+  const stack: Entry[] = [{ value: root, path, depth: 1, data: false, names: false }];
   while (stack.length > 0) {
-    const { value, path: at, depth } = stack.pop() as { value: object; path: string; depth: number };
+    const { value, path: at, depth, data, names } = stack.pop() as Entry;
     if (depth > MAX_SCHEMA_DEPTH) {
       issues.push(issue(at, 'too_deep', `nests objects and arrays more than ${MAX_SCHEMA_DEPTH} levels deep`));
       return issues;
     }
     const keys = Array.isArray(value) ? undefined : Object.keys(value);
-    members += keys === undefined ? (value as unknown[]).length : keys.length;
+    // Values (an enum's list, a const, a default, examples) are data the validator compares, not schema it compiles.
+    if (!data) members += keys === undefined ? (value as unknown[]).length : keys.length;
     if (members > MAX_SCHEMA_MEMBERS) {
       const what = 'object members and array items, keywords included';
       issues.push(issue(path, 'too_large', `holds more than ${MAX_SCHEMA_MEMBERS} members (${what}); split the tool or simplify its schema`));
       return issues;
     }
     const visit = (key: string | number, child: unknown) => {
-      if (child !== null && typeof child === 'object') stack.push({ value: child, path: appendPath(at, key), depth: depth + 1 });
-      else if (typeof child === 'number' && !Number.isFinite(child) && numberIssues++ < MAX_NUMBER_ISSUES) {
+      if (child !== null && typeof child === 'object') {
+        const keyword = keys !== undefined && !names ? (key as string) : undefined;
+        stack.push({
+          value: child, path: appendPath(at, key), depth: depth + 1,
+          data: data || (keyword !== undefined && DATA_KEYWORDS.has(keyword)), names: !data && keyword !== undefined && NAME_MAPS.has(keyword),
+        });
+      } else if (typeof child === 'number' && !Number.isFinite(child) && numberIssues++ < MAX_NUMBER_ISSUES) {
         issues.push(issue(appendPath(at, key), 'not_finite', `is too large for a JSON number: it reads as ${String(child)}, which would be stored and served as null`));
       }
     };

@@ -120,6 +120,15 @@ describe('parseToolSpec', () => {
     }
   });
 
+  it('counts an enum\'s values as data, not members, but a property named enum as schema', () => {
+    const values = Array.from({ length: 95_000 }, (_, i) => `v${i}`);
+    expect(parseToolSpec({ ...lookupSpec, inputSchema: { type: 'object', properties: { code: { enum: values, default: 'v0' } } } }).ok).toBe(true);
+    const wide = Object.fromEntries(Array.from({ length: MAX_SCHEMA_MEMBERS }, (_, i) => [`p${i}`, {}]));
+    expect(parseToolSpec({ ...lookupSpec, inputSchema: { type: 'object', properties: { enum: { type: 'object', properties: wide } } } })).toMatchObject({
+      ok: false, error: [{ code: 'too_large' }],
+    });
+  });
+
   it('refuses something that is not an object', () => {
     expect(parseToolSpec([])).toEqual({ ok: false, error: [expect.objectContaining({ path: '$', code: 'type' })] });
   });

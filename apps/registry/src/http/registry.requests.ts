@@ -1,5 +1,5 @@
 import { isJsonObject } from '@estate/protocol';
-import { inspectPromptText, unstorableTextPath } from '@estate/contracts';
+import { inspectPromptText, INSTANT_FORM, parseInstant, unstorableTextPath } from '@estate/contracts';
 import type { ServerRegisteredData } from '@estate/events';
 
 export interface RequestIssue {
@@ -70,14 +70,25 @@ export interface LifecycleBody {
   replacement?: string;
 }
 
-export function parseLifecycleBody(body: unknown, allowSunset: boolean): Parsed<LifecycleBody> {
+/**
+ * A deprecation's sunset: a real instant with its zone (without one it would be read in the
+ * server's zone), still ahead (one already past would retire the version at the next sweep: that is
+ * a retirement, asked for by its own route).
+ */
+function sunsetIssue(value: unknown, now: number): string | undefined {
+  const instant = typeof value === 'string' ? parseInstant(value) : undefined;
+  if (!instant?.ok) return `sunsetAt must be ${INSTANT_FORM}, naming a real day`;
+  if (instant.time <= now) return 'sunsetAt must lie in the future; to retire the version now, POST …/retire';
+  return undefined;
+}
+
+export function parseLifecycleBody(body: unknown, allowSunset: boolean, now = Date.now()): Parsed<LifecycleBody> {
   if (!isJsonObject(body)) return { ok: false, issues: [{ path: '$', message: 'body must be a JSON object' }] };
   const issues = [...unknownFields(body, allowSunset ? DEPRECATION_FIELDS : RETIREMENT_FIELDS), ...unstorableText(body)];
   if (typeof body.reason !== 'string' || body.reason.trim().length === 0) issues.push({ path: '$.reason', message: 'reason is required' });
   else issues.push(...reasonIssues(body.reason));
-  if (allowSunset && body.sunsetAt !== undefined && (typeof body.sunsetAt !== 'string' || Number.isNaN(Date.parse(body.sunsetAt)))) {
-    issues.push({ path: '$.sunsetAt', message: 'sunsetAt must be an ISO 8601 date-time' });
-  }
+  const sunset = allowSunset && body.sunsetAt !== undefined ? sunsetIssue(body.sunsetAt, now) : undefined;
+  if (sunset) issues.push({ path: '$.sunsetAt', message: sunset });
   if (allowSunset && body.replacement !== undefined && typeof body.replacement !== 'string') {
     issues.push({ path: '$.replacement', message: 'replacement must be a version string' });
   }
