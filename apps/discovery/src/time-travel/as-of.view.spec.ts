@@ -39,6 +39,12 @@ describe('what a principal could call in a folded catalog', () => {
     expect(tool).not.toHaveProperty('requiredScopes');
   });
 
+  it('names a deprecation\'s replacement only when the principal may see it', () => {
+    const hidden = { ...entry, versions: [version('1.1.0', 'deprecated', { deprecation: { reason: 'old', replacement: '2.0.0' } }), version('2.0.0', 'active', {}, ['north'])] };
+    expect(toolsAsOf([hidden], principals[0])[0].callable).toEqual([{ version: '1.1.0', status: 'deprecated' }]);
+    expect(toolsAsOf([hidden], principals[1])[0].callable).toContainEqual({ version: '1.1.0', status: 'deprecated', replacement: '2.0.0' });
+  });
+
   it('names no unpinned version for a tool only pre-releases make usable, and passes a newer pre-release over for a release', () => {
     const tool = (...versions: CatalogVersion[]): CatalogEntry => ({ ...entry, versions });
     const onlyRc = toolsAsOf([tool(version('1.0.0', 'active', { quarantined: true }), version('2.0.0-rc.1', 'active'))], principals[0]);

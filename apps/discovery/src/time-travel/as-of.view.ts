@@ -55,8 +55,21 @@ function toolAsOf(entry: CatalogEntry, principal: Principal): ToolAsOf | null {
     ...toMcpTool(shown.spec),
     version: unpinned?.version ?? null,
     status: unpinned?.status ?? null,
-    callable: callable.map((v) => ({ version: v.version, status: v.status, ...(v.deprecation?.sunsetAt ? { sunsetAt: v.deprecation.sunsetAt } : {}), ...(v.deprecation?.replacement ? { replacement: v.deprecation.replacement } : {}) })),
+    callable: callable.map((v) => {
+      const replacement = v.deprecation?.replacement;
+      return {
+        version: v.version, status: v.status,
+        ...(v.deprecation?.sunsetAt ? { sunsetAt: v.deprecation.sunsetAt } : {}),
+        // Named only when the principal may see that version too: never a trace of one hidden from it.
+        ...(replacement !== undefined && mayName(entry, principal, replacement) ? { replacement } : {}),
+      };
+    }),
   };
+}
+
+function mayName(entry: CatalogEntry, principal: Principal, version: string): boolean {
+  const named = entry.versions.find((v) => v.version === version);
+  return named !== undefined && isVisible(principal, named.spec);
 }
 
 export function callableVersions(entry: CatalogEntry, principal: Principal): CatalogVersion[] {
