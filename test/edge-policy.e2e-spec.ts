@@ -95,7 +95,10 @@ describe('edge policy: retries, confirmation, rate and size limits (real Kafka, 
     const yes = await eliciting('elicit-yes', 'accept');
     const accepted = await yes.client.callTool({ name: 'bank.release', arguments: { reference: 'PMT-21' } });
     expect(accepted.isError).toBeFalsy();
-    expect(yes.asked[0]).toContain('bank.release');
+    // The person sees the call they approve, arguments included.
+    expect(yes.asked).toEqual([
+      'Confirm: Release a held payment (bank.release) is destructive. Releases a held payment for settlement. Cannot be undone.\nArguments: {"reference":"PMT-21"}',
+    ]);
     expect(count('release')).toBe(before + 1);
 
     const no = await eliciting('elicit-no', 'decline');

@@ -202,10 +202,11 @@ describe('the edge on the wire, MCP 2026-07-28 (no sessions)', () => {
       const before = released();
       const asked = await send(TELLER, 'tools/call', args, { capabilities: { elicitation: {} } });
       expect(asked.status).toBe(200);
-      const result = asked.message.result as { resultType: string; inputRequests: Record<string, { method: string }>; requestState: string };
+      const result = asked.message.result as { resultType: string; inputRequests: Record<string, { method: string; params: { message: string } }>; requestState: string };
       expect(result.resultType).toBe('input_required');
       const [key] = Object.keys(result.inputRequests);
       expect(result.inputRequests[key].method).toBe('elicitation/create');
+      expect(result.inputRequests[key].params.message).toMatch(/^Confirm: Release a held payment \(bank\.release\) is destructive\. .*\nArguments: \{"reference":"PMT-77"\}$/s);
       expect(released()).toBe(before);
 
       const forged = await send(TELLER, 'tools/call', { ...args, requestState: `${result.requestState}x`, inputResponses: { [key]: { action: 'accept', content: {} } } }, { capabilities: { elicitation: {} } });

@@ -6,6 +6,7 @@ import { principalKey } from '../policy/rate-limit.policy';
 import type { CallerContext } from './caller.context';
 import { confirmationResult, declinedResult, rateLimitedResult, tooLargeResult } from './call-results';
 import type { CallRecords } from './call.records';
+import { confirmationQuestion } from './confirmation.question';
 import type { CallContext } from './tool-call.pipeline';
 
 const CONFIRM_META = 'io.estate/confirm';
@@ -40,15 +41,17 @@ export class PolicyStep {
         this.records.refuse(session, spec.name, version.version, 'rate_limited', `${verdict.limit} limit; retry after ${verdict.retryAfterMs} ms`);
         return rateLimitedResult(spec.name, verdict.limit, verdict.retryAfterMs);
       case 'confirm':
-        return this.confirm(session, version, verdict.binding, verdict.rejected, context);
+        return this.confirm(session, version, args, verdict.binding, verdict.rejected, context);
     }
   }
 
   /** A client that can be asked is asked; any other gets a single-use token and how to use it. */
-  private async confirm(session: CallerContext, version: CatalogVersion, binding: string, rejected: string | undefined, context: CallContext): Promise<CallToolResult | undefined> {
+  private async confirm(
+    session: CallerContext, version: CatalogVersion, args: Record<string, unknown>, binding: string, rejected: string | undefined, context: CallContext,
+  ): Promise<CallToolResult | undefined> {
     const name = version.spec.name;
     if (!rejected && session.confirmer.canAsk()) {
-      const message = `Confirm: ${version.spec.title ?? version.spec.name} (${version.spec.name}) is destructive. ${version.spec.description}`;
+      const message = confirmationQuestion(version.spec, args);
       const action = await session.confirmer.ask({ tool: name, message, binding }, context);
       if (action === 'accept') return undefined;
       if (action !== 'failed') {
