@@ -1,8 +1,8 @@
 import { releaseEarlySignals } from './early-signals';
 import 'reflect-metadata';
 import path from 'node:path';
-import { createLogger, failBoot, holdStopSignals, issueDevToken, startTracing, stopOnSignals } from '@estate/platform';
-import { loadEstateConfig } from './config';
+import { createLogger, failBoot, holdStopSignals, issueDevToken, startTracing, stopOnSignals, type Logger } from '@estate/platform';
+import { loadEstateConfig, type EmbeddedConfig } from './config';
 import { seedDemo } from './demo.seed';
 import { startEmbedded, type EmbeddedEstate } from './embedded';
 
@@ -51,6 +51,16 @@ async function banner(estate: EmbeddedEstate, adminToken?: string, agentToken?: 
   return lines.join('\n');
 }
 
+/** The development tokens and the demo, once the services are up. */
+async function finishStart(estate: EmbeddedEstate, embedded: EmbeddedConfig, logger: Logger) {
+  const secret = estate.secret ?? process.env.ESTATE_JWT_SECRET;
+  const options = { audience: process.env.ESTATE_JWT_AUDIENCE, expiresIn: `${estate.devTokenSeconds}s` };
+  const adminToken = secret ? await issueDevToken(secret, ADMIN, options) : undefined;
+  const agentToken = secret ? await issueDevToken(secret, AGENT, options) : undefined;
+  const bank = embedded.demo && adminToken ? await seedDemo(estate.urls.registry, adminToken, embedded.bankPort, logger) : undefined;
+  return { adminToken, agentToken, bank };
+}
+
 async function main(): Promise<void> {
   // LOG_LEVEL is not read yet: pino throws on a level it does not know, before the config could list it.
   let logger = createLogger('estate');
@@ -64,11 +74,11 @@ async function main(): Promise<void> {
     logger = createLogger('estate', embedded.logLevel, { format: embedded.logFormat });
     const tracing = startTracing(process.env, 'estate');
     const estate = await startEmbedded(process.env, embedded, logger);
-    const secret = estate.secret ?? process.env.ESTATE_JWT_SECRET;
-    const options = { audience: process.env.ESTATE_JWT_AUDIENCE, expiresIn: `${estate.devTokenSeconds}s` };
-    const adminToken = secret ? await issueDevToken(secret, ADMIN, options) : undefined;
-    const agentToken = secret ? await issueDevToken(secret, AGENT, options) : undefined;
-    const bank = embedded.demo && adminToken ? await seedDemo(estate.urls.registry, adminToken, embedded.bankPort, logger) : undefined;
+    // From here a failure stops what started: exiting without it left estate.json and pg.owner.json behind.
+    const { adminToken, agentToken, bank } = await finishStart(estate, embedded, logger).catch(async (error: unknown) => {
+      await estate.stop().catch(() => undefined);
+      throw error;
+    });
     // Wired before the banner: whoever reads it may signal at once, before this process runs again.
     stopOnSignals(logger, async () => {
       await estate.stop();
