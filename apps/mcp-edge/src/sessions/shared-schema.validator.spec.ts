@@ -23,4 +23,10 @@ describe('SharedSchemaValidator (one Ajv for every session server)', () => {
     expect(check('someone@example.com').valid).toBe(true);
     expect(check('not an address').valid).toBe(false);
   });
+
+  it('takes only the members a value has: an inherited constructor is no answer', () => {
+    const check = new SharedSchemaValidator().getValidator({ type: 'object', properties: { constructor: { type: 'string' } }, required: ['constructor'] });
+    expect(check({}).valid).toBe(false);
+    expect(check({ constructor: 'x' }).valid).toBe(true);
+  });
 });

@@ -3,8 +3,10 @@ import addFormats from 'ajv-formats';
 import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 
 function createAjv(): Ajv {
-  // The options the SDK's own AjvJsonSchemaValidator uses, so answers are judged and worded alike.
-  const ajv = new Ajv({ strict: false, validateFormats: true, validateSchema: false, allErrors: true });
+  // The options the SDK's own AjvJsonSchemaValidator uses, so answers are judged and worded alike,
+  // and ownProperties as libs/contracts' validator has it: `constructor` or `toString` count as
+  // present only when the value has them, not because every object inherits them.
+  const ajv = new Ajv({ strict: false, validateFormats: true, validateSchema: false, allErrors: true, ownProperties: true });
   addFormats(ajv);
   return ajv;
 }
