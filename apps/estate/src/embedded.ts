@@ -39,9 +39,9 @@ async function devSecret(dataDir: string, file = secretFile(dataDir)): Promise<s
 }
 
 /** The embedded PostgreSQL, on ESTATE_PG_PORT or else on the port of its last run when still free. */
-async function ownPostgres(embedded: EmbeddedConfig, logger: Logger): Promise<EmbeddedDatabase> {
+async function ownPostgres(embedded: EmbeddedConfig, logger: Logger, onLost: (reason: string) => void): Promise<EmbeddedDatabase> {
   const port = embedded.postgresPort ?? (await rememberedPostgresPort(embedded.dataDir));
-  const database = await startEmbeddedPostgres(path.join(embedded.dataDir, 'pg'), logger, port);
+  const database = await startEmbeddedPostgres(path.join(embedded.dataDir, 'pg'), logger, port, onLost);
   rememberPostgresPort(embedded.dataDir, database.url);
   return database;
 }
@@ -61,7 +61,16 @@ export async function startEmbedded(env: Env, embedded: EmbeddedConfig, logger: 
   const common = loadRegistryConfig(effective);
   const edgeAuth = loadEdgeConfig(effective).auth;
   let database: EmbeddedDatabase | undefined;
-  const databaseUrl = common.databaseUrl ?? (database = await ownPostgres(embedded, logger)).url;
+  const started: { stop?: () => Promise<void> } = {};
+  // Without its PostgreSQL the estate only answers 503: stop it with exit 1 and one line, so a supervisor can act.
+  const lost = (reason: string) => {
+    logger.fatal(`${reason}; stopping the estate (exit 1)`);
+    void (started.stop?.() ?? database?.stop() ?? Promise.resolve()).catch(() => undefined).finally(() => {
+      logger.flush?.();
+      setTimeout(() => process.exit(1), 100);
+    });
+  };
+  const databaseUrl = common.databaseUrl ?? (database = await ownPostgres(embedded, logger, lost)).url;
   const kafka = common.kafkaBrokers.length > 0;
   const estate = await composeServices(effective, databaseUrl, embedded, logger).catch(async (error: unknown) => {
     await database?.stop();
@@ -73,6 +82,16 @@ export async function startEmbedded(env: Env, embedded: EmbeddedConfig, logger: 
     topicPrefix: common.topicPrefix, urls,
     secretFile: secret ? secretFile(embedded.dataDir) : undefined,
   });
+  const stop = () => {
+    removeEstateRecord(embedded.dataDir, process.pid);
+    return stopInOrder(logger, [
+      // The services and the bus, newest first (estate.composition.ts).
+      { name: 'estate', stop: () => estate.stop(), ms: 8000 },
+      // PostgreSQL bounds its own stop (SIGINT, then SIGQUIT, then SIGKILL) and goes last.
+      ...(database ? [{ name: 'postgres', stop: () => (database as EmbeddedDatabase).stop(), ms: 8000 }] : []),
+    ]);
+  };
+  started.stop = stop;
   return {
     urls,
     secret,
@@ -81,15 +100,7 @@ export async function startEmbedded(env: Env, embedded: EmbeddedConfig, logger: 
     bus: kafka ? 'kafka' : 'postgres',
     database: database ? 'embedded' : 'external',
     // Each part is bounded (bounded-stop.ts), so one Ctrl-C ends the process within seconds.
-    stop: () => {
-      removeEstateRecord(embedded.dataDir, process.pid);
-      return stopInOrder(logger, [
-        // The services and the bus, newest first (estate.composition.ts).
-        { name: 'estate', stop: () => estate.stop(), ms: 8000 },
-        // PostgreSQL bounds its own stop (SIGINT, then SIGQUIT, then SIGKILL) and goes last.
-        ...(database ? [{ name: 'postgres', stop: () => (database as EmbeddedDatabase).stop(), ms: 8000 }] : []),
-      ]);
-    },
+    stop,
   };
 }
 

@@ -36,7 +36,7 @@ export async function freePort(): Promise<number> {
  * what a crashed run left behind), because the package's start/stop leave an orphan when this
  * process is killed and wait forever on a server that already stopped.
  */
-export async function startEmbeddedPostgres(dataDir: string, logger: Logger, port?: number): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(dataDir: string, logger: Logger, port?: number, onLost?: (reason: string) => void): Promise<EmbeddedDatabase> {
   const databaseDir = path.resolve(dataDir);
   const chosenPort = port ?? (await freePort());
   await mkdir(path.dirname(databaseDir), { recursive: true });
@@ -53,6 +53,7 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger, por
       user: await postgresUser(),
       logger,
       onSpawn: (pid) => (watchdog = watchPostmaster(pid, databaseDir, logger)),
+      onUnexpectedExit: onLost,
     });
   } catch (error) {
     watchdog?.disarm();

@@ -13,6 +13,8 @@ export interface PostmasterOptions {
   /** Called as soon as the process exists, before it is ready: the watchdog must not wait. */
   onSpawn?: (pid: number) => void;
   startTimeoutMs?: number;
+  /** Called once when the server exits after it was ready and before `stop` (killed, crashed). */
+  onUnexpectedExit?: (reason: string) => void;
 }
 
 export interface Postmaster {
@@ -56,7 +58,10 @@ export async function startPostmaster(options: PostmasterOptions): Promise<Postm
     });
     void exited.then(({ code, signal }) => {
       if (!ready) reject(new Error(`PostgreSQL exited before it was ready (${signal ?? `code ${code}`}): ${recent.join(' | ') || 'no output'}`));
-      else if (!stopping) log.error({ code, signal }, 'PostgreSQL exited while estate was running');
+      else if (!stopping) {
+        log.error({ code, signal }, 'PostgreSQL exited while estate was running');
+        options.onUnexpectedExit?.(`PostgreSQL (pid ${child.pid}) exited while the estate was running (${signal ?? `code ${code}`})`);
+      }
     });
   });
   if (child.pid !== undefined) options.onSpawn?.(child.pid);
