@@ -26,6 +26,13 @@ describe('lintToolSpec', () => {
     expect(lint({})).toEqual([]);
   });
 
+  it('refuses a required scope no token could hold, naming it', () => {
+    expect(codes({ requiredScopes: ['payments:read', 'qa read', 'say"hi', 'back\\slash'] })).toEqual([
+      '$.requiredScopes[1] scope_syntax', '$.requiredScopes[2] scope_syntax', '$.requiredScopes[3] scope_syntax',
+    ]);
+    expect(codes({ requiredScopes: ['https://api.example.com/payments.read', 'a!#$%&()*+,-./:;<=>?@[]^_`{|}~'] })).toEqual([]);
+  });
+
   describe('names', () => {
     it.each(['payments lookup', 'payments/lookup', 'payments.lookup!', `payments.${'x'.repeat(130)}`, ''])('refuses %j', (name) => {
       expect(codes({ name })).toEqual(['$.name invalid_name']);

@@ -27,6 +27,7 @@ export function lintToolSpec(spec: LintSpec, options: LintOptions): ContractIssu
   const issues = [
     ...lintName(spec, options),
     ...lintUpstream(spec, options),
+    ...lintScopes(spec),
     ...lintSchema(spec.inputSchema, '$.inputSchema'),
     ...(spec.outputSchema !== undefined ? lintSchema(spec.outputSchema, '$.outputSchema') : []),
     ...lintTexts(spec),
@@ -61,6 +62,18 @@ function lintSchema(schema: Record<string, unknown>, base: string): ContractIssu
     return [{ path: `${base}.type`, code: 'root_not_object', message: 'the root schema must declare type "object"' }];
   }
   return [];
+}
+
+/**
+ * An OAuth scope token (RFC 6749 §3.3: printable ASCII but space, `"` and `\`). A token's scopes
+ * are one space-separated string, so `qa read` could never be held: the tool would be invisible to all.
+ */
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
+
+function lintScopes(spec: LintSpec): ContractIssue[] {
+  return spec.requiredScopes.flatMap((scope, index) => SCOPE_TOKEN.test(scope) ? [] : [{
+    path: `$.requiredScopes[${index}]`, code: 'scope_syntax', message: `${JSON.stringify(scope)} is not a scope a token can hold: printable ASCII without spaces, quotes or backslashes`,
+  }]);
 }
 
 /**
