@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createLogger } from '@estate/platform';
 import { composeEstate } from '../apps/estate/src/estate.composition';
 import { startNotesServer } from '../examples/notes/notes.http';
@@ -219,6 +220,37 @@ describe('resources, prompts and completions on MCP 2026-07-28 (no sessions)', (
         expect(toolsOnly.events.filter((e) => e.data.includes('list_changed'))).toEqual([]);
       } finally {
         [alice, bob, toolsOnly].forEach((s) => s.close());
+      }
+    });
+
+    it('relays the same list changes to sessions that may reach the server, which initialize told they would come', async () => {
+      const session = async (claims: Claims) => {
+        const heard = new Set<string>();
+        const client = new Client({ name: 'lists-session', version: '1' });
+        client.setNotificationHandler(ResourceListChangedNotificationSchema, async (n) => void heard.add(n.method));
+        client.setNotificationHandler(PromptListChangedNotificationSchema, async (n) => void heard.add(n.method));
+        await client.connect(new StreamableHTTPClientTransport(new URL(urls.mcp), { requestInit: { headers: { authorization: `Bearer ${await token(claims)}` } } }));
+        return { client, heard };
+      };
+      const alice = await session(ALICE);
+      const bob = await session(BOB);
+      try {
+        expect(alice.client.getServerCapabilities()).toMatchObject({ resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true } });
+        // Sent again until heard: a session hears pushed notifications once its GET stream is open.
+        await waitFor(async () => {
+          for (const server of memoServers) {
+            await server.server.sendResourceListChanged().catch(() => undefined);
+            await server.server.sendPromptListChanged().catch(() => undefined);
+          }
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          return alice.heard.size === 2 ? true : undefined;
+        }, 'alice to hear that memo\'s resources and prompts changed', 15000);
+        expect([...alice.heard].sort()).toEqual(['notifications/prompts/list_changed', 'notifications/resources/list_changed']);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        expect([...bob.heard]).toEqual([]);
+      } finally {
+        await alice.client.close();
+        await bob.client.close();
       }
     });
 

@@ -1,6 +1,4 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { CatalogEntry, CatalogUpstream } from '@estate/events';
+import type { CatalogEntry } from '@estate/events';
 import type { Logger } from '@estate/platform';
 import { acknowledgedFilter, invalidParamsAt, subscriptionNotification, type JsonRpcErrorObject, type SubscriptionFilter } from '@estate/protocol';
 import type { CatalogChange, CatalogReplica } from '../catalog/catalog.replica';
@@ -14,8 +12,9 @@ import { reachableServers } from './upstream-access';
 /** More URIs than this on one stream is refused: each may cost an upstream subscription. */
 export const MAX_WATCHED_URIS = 100;
 
-const RESOURCES_CHANGED = 'notifications/resources/list_changed';
-const PROMPTS_CHANGED = 'notifications/prompts/list_changed';
+export const RESOURCES_CHANGED = 'notifications/resources/list_changed';
+export const PROMPTS_CHANGED = 'notifications/prompts/list_changed';
+export type PrimitiveListChange = typeof RESOURCES_CHANGED | typeof PROMPTS_CHANGED;
 
 /** One listen stream as seen here: which servers its principal reached when last looked, and which server owns each watched URI. */
 interface Watch extends ResourceWatcher {
@@ -50,12 +49,6 @@ export class PrimitiveListenStreams {
     private readonly logger: Logger,
   ) {
     replica.onChange((changes) => this.reachChanged(changes));
-  }
-
-  /** Installs the list-change relay on a new upstream client (UpstreamPool.onClient). */
-  setup(client: Client, upstream: CatalogUpstream): void {
-    client.setNotificationHandler(ResourceListChangedNotificationSchema, async () => this.upstreamChanged(upstream.server, RESOURCES_CHANGED));
-    client.setNotificationHandler(PromptListChangedNotificationSchema, async () => this.upstreamChanged(upstream.server, PROMPTS_CHANGED));
   }
 
   /** What the edge agrees to send on a stream: every list change it knows of, and every URI asked for (see the class comment). */
@@ -118,7 +111,8 @@ export class PrimitiveListenStreams {
     this.send(watch, 'notifications/resources/updated', { uri });
   }
 
-  private upstreamChanged(server: string, method: string): void {
+  /** An upstream said its resource or prompt list changed (the proxy extension hears it for sessions and streams alike). */
+  upstreamChanged(server: string, method: PrimitiveListChange): void {
     for (const watch of this.watches) if (watch.started && this.mayReach(watch, server)) this.send(watch, method);
   }
 

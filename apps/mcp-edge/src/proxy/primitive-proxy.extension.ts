@@ -1,7 +1,8 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema, CompleteRequestSchema, GetPromptRequestSchema, ListPromptsRequestSchema, ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema, ReadResourceRequestSchema, SetLevelRequestSchema, SubscribeRequestSchema, UnsubscribeRequestSchema,
+  ListResourceTemplatesRequestSchema, PromptListChangedNotificationSchema, ReadResourceRequestSchema, ResourceListChangedNotificationSchema,
+  SetLevelRequestSchema, SubscribeRequestSchema, UnsubscribeRequestSchema,
   type CallToolResult, type LoggingLevel, type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '@estate/contracts';
@@ -17,7 +18,7 @@ import type { ServerExtension } from '../sessions/session.manager';
 import type { UpstreamTextAction } from '../upstream/upstream.config';
 import type { UpstreamCallOptions, UpstreamPool } from '../upstream/upstream.pool';
 import type { PrimitiveMethods } from '../mcp/primitive-methods.port';
-import { PrimitiveListenStreams } from './primitive-listen.streams';
+import { PrimitiveListenStreams, PROMPTS_CHANGED, RESOURCES_CHANGED, type PrimitiveListChange } from './primitive-listen.streams';
 import { PromptProxy } from './prompt.proxy';
 import { sessionCaller } from './proxy.caller';
 import { InFlightRegistry, ProxySessionState, severity, type HandlerExtra } from './proxy-session.state';
@@ -37,6 +38,7 @@ export interface PrimitiveProxyDeps {
   timeoutMs: number;
   /** What to do with upstream prompt and resource text that breaks the prompt-text rules. */
   textAction?: UpstreamTextAction;
+  clock?: () => number;
 }
 
 /** Lists come back whole; a cursor can only be one we never issued. */
@@ -51,7 +53,7 @@ function refuseCursor(params: { cursor?: string } | undefined): void {
  * principal may see a usable tool of that upstream (see upstream-access.ts).
  */
 export class PrimitiveProxyExtension implements ServerExtension {
-  readonly capabilities: ServerCapabilities = { resources: { subscribe: true }, prompts: {}, completions: {}, logging: {} };
+  readonly capabilities: ServerCapabilities = { resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, completions: {}, logging: {} };
   private readonly states = new Map<string, ProxySessionState>();
   private readonly inFlight = new InFlightRegistry();
   private readonly gateway: UpstreamGateway;
@@ -72,8 +74,25 @@ export class PrimitiveProxyExtension implements ServerExtension {
     deps.upstreams.onClient((client, upstream) => {
       relay.setup(client, upstream);
       this.subscriptions.setup(client, upstream);
-      listen.setup(client, upstream);
+      // One handler per method and client: sessions and 2026-07-28 listen streams both hear it from here.
+      client.setNotificationHandler(ResourceListChangedNotificationSchema, async () => this.listChanged(upstream.server, RESOURCES_CHANGED));
+      client.setNotificationHandler(PromptListChangedNotificationSchema, async () => this.listChanged(upstream.server, PROMPTS_CHANGED));
     });
+  }
+
+  /**
+   * An upstream's resource or prompt list changed: told to every session (and listen stream) whose
+   * principal may reach that server, by the rights of its latest request, while those rights hold.
+   */
+  private listChanged(server: string, method: PrimitiveListChange): void {
+    this.stateless.listen.upstreamChanged(server, method);
+    const now = (this.deps.clock ?? Date.now)();
+    for (const state of this.states.values()) {
+      const { session } = state;
+      if (session.lifecycle.phase !== 'operating' || !session.mayNotify(now)) continue;
+      if (!this.gateway.reachable(state.session).some((s) => s.server === server)) continue;
+      void state.server.notification({ method }).catch((error: unknown) => this.deps.logger.debug({ err: error, server, method }, 'could not relay a list change'));
+    }
   }
 
   register(server: Server, session: EdgeSession): void {
