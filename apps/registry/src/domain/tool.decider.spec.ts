@@ -68,6 +68,11 @@ describe('publishing a tool version', () => {
     expect(paths).toEqual(['$.description', '$.required_scopes', '$.sideEffect', '$.version']);
   });
 
+  it('refuses build metadata, which takes no part in precedence, naming the version to publish instead', () => {
+    const error = refusal(given().when(publish(spec({ version: '1.1.0+build.5' }))));
+    expect(error).toMatchObject({ code: 'INVALID_SPEC', details: { issues: [{ path: '$.version', code: 'build_metadata', message: expect.stringContaining('publish 1.1.0') }] } });
+  });
+
   it('refuses a spec whose upstream server is not registered', () => {
     expect(refusal(given().when(publish(spec(), null))).code).toBe('SERVER_NOT_FOUND');
   });
