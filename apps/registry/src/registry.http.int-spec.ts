@@ -9,6 +9,8 @@ import { createTestDatabase, randomTopicPrefix } from '../../../test/support/inf
 import { loadRegistryConfig } from './config';
 import { RegistryController } from './http/registry.controller';
 import { RegistryReadsController } from './http/registry-reads.controller';
+import { EventsController } from './http/events.controller';
+import { AsyncApiController } from './http/asyncapi.controller';
 import { startRegistry } from './registry.app';
 
 const ADMIN = { sub: 'root', scope: 'estate:admin estate:publish', clearance: 'restricted' };
@@ -312,7 +314,7 @@ async function rawPost(url: string, bearer: string, text: string, type: string |
 
 /** Every route the registry's controllers declare, read from Nest's own route metadata, e.g. `POST /v1/tools/{name}/versions/{version}/retire`. */
 function servedRoutes(): string[] {
-  return [RegistryController, RegistryReadsController].flatMap((controller) => routesOf(controller.prototype as unknown as Record<string, unknown>)).sort();
+  return [RegistryController, RegistryReadsController, EventsController, AsyncApiController].flatMap((controller) => routesOf(controller.prototype as unknown as Record<string, unknown>)).sort();
 }
 
 function routesOf(proto: Record<string, unknown>): string[] {

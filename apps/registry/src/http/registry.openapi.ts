@@ -19,7 +19,7 @@ const READS = 'Publishers and admins (estate:publish, estate:admin) read everyth
 const specBody = { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/ToolSpec' } } } };
 const lifecycleBody = (fields: Record<string, unknown>) => ({
   required: true,
-  content: { 'application/json': { schema: { type: 'object', required: ['reason'], properties: { reason: { type: 'string', minLength: 1, maxLength: 1000, description: 'Shown to agents still calling the version; held to the prompt-text rules' }, ...fields }, additionalProperties: false } } },
+  content: { 'application/json': { schema: { type: 'object', required: ['reason'], properties: { reason: { type: 'string', minLength: 1, maxLength: 1000, description: 'Why: a deprecation\'s or retirement\'s reason reaches agents still calling the version (a quarantine\'s only publishers and admins); held to the prompt-text rules' }, ...fields }, additionalProperties: false } } },
 });
 const nameParams = [
   { name: 'name', in: 'path', required: true, schema: { type: 'string' } },
@@ -96,16 +96,27 @@ export const REGISTRY_OPENAPI = {
     },
     '/v1/status': { get: { summary: 'The readiness report with every figure (estate:admin)', responses: { ...responses('200', [401, 403]), '200': { description: 'the report', content: { 'application/json': { schema: { $ref: '#/components/schemas/Readiness' } } } } } } },
     '/openapi.json': { get: { summary: 'This document', security: [], responses: { '200': { description: 'the OpenAPI document' } } } },
+    '/asyncapi.json': { get: { summary: 'The AsyncAPI 3.0 document of the registry log and the other topics', security: [], responses: { '200': { description: 'the AsyncAPI document' } } } },
+    '/v1/events': {
+      get: {
+        summary: 'The event store, page by page, for rebuilding and verifying projections (estate:admin)',
+        parameters: [
+          { name: 'after', in: 'query', schema: { type: 'string', pattern: '^\\d{1,18}$', default: '0' }, description: 'the store position to read after' },
+          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 500 } },
+        ],
+        responses: { ...responses('200', [400, 401, 403]), '200': { description: 'a page of envelopes', ...json({ type: 'object' }) } },
+      },
+    },
     '/v1/servers/{name}': read('One registered server (estate:admin or estate:publish)', 'Any other caller gets the 404 of an unregistered server.', { $ref: '#/components/schemas/ServerRegistration' }, [nameParams[0]]),
-    '/v1/servers': { post: { summary: 'Register an upstream server (estate:admin)', requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/ServerRegistration' } } } }, responses: responses('201', [400, 401, 403, 409]) } },
+    '/v1/servers': { post: { summary: 'Register an upstream server (estate:admin)', requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/ServerRegistration' } } } }, responses: responses('201', [400, 401, 403, 409, 415]), description: '409: another definition under the name (SERVER_ALREADY_REGISTERED), or a namespace that already holds another server\'s tools or a name that differs from a registered one only in case (NAMESPACE_IN_USE).' } },
     '/v1/tools': {
       get: {
         summary: 'List the published tools the caller may see', description: READS,
         responses: { ...responses('200', [401]), '200': { description: 'what the caller may see', ...json({ type: 'object', required: ['tools'], properties: { tools: { type: 'array', items: { $ref: '#/components/schemas/ToolSummary' } } } }) } },
       },
-      post: { summary: 'Publish a tool version (estate:publish)', requestBody: specBody, responses: responses('201', [400, 401, 403, 409, 413, 422]) },
+      post: { summary: 'Publish a tool version (estate:publish)', requestBody: specBody, responses: responses('201', [400, 401, 403, 409, 413, 415, 422]) },
     },
-    '/v1/tools/check': { post: { summary: 'Dry-run a publish: the same decision, nothing stored; `compat` names the ESTATE_COMPAT policy in force and each change carries what the strict policy says (`strict`, and `narrows` with a witness where the two part)', requestBody: specBody, responses: responses('200', [400, 401, 403, 409, 413, 422]) } },
+    '/v1/tools/check': { post: { summary: 'Dry-run a publish: the same decision, nothing stored; `compat` names the ESTATE_COMPAT policy in force and each change carries what the strict policy says (`strict`, and `narrows` with a witness where the two part)', requestBody: specBody, responses: responses('200', [400, 401, 403, 409, 413, 415, 422]) } },
     '/v1/tools/{name}': read('One tool and the versions the caller may see', READS, {
       type: 'object', required: ['name', 'versions'],
       properties: { name: { type: 'string' }, versions: { type: 'object', additionalProperties: { oneOf: [{ $ref: '#/components/schemas/GovernedVersion' }, { $ref: '#/components/schemas/AgentVersionView' }] } } },
@@ -124,8 +135,8 @@ export const REGISTRY_OPENAPI = {
         responses: { ...responses('200', [401, 403, 404]), '200': { description: 'the classification', ...json({ type: 'object', required: ['name', 'version', 'previous', 'changes'], properties: { name: { type: 'string' }, version: { type: 'string' }, previous: { type: ['string', 'null'] }, declared: { type: ['string', 'null'] }, required: { type: ['string', 'null'] }, changes: { type: 'array', items: { type: 'object' } }, witness: {} } }) } },
       },
     },
-    '/v1/tools/{name}/versions/{version}/deprecate': { post: { summary: 'Deprecate a version', parameters: nameParams, requestBody: lifecycleBody({ sunsetAt: { type: 'string', format: 'date-time' }, replacement: { type: 'string' } }), responses: responses('200', [400, 401, 403, 404, 409, 422]) } },
-    '/v1/tools/{name}/versions/{version}/retire': { post: { summary: 'Retire a version', parameters: nameParams, requestBody: lifecycleBody({}), responses: responses('200', [400, 401, 403, 404, 409]) } },
-    '/v1/tools/{name}/versions/{version}/quarantine': { post: { summary: 'Quarantine a version everywhere (estate:quarantine or estate:publish); idempotent', parameters: nameParams, requestBody: lifecycleBody({}), responses: responses('200', [400, 401, 403, 404]) } },
+    '/v1/tools/{name}/versions/{version}/deprecate': { post: { summary: 'Deprecate a version', parameters: nameParams, requestBody: lifecycleBody({ sunsetAt: { type: 'string', format: 'date-time' }, replacement: { type: 'string' } }), responses: responses('200', [400, 401, 403, 404, 409, 415, 422]) } },
+    '/v1/tools/{name}/versions/{version}/retire': { post: { summary: 'Retire a version', parameters: nameParams, requestBody: lifecycleBody({}), responses: responses('200', [400, 401, 403, 404, 409, 415]) } },
+    '/v1/tools/{name}/versions/{version}/quarantine': { post: { summary: 'Quarantine a version everywhere (estate:quarantine or estate:publish); idempotent', parameters: nameParams, requestBody: lifecycleBody({}), responses: responses('200', [400, 401, 403, 404, 415]) } },
   },
 } as const;
