@@ -238,7 +238,9 @@ describe('upstream elicitation and sampling during a 2026-07-28 tools/call', () 
       const sessionCall = session.callTool({ name: 'notes.ask-user', arguments: { question: 'the session asks' } });
       await waitFor(async () => (asked.length === 1 ? true : undefined), 'the session to be asked');
       const agent = await call('notes.ask-user', { question: 'the agent asks' }, { elicitation: { form: {} } });
-      expect(textOf(agent.body.result)).toContain('2 callers had requests to it in flight');
+      expect(textOf(agent.body.result)).toContain('requests of more than one caller to it were in flight');
+      // How many others were calling stays with the estate: the upstream may echo it to an agent.
+      expect(textOf(agent.body.result)).not.toMatch(/\d+ callers/);
       expect(asked).toEqual(['the session asks']);
       release();
       expect(textOf(await sessionCall)).toBe('user said: from the session');

@@ -174,8 +174,14 @@ describe('audit service on PostgreSQL and Kafka', () => {
   it('advertises the address it listens on when ESTATE_AUDIT_PUBLIC_URL is not set (ESTATE_AUDIT_PORT=0 here)', async () => {
     const document = (await (await fetch(`${audit.url}/asyncapi.json`)).json()) as { servers: { audit: { host: string } } };
     expect(document.servers.audit.host).toBe(new URL(audit.url).host);
-    const schema = (await (await fetch(`${audit.url}/v1/schemas/events/ToolVersionRetired/1.json`)).json()) as { $id: string };
+    const answer = await fetch(`${audit.url}/v1/schemas/events/ToolVersionRetired/1.json`);
+    expect(answer.headers.get('content-type')).toMatch(/^application\/schema\+json/);
+    const schema = (await answer.json()) as { $id: string };
     expect(schema.$id).toBe(`${audit.url}/v1/schemas/events/ToolVersionRetired/1.json`);
+    // A missing schema is a refusal like any other: problem JSON, not a schema.
+    const missing = await fetch(`${audit.url}/v1/schemas/events/Nope/1.json`);
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('content-type')).toMatch(/^application\/json/);
   });
 
   it('verifies an intact chain, complete with the one junk message dead-lettered', async () => {

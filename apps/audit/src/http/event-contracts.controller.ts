@@ -1,4 +1,5 @@
-import { Controller, Get, Header, Inject, Param } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { EVENT_DATA_SCHEMAS, eventSchemaUrl } from '@estate/events';
 import { SERVICE_CONFIG } from '@estate/platform';
 import { AdvertisedAddress } from '../advertised.address';
@@ -21,12 +22,13 @@ export class EventContractsController {
   ) {}
 
   @Get('v1/schemas/events/:type/:file')
-  @Header('Content-Type', 'application/schema+json')
-  schema(@Param('type') type: string, @Param('file') file: string): object {
+  schema(@Param('type') type: string, @Param('file') file: string, @Res({ passthrough: true }) response: Response): object {
     const version = /^([1-9][0-9]{0,3})\.json$/.exec(file)?.[1];
     const key = `${type}@${version}`;
     // hasOwn: `constructor@1` must be a 404, not Object's prototype.
     if (version === undefined || !Object.hasOwn(schemas, key)) throw toHttpError({ code: 'NOT_FOUND', message: 'no such event type and version' });
+    // Only a schema is a schema: the 404 above stays the problem JSON every other refusal is.
+    response.type('application/schema+json');
     const schema = schemas[key];
     const id = eventSchemaUrl(this.advertised.cloudEvents.schemaBase, type, Number(version));
     return { $schema: 'http://json-schema.org/draft-07/schema#', $id: id, title: `${type} v${version}`, ...schema };

@@ -54,7 +54,7 @@ export function parseSubscription(body: unknown, policy: TargetAddressPolicy): P
   const filter = parseFeedFilter(rawFilter, REGISTRY_EVENT_TYPES, 'filter.');
   if (!filter.ok) return refuse(filter.path, filter.message);
   if (body.secret !== undefined && (typeof body.secret !== 'string' || !SECRET.test(body.secret))) {
-    return refuse('secret', 'from 32 to 256 printable ASCII characters, or leave it out to have one generated');
+    return refuse('secret', 'from 32 to 256 visible ASCII characters (no spaces), or leave it out to have one generated');
   }
   return { ok: true, value: { url: target.url, filter: filter.filter, secret: body.secret as string | undefined } };
 }

@@ -127,7 +127,8 @@ export class UpstreamRequestRelay {
     // Each 2026-07-28 request is a caller of its own; a session's calls are one caller.
     const sessions = new Set<unknown>(calls.map((c) => c.state ?? c));
     if (sessions.size === 0) return { reason: 'no_call_in_flight', detail: `${server} sent ${method} while no request of a client to it was in flight` };
-    if (sessions.size > 1) return { reason: 'ambiguous_caller', detail: `${server} sent ${method} while ${sessions.size} callers had requests to it in flight` };
+    // How many others were calling is no business of the upstream (which may echo it to an agent).
+    if (sessions.size > 1) return { reason: 'ambiguous_caller', detail: `${server} sent ${method} while requests of more than one caller to it were in flight` };
     const call = calls[0];
     if (!call.state) {
       if (call.asker) return { call };
