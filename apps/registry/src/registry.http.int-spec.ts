@@ -64,6 +64,8 @@ describe('registry over HTTP (real PostgreSQL, in-process bus)', () => {
       const missing = await fetch(`${base}/v1/tools`);
       expect(missing.status).toBe(401);
       expect(missing.headers.get('www-authenticate')).toContain('Bearer');
+      // The same problem shape and code style as every other refusal.
+      expect(await missing.json()).toEqual({ error: 'UNAUTHORIZED', message: 'a valid bearer token is required' });
       expect((await http('POST', `${base}/v1/tools`, 'not.a.jwt', lookup)).status).toBe(401);
     });
 
@@ -205,6 +207,7 @@ describe('registry over HTTP (real PostgreSQL, in-process bus)', () => {
       http('POST', `${base}/v1/tools/pay.lookup/versions/${version}/${action}`, who, body);
 
     it('refuses malformed lifecycle bodies with paths, and callers without estate:publish', async () => {
+      expect(await lifecycle('1.0.0', 'retire', { reason: 5 })).toMatchObject({ status: 400, body: { details: { issues: [{ path: '$.reason', message: 'reason must be a non-empty string' }] } } });
       const bad = await lifecycle('1.0.0', 'deprecate', { reason: ' ', sunsetAt: 'soon', replacment: '1.1.0' });
       expect(bad.status).toBe(400);
       expect((bad.body.details as { issues: Array<{ path: string }> }).issues.map((i) => i.path).sort()).toEqual(['$.reason', '$.replacment', '$.sunsetAt']);

@@ -85,7 +85,8 @@ function sunsetIssue(value: unknown, now: number): string | undefined {
 export function parseLifecycleBody(body: unknown, allowSunset: boolean, now = Date.now()): Parsed<LifecycleBody> {
   if (!isJsonObject(body)) return { ok: false, issues: [{ path: '$', message: 'body must be a JSON object' }] };
   const issues = [...unknownFields(body, allowSunset ? DEPRECATION_FIELDS : RETIREMENT_FIELDS), ...unstorableText(body)];
-  if (typeof body.reason !== 'string' || body.reason.trim().length === 0) issues.push({ path: '$.reason', message: 'reason is required' });
+  if (body.reason === undefined) issues.push({ path: '$.reason', message: 'reason is required' });
+  else if (typeof body.reason !== 'string' || body.reason.trim().length === 0) issues.push({ path: '$.reason', message: 'reason must be a non-empty string' });
   else issues.push(...reasonIssues(body.reason));
   const sunset = allowSunset && body.sunsetAt !== undefined ? sunsetIssue(body.sunsetAt, now) : undefined;
   if (sunset) issues.push({ path: '$.sunsetAt', message: sunset });

@@ -24,7 +24,7 @@ export class BearerGuard implements CanActivate {
     if (!result.ok) {
       const response = context.switchToHttp().getResponse<{ setHeader(n: string, v: string): void }>();
       response.setHeader('WWW-Authenticate', `Bearer realm="estate"${result.reason === 'invalid' ? ', error="invalid_token"' : ''}`);
-      throw new HttpException({ error: 'unauthorized', message: 'a valid bearer token is required' }, HttpStatus.UNAUTHORIZED);
+      throw new HttpException({ error: 'UNAUTHORIZED', message: 'a valid bearer token is required' }, HttpStatus.UNAUTHORIZED);
     }
     request.principal = result.principal;
     return true;
