@@ -1,9 +1,8 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { ADMIN, connect, http, token, waitFor } from './support/estate.harness';
-import { postgresOf, signalGroup, spawnEstate, untilRunning, within, type EstateProcess } from './support/lifecycle.harness';
+import { estateSuite, postgresOf, signalGroup, untilRunning, within, type EstateProcess } from './support/lifecycle.harness';
 
 const AGENT = { sub: 'support-agent', scope: 'bank:read', clearance: 'internal' };
 
@@ -15,17 +14,7 @@ async function takePort(): Promise<{ server: Server; port: number }> {
 
 /** The demo bank `npm start` runs beside the estate (ESTATE_DEMO=1, BANK_PORT). */
 describe('npm start with the demo bank', () => {
-  let dataDir: string;
-  const started: EstateProcess[] = [];
-
-  beforeAll(() => {
-    dataDir = mkdtempSync(path.join(os.tmpdir(), 'estate-demo-'));
-  });
-
-  afterAll(async () => {
-    for (const estate of started) if (estate.child.exitCode === null && estate.child.signalCode === null) await signalGroup(estate, 'SIGKILL', 5000);
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  const suite = estateSuite('estate-demo-');
 
   const bankLookupWorks = async (estate: EstateProcess) => {
     const session = await connect(estate.mcpUrl, await token(AGENT));
@@ -41,8 +30,7 @@ describe('npm start with the demo bank', () => {
   it('starts the bank on a free port when BANK_PORT is taken, and brings it back on its registered port after a restart', async () => {
     const taken = await takePort();
     try {
-      const first = await spawnEstate(dataDir, { ESTATE_DEMO: '1', BANK_PORT: String(taken.port) });
-      started.push(first);
+      const first = await suite.spawn({ ESTATE_DEMO: '1', BANK_PORT: String(taken.port) });
       await untilRunning(first);
       expect(first.output()).toContain(`BANK_PORT ${taken.port} is taken`);
       const registered = (await http('GET', `${first.registryUrl}/v1/servers/bank`, await token(ADMIN))).body as { url: string };
@@ -51,8 +39,7 @@ describe('npm start with the demo bank', () => {
       expect((await signalGroup(first, 'SIGINT')).result).toEqual({ code: 0, signal: null });
 
       // BANK_PORT=0 (any port) on the restart: the registration cannot change its URL, so the bank takes that port again.
-      const second = await spawnEstate(dataDir, { ESTATE_DEMO: '1', BANK_PORT: '0' });
-      started.push(second);
+      const second = await suite.spawn({ ESTATE_DEMO: '1', BANK_PORT: '0' });
       await untilRunning(second);
       expect(second.output()).not.toContain('not registered');
       expect(await bankLookupWorks(second)).toBe('ok');
@@ -65,12 +52,11 @@ describe('npm start with the demo bank', () => {
   it('a start that fails once PostgreSQL is up leaves no estate.json, no owner file and no PostgreSQL behind', async () => {
     const taken = await takePort();
     try {
-      const estate = await spawnEstate(dataDir, { ESTATE_DEMO: '0', ESTATE_CONSOLE_PORT: String(taken.port) });
-      started.push(estate);
+      const estate = await suite.spawn({ ESTATE_DEMO: '0', ESTATE_CONSOLE_PORT: String(taken.port) });
       expect((await estate.exited).code).toBe(1);
       expect(estate.output()).toContain('EADDRINUSE');
-      await within(5000, 'nothing left running', () => postgresOf(dataDir).length === 0);
-      expect({ record: existsSync(path.join(dataDir, 'estate.json')), owner: existsSync(path.join(dataDir, 'pg.owner.json')) }).toEqual({ record: false, owner: false });
+      await within(5000, 'nothing left running', () => postgresOf(suite.dataDir).length === 0);
+      expect({ record: existsSync(path.join(suite.dataDir, 'estate.json')), owner: existsSync(path.join(suite.dataDir, 'pg.owner.json')) }).toEqual({ record: false, owner: false });
     } finally {
       taken.server.close();
     }

@@ -1,7 +1,6 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { postgresOf, report, signalGroup, spawnEstate, untilRunning, watchdogOf, within, type EstateProcess } from './support/lifecycle.harness';
+import { estateSuite, postgresOf, report, untilRunning, watchdogOf, within, type EstateProcess } from './support/lifecycle.harness';
 
 /**
  * The embedded PostgreSQL killed under a running `npm start`: the estate used to stay up for good,
@@ -9,24 +8,15 @@ import { postgresOf, report, signalGroup, spawnEstate, untilRunning, watchdogOf,
  * restarts it (and the next start recovers PostgreSQL's write-ahead log).
  */
 describe('npm start when its PostgreSQL is killed', () => {
-  let dataDir: string;
+  const suite = estateSuite('estate-pg-lost-');
   let estate: EstateProcess | undefined;
 
-  beforeAll(() => {
-    dataDir = mkdtempSync(path.join(os.tmpdir(), 'estate-pg-lost-'));
-  });
-
-  afterAll(async () => {
-    if (estate && estate.child.exitCode === null && estate.child.signalCode === null) await signalGroup(estate, 'SIGKILL', 5000);
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-
   it('exits 1 with a one-line reason and leaves nothing behind', async () => {
-    estate = await spawnEstate(dataDir, { LOG_FORMAT: 'json' });
+    estate = await suite.spawn({ LOG_FORMAT: 'json' });
     await untilRunning(estate);
     // The postmaster: the postgres process whose command line names the data directory (its backends do not).
-    const postmasterPid = Number(readFileSync(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
-    expect(postgresOf(dataDir).map((p) => p.pid)).toContain(postmasterPid);
+    const postmasterPid = Number(readFileSync(path.join(suite.dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    expect(postgresOf(suite.dataDir).map((p) => p.pid)).toContain(postmasterPid);
     const killed = Date.now();
     process.kill(postmasterPid, 'SIGKILL');
     const exited = await Promise.race([estate.exited, new Promise<'running'>((resolve) => setTimeout(() => resolve('running'), 20_000))]);
@@ -34,7 +24,7 @@ describe('npm start when its PostgreSQL is killed', () => {
     expect(exited).toEqual({ code: 1, signal: null });
     const fatal = estate.output().split('\n').filter((line) => line.includes('"level":60'));
     expect(fatal).toEqual([expect.stringContaining(`PostgreSQL (pid ${postmasterPid}) exited while the estate was running (SIGKILL); stopping the estate (exit 1)`)]);
-    await within(10_000, 'no postgres and no watchdog left', () => postgresOf(dataDir).length === 0 && watchdogOf(dataDir).length === 0);
-    expect({ record: existsSync(path.join(dataDir, 'estate.json')), owner: existsSync(path.join(dataDir, 'pg.owner.json')) }).toEqual({ record: false, owner: false });
+    await within(10_000, 'no postgres and no watchdog left', () => postgresOf(suite.dataDir).length === 0 && watchdogOf(suite.dataDir).length === 0);
+    expect({ record: existsSync(path.join(suite.dataDir, 'estate.json')), owner: existsSync(path.join(suite.dataDir, 'pg.owner.json')) }).toEqual({ record: false, owner: false });
   }, 180_000);
 });

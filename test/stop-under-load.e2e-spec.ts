@@ -1,9 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { bankSpecs } from '../examples/bank/bank.specs';
 import { ADMIN, http, token } from './support/estate.harness';
-import { report, signalGroup, spawnEstate, untilRunning, type EstateProcess } from './support/lifecycle.harness';
+import { estateSuite, report, signalGroup, untilRunning } from './support/lifecycle.harness';
 
 interface Attempt {
   sentAt: number;
@@ -19,21 +16,10 @@ interface Attempt {
  * services and then PostgreSQL stopped). Requests already taken are answered; what was accepted is kept.
  */
 describe('npm start stopped under load', () => {
-  let dataDir: string;
-  const started: EstateProcess[] = [];
-
-  beforeAll(() => {
-    dataDir = mkdtempSync(path.join(os.tmpdir(), 'estate-stop-load-'));
-  });
-
-  afterAll(async () => {
-    for (const estate of started) if (estate.child.exitCode === null && estate.child.signalCode === null) await signalGroup(estate, 'SIGKILL', 5000);
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  const suite = estateSuite('estate-stop-load-');
 
   it.each(['1', '2'])('ESTATE_THREADS=%s: accepts nothing after the signal, stops within its bound, and keeps every publish it acknowledged', async (threads) => {
-    const estate = await spawnEstate(dataDir, { ESTATE_THREADS: threads, LOG_LEVEL: 'warn' });
-    started.push(estate);
+    const estate = await suite.spawn({ ESTATE_THREADS: threads, LOG_LEVEL: 'warn' });
     await untilRunning(estate);
     const admin = await token(ADMIN);
     const server = `load${threads}`;
@@ -79,8 +65,7 @@ describe('npm start stopped under load', () => {
     expect(estate.output()).not.toContain('did not stop within');
     expect(stop.ms).toBeLessThan(4000);
 
-    const again = await spawnEstate(dataDir, { ESTATE_THREADS: threads, LOG_LEVEL: 'warn' });
-    started.push(again);
+    const again = await suite.spawn({ ESTATE_THREADS: threads, LOG_LEVEL: 'warn' });
     await untilRunning(again);
     const missing: string[] = [];
     for (const a of accepted) {

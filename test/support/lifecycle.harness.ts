@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { ADMIN, TEST_SECRET, token, waitFor } from './estate.harness';
 import { freePort, REPO_ROOT } from './infra';
@@ -14,6 +15,32 @@ export interface EstateProcess {
   mcpUrl: string;
   output(): string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/**
+ * A suite's own data directory and the estates it starts there: after the suite each one still
+ * running is killed with its process group, and the directory is removed.
+ */
+export function estateSuite(prefix: string): { readonly dataDir: string; spawn(env?: Record<string, string>): Promise<EstateProcess> } {
+  let dataDir = '';
+  const started: EstateProcess[] = [];
+  beforeAll(() => {
+    dataDir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  });
+  afterAll(async () => {
+    for (const estate of started) if (estate.child.exitCode === null && estate.child.signalCode === null) await signalGroup(estate, 'SIGKILL', 5000);
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  return {
+    get dataDir() {
+      return dataDir;
+    },
+    spawn: async (env = {}) => {
+      const estate = await spawnEstate(dataDir, env);
+      started.push(estate);
+      return estate;
+    },
+  };
 }
 
 export async function spawnEstate(dataDir: string, env: Record<string, string> = {}): Promise<EstateProcess> {
