@@ -35,7 +35,7 @@ describe('registry read policy', () => {
   });
 
   it('lists every version for publishers and admins', () => {
-    expect(Object.keys(toolSummaryFor(publisher, 'bank.lookup', state)?.versions ?? {})).toEqual(['1.0.0', '1.1.0', '1.2.0', '1.3.0', '2.0.0']);
+    expect(toolSummaryFor(publisher, 'bank.lookup', state)?.versions).toEqual({ '1.0.0': 'retired', '1.1.0': 'deprecated', '1.2.0': 'quarantined', '1.3.0': 'active', '2.0.0': 'active' });
     expect(toolViewFor(publisher, 'bank.lookup', state)?.versions['1.2.0']).toEqual(state.versions.get('1.2.0'));
   });
 

@@ -19,7 +19,8 @@ export interface ToolSummary {
   name: string;
   /** The newest stable version the viewer may read; the newest of any kind only when it may read no stable one. */
   latest?: string;
-  versions: Record<string, VersionStatus>;
+  /** Each version's status, or `quarantined` for a quarantined one (only governance readers see those). */
+  versions: Record<string, VersionStatus | 'quarantined'>;
 }
 
 /** What an agent may read of a version: what the edge would show it, its version and its status. */
@@ -58,7 +59,8 @@ function agentView(version: string, state: ToolVersionState): AgentVersionView {
 export function toolSummaryFor(viewer: Principal, name: string, state: ToolState): ToolSummary | undefined {
   const versions = readable(viewer, state);
   if (versions.length === 0) return undefined;
-  const statuses = Object.fromEntries([...versions].reverse().map(([v, st]) => [v, st.status]));
+  // A quarantined version is hidden everywhere whatever its status: a governance reader sees it said so.
+  const statuses = Object.fromEntries([...versions].reverse().map(([v, st]) => [v, st.quarantined ? 'quarantined' as const : st.status]));
   const latest = versions.find(([v]) => isStableVersion(v)) ?? versions[0];
   return { name, latest: latest[0], versions: statuses };
 }

@@ -42,7 +42,7 @@ export const REGISTRY_OPENAPI = {
       ToolSummary: {
         type: 'object',
         required: ['name', 'versions'],
-        properties: { name: { type: 'string' }, latest: { type: 'string', description: 'The newest stable (non-pre-release) version; the newest version when there is no stable one.' }, versions: { type: 'object', additionalProperties: status } },
+        properties: { name: { type: 'string' }, latest: { type: 'string', description: 'The newest stable (non-pre-release) version; the newest version when there is no stable one.' }, versions: { type: 'object', additionalProperties: { enum: ['active', 'deprecated', 'retired', 'quarantined'] }, description: 'each version\'s status, or quarantined for a quarantined one (publishers and admins only see those)' } },
       },
       AgentVersionView: {
         type: 'object',
