@@ -60,6 +60,11 @@ export class CatalogReplica {
   private lastFlush = Number.NEGATIVE_INFINITY;
   /** Bumped on every change applied; the visible-list cache is only good for one generation. */
   private generation = 0;
+
+  /** How many changes have been applied: what is worked out from the whole catalog holds until this moves. */
+  get changes(): number {
+    return this.generation;
+  }
   private readonly visibleLists = new VisibleListCache();
   /** One stable view: iterates the live entries and answers filtered lists from the cache. */
   private readonly view: VisibleCatalog = {

@@ -8,7 +8,7 @@ import type { ResourceSubscriptions } from './resource.subscriptions';
 import { stripEstateMeta } from '../upstream/upstream-answer.guard';
 import { withheld, type UpstreamGateway } from './upstream.gateway';
 import type { ResourceAttribution } from './resource.attribution';
-import { bySeniority, type ReachableServer } from './upstream-access';
+import { bySeniority, type ReachableServer, type ResourceOwnership } from './upstream-access';
 import { sessionCaller, type ProxyCaller } from './proxy.caller';
 import type { ProxySessionState } from './proxy-session.state';
 
@@ -40,14 +40,14 @@ export class ResourceProxy {
 
   async list(caller: ProxyCaller): Promise<ListResourcesResult> {
     const resources: Resource[] = [];
-    const namespaces = this.gateway.namespacedServers();
-    for (const { target, client } of await this.listers(caller)) {
+    const ownership = this.gateway.resourceOwnership();
+    for (const { target, client } of await this.listers(caller, ownership)) {
       try {
         const listed = await this.gateway.allPages(async (cursor) => {
           const page = await client.listResources(cursor ? { cursor } : undefined, { timeout: this.gateway.timeoutMs });
           return { items: page.resources, nextCursor: page.nextCursor };
         });
-        const claimable = listed.filter((r) => this.mayClaim(namespaces, target.server, r.uri));
+        const claimable = listed.filter((r) => this.mayClaim(ownership.namespaced, target.server, r.uri));
         for (const resource of claimable) caller.attribution.rememberResource(resource.uri, target.server);
         resources.push(...this.owned(caller.attribution, target.server, claimable));
       } catch (error) {
@@ -59,15 +59,15 @@ export class ResourceProxy {
 
   async templates(caller: ProxyCaller): Promise<ListResourceTemplatesResult> {
     const resourceTemplates: ResourceTemplate[] = [];
-    const namespaces = this.gateway.namespacedServers();
-    for (const { target, client } of await this.listers(caller)) {
+    const ownership = this.gateway.resourceOwnership();
+    for (const { target, client } of await this.listers(caller, ownership)) {
       try {
         const listed = await this.gateway.allPages(async (cursor) => {
           const page = await client.listResourceTemplates(cursor ? { cursor } : undefined, { timeout: this.gateway.timeoutMs });
           return { items: page.resourceTemplates, nextCursor: page.nextCursor };
         });
         // Bound like URIs: a template in another server's namespace is not this server's to list.
-        const claimable = listed.filter((t) => this.mayClaim(namespaces, target.server, t.uriTemplate));
+        const claimable = listed.filter((t) => this.mayClaim(ownership.namespaced, target.server, t.uriTemplate));
         for (const template of claimable) caller.attribution.rememberTemplate(template.uriTemplate, target.server);
         // A template another server listed first stays that server's.
         resourceTemplates.push(...this.ownedTemplates(caller.attribution, target.server, claimable));
@@ -114,8 +114,9 @@ export class ResourceProxy {
    * two of them list is the elder's (listers fill the caller's map in this order), so a server
    * registered later cannot take over a URI another already served, whatever their names.
    */
-  private async listers(caller: ProxyCaller): Promise<Array<{ target: ReachableServer; client: Client }>> {
-    return (await this.gateway.withCapability(caller, 'resources')).sort((a, b) => bySeniority(a.target, b.target));
+  private async listers(caller: ProxyCaller, ownership: ResourceOwnership): Promise<Array<{ target: ReachableServer; client: Client }>> {
+    const elderFirst = bySeniority(ownership);
+    return (await this.gateway.withCapability(caller, 'resources')).sort((a, b) => elderFirst(a.target, b.target));
   }
 
   /**

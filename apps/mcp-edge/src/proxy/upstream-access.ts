@@ -7,8 +7,6 @@ export interface ReachableServer {
   /** `server` for a namespaced server, '' for one registered with an empty namespace (bare names). */
   namespace: string;
   upstream: CatalogUpstream;
-  /** When the server's first tool version still in the catalog was published: how long it has been in the estate. */
-  since: string;
 }
 
 /** A version a principal could call today: published, not retired, not quarantined, visible to it. */
@@ -23,32 +21,46 @@ export function usable(entry: CatalogEntry, principal: Principal): boolean {
  */
 export function reachableServers(entries: Iterable<CatalogEntry>, principal: Principal): ReachableServer[] {
   const found = new Map<string, ReachableServer>();
-  // Judged on every tool, seen or not: a server's age in the estate is the same for every caller.
+  for (const entry of entries) {
+    const server = entry.upstream.server;
+    if (found.has(server) || !usable(entry, principal)) continue;
+    found.set(server, { server, namespace: entry.name.startsWith(`${server}.`) ? server : '', upstream: entry.upstream });
+  }
+  return [...found.values()].sort((a, b) => (a.server < b.server ? -1 : a.server > b.server ? 1 : 0));
+}
+
+/**
+ * What decides who owns a resource URI, read off the whole catalog, reachable or not, so it is the
+ * same for every caller: the namespaced servers (a URI whose authority names one is that server's
+ * alone) and when each server's first tool version still in the catalog was published (its age in
+ * the estate). One pass, made only when resources are listed, never on a tools/call or a read.
+ */
+export interface ResourceOwnership {
+  namespaced: ReadonlySet<string>;
+  since: ReadonlyMap<string, string>;
+}
+
+export function resourceOwnership(entries: Iterable<CatalogEntry>): ResourceOwnership {
+  const namespaced = new Set<string>();
   const since = new Map<string, string>();
   for (const entry of entries) {
     const server = entry.upstream.server;
+    if (entry.name.startsWith(`${server}.`)) namespaced.add(server);
     for (const { publishedAt } of entry.versions) {
       const first = since.get(server);
       if (first === undefined || publishedAt < first) since.set(server, publishedAt);
     }
-    if (found.has(server) || !usable(entry, principal)) continue;
-    found.set(server, { server, namespace: entry.name.startsWith(`${server}.`) ? server : '', upstream: entry.upstream, since: '' });
   }
-  for (const target of found.values()) target.since = since.get(target.server) ?? '';
-  return [...found.values()].sort((a, b) => (a.server < b.server ? -1 : a.server > b.server ? 1 : 0));
-}
-
-/** Namespaced servers of the whole catalog, reachable or not: a URI whose authority names one is that server's alone. */
-export function namespacedServers(entries: Iterable<CatalogEntry>): Set<string> {
-  const found = new Set<string>();
-  for (const entry of entries) if (entry.name.startsWith(`${entry.upstream.server}.`)) found.add(entry.upstream.server);
-  return found;
+  return { namespaced, since };
 }
 
 /** Oldest in the estate first (then by name): where two servers list one URI, the elder owns it for every caller alike. */
-export function bySeniority(a: ReachableServer, b: ReachableServer): number {
-  if (a.since !== b.since) return a.since < b.since ? -1 : 1;
-  return a.server < b.server ? -1 : a.server > b.server ? 1 : 0;
+export function bySeniority(ownership: ResourceOwnership): (a: ReachableServer, b: ReachableServer) => number {
+  return (a, b) => {
+    const [x, y] = [ownership.since.get(a.server) ?? '', ownership.since.get(b.server) ?? ''];
+    if (x !== y) return x < y ? -1 : 1;
+    return a.server < b.server ? -1 : a.server > b.server ? 1 : 0;
+  };
 }
 
 /** The current registration of a server, as the newest catalog entry of any of its tools carries it. */

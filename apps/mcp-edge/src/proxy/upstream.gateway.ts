@@ -10,13 +10,15 @@ import type { UpstreamPool } from '../upstream/upstream.pool';
 import type { Principal } from '@estate/contracts';
 import type { ProxyCaller } from './proxy.caller';
 import type { InFlightRegistry } from './proxy-session.state';
-import { namespacedServers, reachableServers, type ReachableServer } from './upstream-access';
+import { reachableServers, resourceOwnership, type ReachableServer, type ResourceOwnership } from './upstream-access';
 
 /** More pages than this from one upstream is a misbehaving upstream, not a big one. */
 const MAX_PAGES = 50;
 
 /** What the resource and prompt proxies share: who may reach which upstream, and how to ask it. */
 export class UpstreamGateway {
+  private ownership?: { changes: number; value: ResourceOwnership };
+
   constructor(
     private readonly replica: CatalogReplica,
     private readonly upstreams: UpstreamPool,
@@ -80,9 +82,10 @@ export class UpstreamGateway {
     return reachableServers(this.replica.all(), caller.principal);
   }
 
-  /** Every namespaced server of the catalog, reachable by the caller or not. */
-  namespacedServers(): Set<string> {
-    return namespacedServers(this.replica.all());
+  /** Who owns a contested resource URI, judged on the whole catalog (see resourceOwnership), once per catalog change. */
+  resourceOwnership(): ResourceOwnership {
+    if (this.ownership?.changes !== this.replica.changes) this.ownership = { changes: this.replica.changes, value: resourceOwnership(this.replica.all()) };
+    return this.ownership.value;
   }
 
   /** The reachable servers that declare a capability, each with its connected client; unreachable upstreams are skipped. */
