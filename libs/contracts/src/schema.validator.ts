@@ -144,7 +144,7 @@ function build(schema: Record<string, unknown>): CompiledEntry {
 }
 
 /** Values under these keywords are data, not schemas: a "pattern" key there is not a pattern. */
-const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples']);
+export const DATA_KEYWORDS: ReadonlySet<string> = new Set(['const', 'enum', 'default', 'examples']);
 
 /** The first `pattern` or `patternProperties` key the linear-time engine cannot run, with its path. */
 function unsupportedPattern(node: unknown, path: PathSegment[]): ContractIssue | null {

@@ -1,5 +1,6 @@
 import { ContractIssue, Result, fail, ok } from './contract.types';
 import { appendPath, comparePaths, compareText, isRecord } from './json-path.util';
+import { DATA_KEYWORDS } from './schema.validator';
 import { isStrictVersion } from './semver.policy';
 import { DATA_CLASSIFICATIONS, DataClassification, SIDE_EFFECTS, SideEffect, ToolSpec } from './tool-spec';
 
@@ -67,8 +68,6 @@ export const MAX_SCHEMA_DEPTH = 64;
  */
 export const MAX_SCHEMA_MEMBERS = 5_000;
 
-/** Keywords whose value is data, not schema: their items do not count as members. */
-const DATA_KEYWORDS: ReadonlySet<string> = new Set(['enum', 'const', 'default', 'examples']);
 /** Keywords whose value maps names to schemas: a property called `enum` is a schema like any other. */
 const NAME_MAPS: ReadonlySet<string> = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
 

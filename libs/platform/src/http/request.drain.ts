@@ -21,8 +21,8 @@ export class RequestDrain {
       return;
     }
     this.inFlight.add(response);
-    const done = () => this.inFlight.delete(response);
-    response.once('finish', done).once('close', done);
+    // 'close' follows 'finish' on every response, and also ends one whose client went away.
+    response.once('close', () => this.inFlight.delete(response));
     next();
   };
 
