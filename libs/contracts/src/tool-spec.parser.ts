@@ -144,8 +144,14 @@ function optionalString(input: Record<string, unknown>, key: string, issues: Iss
 
 function versionField(input: Record<string, unknown>, issues: Issues): string | undefined {
   const version = requiredString(input, 'version', issues);
-  if (version === undefined || isStrictVersion(version)) return version;
-  issues.push(issue('$.version', 'invalid_version', 'must be a SemVer 2.0.0 version such as 1.2.0'));
+  if (version !== undefined && isStrictVersion(version)) {
+    // Build metadata takes no part in precedence: 1.1.0+build.5 would be reached as 1.1.0 by no route and pinned by no range.
+    const build = version.indexOf('+');
+    if (build < 0) return version;
+    issues.push(issue('$.version', 'build_metadata', `build metadata takes no part in version precedence; publish ${version.slice(0, build)} (and keep the build in the description or your release notes)`));
+    return undefined;
+  }
+  if (version !== undefined) issues.push(issue('$.version', 'invalid_version', 'must be a SemVer 2.0.0 version such as 1.2.0'));
   return undefined;
 }
 

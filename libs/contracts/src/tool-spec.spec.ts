@@ -129,6 +129,12 @@ describe('parseToolSpec', () => {
     });
   });
 
+  it('refuses build metadata in a version, naming the plain version to publish', () => {
+    expect(parseToolSpec({ ...lookupSpec, version: '1.1.0+build.5' })).toEqual({
+      ok: false, error: [{ path: '$.version', code: 'build_metadata', message: expect.stringContaining('publish 1.1.0') }],
+    });
+  });
+
   it('refuses something that is not an object', () => {
     expect(parseToolSpec([])).toEqual({ ok: false, error: [expect.objectContaining({ path: '$', code: 'type' })] });
   });

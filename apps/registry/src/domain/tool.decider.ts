@@ -125,13 +125,6 @@ function decidePublish(input: unknown, server: ServerRegisteredData | undefined,
   const spec = parsed.value;
   const version = parseVersion(spec.version);
   if (!version.ok) return { ok: false, error: registryError('INVALID_SPEC', version.error.message, { issues: [version.error] }) };
-  // Build metadata takes no part in precedence: 1.1.0+build.5 would be reached as 1.1.0 by no route and pinned by no range.
-  const build = spec.version.indexOf('+');
-  if (build >= 0) {
-    const plain = spec.version.slice(0, build);
-    const issue = { path: '$.version', code: 'build_metadata', message: `build metadata takes no part in version precedence; publish ${plain} (and keep the build in the description or your release notes)` };
-    return { ok: false, error: registryError('INVALID_SPEC', issue.message, { issues: [issue] }) };
-  }
   if (!server) {
     return { ok: false, error: registryError('SERVER_NOT_FOUND', `upstream server "${spec.upstream.server}" is not registered`) };
   }
