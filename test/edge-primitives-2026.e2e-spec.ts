@@ -275,6 +275,50 @@ describe('resources, prompts and completions on MCP 2026-07-28 (no sessions)', (
       }
     });
 
+    it('tells a session its resource and prompt lists changed when a publish takes its principal out of reach of a server', async () => {
+      // Sessions, not listen streams: each opens its GET stream (where list changes go) by itself.
+      const session = async (claims: Claims) => {
+        const heard: string[] = [];
+        let streaming = false;
+        const fetchSpy = async (url: string | URL, init?: RequestInit) => {
+          const answer = await fetch(url, init);
+          if (init?.method === 'GET' && answer.ok) streaming = true;
+          return answer;
+        };
+        const client = new Client({ name: 'reach-session', version: '1' });
+        client.setNotificationHandler(ResourceListChangedNotificationSchema, async (n) => void heard.push(n.method));
+        client.setNotificationHandler(PromptListChangedNotificationSchema, async (n) => void heard.push(n.method));
+        await client.connect(new StreamableHTTPClientTransport(new URL(urls.mcp), { fetch: fetchSpy, requestInit: { headers: { authorization: `Bearer ${await token(claims)}` } } }));
+        await waitFor(async () => (streaming ? true : undefined), 'the session\'s GET stream to open');
+        return { client, heard };
+      };
+      const memoOnly = { sub: 'carol', scope: 'memo:read', clearance: 'internal' };
+      const carol = await session(memoOnly);
+      const alice = await session(ALICE);
+      const bob = await session(BOB);
+      try {
+        expect((await carol.client.listPrompts()).prompts.map((p) => p.name)).toEqual(['memo.summarize']);
+        // Every memo tool carol's memo:read saw is retired (count 2.0.0, published above for
+        // crm:read, stays): carol can reach memo no more, and neither can alice.
+        for (const spec of notesSpecs('memo', 'memo', 'memo:read')) {
+          expect((await http('POST', `${urls.registry}/v1/tools/${spec.name}/versions/${spec.version}/retire`, admin, { reason: 'memo closes for memo:read' })).status).toBe(200);
+        }
+        await waitFor(async () => (carol.heard.length === 2 ? true : undefined), 'carol to hear that her resource and prompt lists changed', 15000);
+        expect([...carol.heard].sort()).toEqual(['notifications/prompts/list_changed', 'notifications/resources/list_changed']);
+        expect((await carol.client.listPrompts()).prompts).toEqual([]);
+        // Alice reached memo through memo:read as well: her lists changed too.
+        await waitFor(async () => (alice.heard.length === 2 ? true : undefined), 'alice to hear it too', 15000);
+        // Bob reaches memo through the count tool his crm:read sees, before and after: nothing changed for him.
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        expect(bob.heard).toEqual([]);
+        expect((await bob.client.listPrompts()).prompts.map((p) => p.name)).toEqual(['memo.summarize']);
+      } finally {
+        await carol.client.close();
+        await alice.client.close();
+        await bob.client.close();
+      }
+    });
+
     it('refuses more watched URIs than it takes on one stream with -32602', async () => {
       const uris = Array.from({ length: 101 }, (_, i) => `notes://notes/n${i}`);
       const answer = await send(ALICE, 'subscriptions/listen', { notifications: { resourceSubscriptions: uris } });

@@ -1,4 +1,3 @@
-import type { CatalogEntry } from '@estate/events';
 import type { Logger } from '@estate/platform';
 import { acknowledgedFilter, invalidParamsAt, subscriptionNotification, type JsonRpcErrorObject, type SubscriptionFilter } from '@estate/protocol';
 import type { CatalogChange, CatalogReplica } from '../catalog/catalog.replica';
@@ -7,7 +6,7 @@ import { requestCaller } from './proxy.caller';
 import type { ResourceProxy } from './resource.proxy';
 import type { ResourceSubscriptions, ResourceWatcher } from './resource.subscriptions';
 import type { UpstreamGateway } from './upstream.gateway';
-import { reachableServers } from './upstream-access';
+import { reachMoved } from './upstream-access';
 
 /** More URIs than this on one stream is refused: each may cost an upstream subscription. */
 export const MAX_WATCHED_URIS = 100;
@@ -19,8 +18,6 @@ export type PrimitiveListChange = typeof RESOURCES_CHANGED | typeof PROMPTS_CHAN
 /** One listen stream as seen here: which servers its principal reached when last looked, and which server owns each watched URI. */
 interface Watch extends ResourceWatcher {
   readonly stream: ListenStream;
-  /** The servers its principal reached when last looked (kept only for a stream that asked for list changes). */
-  readonly reached: Set<string>;
   readonly owners: Map<string, string>;
   started: boolean;
 }
@@ -71,7 +68,7 @@ export class PrimitiveListenStreams {
   async open(stream: ListenStream): Promise<{ start(): void; stop(): void }> {
     if (!wantsPrimitives(stream.filter)) return { start: () => undefined, stop: () => undefined };
     const watch: Watch = {
-      stream, reached: new Set(this.reachedBy(stream, this.replica.all())), owners: new Map(), started: false,
+      stream, owners: new Map(), started: false,
       resourceUpdated: (server, uri) => this.updated(watch, server, uri),
     };
     this.watches.add(watch);
@@ -118,23 +115,14 @@ export class PrimitiveListenStreams {
 
   /**
    * A catalog change: streams whose principal now reaches other servers hear that both lists may
-   * differ. Only the servers of the changed tools can have come into or gone out of reach, so
-   * only their entries are looked at.
+   * differ (the rule is upstream-access's reachMoved, the same for sessions).
    */
   private reachChanged(changes: readonly CatalogChange[]): void {
     if (this.watches.size === 0) return;
-    const servers = new Set(changes.flatMap((c) => [c.before?.upstream.server, c.after?.upstream.server]).filter((s): s is string => s !== undefined));
-    const entries = [...this.replica.all()].filter((e) => servers.has(e.upstream.server));
+    const moved = reachMoved(changes, this.replica.all());
     for (const watch of this.watches) {
-      if (!watch.stream.filter.resourcesListChanged && !watch.stream.filter.promptsListChanged) continue;
-      const now = new Set(this.reachedBy(watch.stream, entries));
-      const moved = [...servers].filter((server) => now.has(server) !== watch.reached.has(server));
-      if (moved.length === 0) continue;
-      for (const server of moved) {
-        if (now.has(server)) watch.reached.add(server);
-        else watch.reached.delete(server);
-      }
-      if (!watch.started) continue;
+      if (!watch.started || (!watch.stream.filter.resourcesListChanged && !watch.stream.filter.promptsListChanged)) continue;
+      if (!moved(watch.stream.principal)) continue;
       this.send(watch, RESOURCES_CHANGED);
       this.send(watch, PROMPTS_CHANGED);
     }
@@ -142,10 +130,6 @@ export class PrimitiveListenStreams {
 
   private mayReach(watch: Watch, server: string): boolean {
     return this.gateway.reachable(watch.stream).some((s) => s.server === server);
-  }
-
-  private reachedBy(stream: ListenStream, entries: Iterable<CatalogEntry>): string[] {
-    return reachableServers(entries, stream.principal).map((s) => s.server);
   }
 
   /** Sends only what the stream's filter admits (subscriptionNotification decides). */

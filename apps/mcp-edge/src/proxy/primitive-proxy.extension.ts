@@ -8,7 +8,7 @@ import {
 import type { Principal } from '@estate/contracts';
 import type { Logger } from '@estate/platform';
 import type { CallRecorder } from '../calls/call.recorder';
-import type { CatalogReplica } from '../catalog/catalog.replica';
+import type { CatalogChange, CatalogReplica } from '../catalog/catalog.replica';
 import type { InputAsker } from '../mcp/parked-input.relay';
 import type { CallParams, ToolCallPipeline } from '../mcp/tool-call.pipeline';
 import { WireError } from '../mcp/wire-error';
@@ -25,7 +25,7 @@ import { InFlightRegistry, ProxySessionState, severity, type HandlerExtra } from
 import { ResourceProxy } from './resource.proxy';
 import { ResourceSubscriptions } from './resource.subscriptions';
 import { statelessPrimitiveMethods } from './stateless-primitive.handlers';
-import { usable } from './upstream-access';
+import { reachMoved, usable } from './upstream-access';
 import { UpstreamGateway } from './upstream.gateway';
 import { UpstreamRequestRelay } from './upstream-request.relay';
 
@@ -78,6 +78,24 @@ export class PrimitiveProxyExtension implements ServerExtension {
       client.setNotificationHandler(ResourceListChangedNotificationSchema, async () => this.listChanged(upstream.server, RESOURCES_CHANGED));
       client.setNotificationHandler(PromptListChangedNotificationSchema, async () => this.listChanged(upstream.server, PROMPTS_CHANGED));
     });
+    deps.replica.onChange((changes) => this.reachChanged(changes));
+  }
+
+  /**
+   * A catalog change that took a server into or out of a session's reach changes what its
+   * resources/list and prompts/list answer: the session hears both list_changed, as a listen
+   * stream does (reachMoved is the one rule), while the rights of its latest request hold.
+   */
+  private reachChanged(changes: readonly CatalogChange[]): void {
+    if (this.states.size === 0) return;
+    const moved = reachMoved(changes, this.deps.replica.all());
+    const now = (this.deps.clock ?? Date.now)();
+    for (const { session, server } of this.states.values()) {
+      if (session.lifecycle.phase !== 'operating' || !session.mayNotify(now) || !moved(session.principal)) continue;
+      for (const method of [RESOURCES_CHANGED, PROMPTS_CHANGED]) {
+        void server.notification({ method }).catch((error: unknown) => this.deps.logger.debug({ err: error, method }, 'could not send a list change'));
+      }
+    }
   }
 
   /**

@@ -1,5 +1,6 @@
 import { isVisible, type Principal } from '@estate/contracts';
 import type { CatalogEntry, CatalogUpstream } from '@estate/events';
+import type { CatalogChange } from '../catalog/catalog.replica';
 
 /** An upstream server a principal may reach for resources, prompts, completions and logging. */
 export interface ReachableServer {
@@ -27,6 +28,29 @@ export function reachableServers(entries: Iterable<CatalogEntry>, principal: Pri
     found.set(server, { server, namespace: entry.name.startsWith(`${server}.`) ? server : '', upstream: entry.upstream });
   }
   return [...found.values()].sort((a, b) => (a.server < b.server ? -1 : a.server > b.server ? 1 : 0));
+}
+
+/**
+ * A rule for one catalog change: whether it took a server into or out of a principal's reach.
+ * Only the servers of the changed tools can move, and a server keeps a principal's reach while any
+ * unchanged tool of it stays usable, so only those tools are looked at (gathered once per change,
+ * whatever the number of principals asked about).
+ */
+export function reachMoved(changes: readonly CatalogChange[], entries: Iterable<CatalogEntry>): (principal: Principal) => boolean {
+  const servers = new Set<string>();
+  for (const { before, after } of changes) {
+    if (before) servers.add(before.upstream.server);
+    if (after) servers.add(after.upstream.server);
+  }
+  if (servers.size === 0) return () => false;
+  const changed = new Set(changes.map((c) => c.name));
+  const unchanged = new Map<string, CatalogEntry[]>([...servers].map((server) => [server, []]));
+  for (const entry of entries) if (!changed.has(entry.name)) unchanged.get(entry.upstream.server)?.push(entry);
+  return (principal) => [...servers].some((server) => {
+    if (unchanged.get(server)?.some((entry) => usable(entry, principal))) return false;
+    const reachedBy = (side: 'before' | 'after') => changes.some((c) => c[side]?.upstream.server === server && usable(c[side] as CatalogEntry, principal));
+    return reachedBy('before') !== reachedBy('after');
+  });
 }
 
 /**
