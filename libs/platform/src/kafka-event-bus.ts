@@ -45,12 +45,14 @@ export class KafkaEventBus implements EventBus {
   private readonly consumers = new Map<Consumer, ConsumerState>();
   private consumersStopped = false;
   private readonly log: Logger;
+  private readonly brokers: string[];
   private readonly pages?: KafkaPageReader;
   /** Absent (a rebuild subscribes instead) only if kafkajs no longer makes the cluster the page reader needs. */
   readonly readPage?: (topic: string, partition: number, offset: string, limit: number) => Promise<BusMessage[]>;
 
   constructor(options: KafkaBusOptions) {
     this.logger = options.logger;
+    this.brokers = options.brokers;
     const log = options.logger.child({ component: 'kafkajs' });
     this.log = log;
     this.kafka = new Kafka({
@@ -75,6 +77,8 @@ export class KafkaEventBus implements EventBus {
   /** Creates missing topics with their declared configuration and corrects the configuration of existing ones. */
   async ensureTopics(topics: TopicSpec[]): Promise<void> {
     for (const topic of topics) this.specs.set(topic.name, topic);
+    // The first thing every service asks of the broker at start: a broker never reached is said in
+    // the setting's own terms, not only as the last of kafkajs's retry lines.
     await this.withAdmin(async (admin) => {
       const existing = new Set(await admin.listTopics());
       const missing = topics.filter((t) => !existing.has(t.name));
@@ -90,6 +94,10 @@ export class KafkaEventBus implements EventBus {
         });
       }
       await correctTopicConfigs(admin, topics.filter((t) => existing.has(t.name)), this.logger);
+    }).catch((error: unknown) => {
+      const reason = neverReached(error);
+      if (reason === undefined) throw error;
+      throw new Error(`no Kafka broker answered at KAFKA_BROKERS=${this.brokers.join(',')} (${reason}): start one there, correct KAFKA_BROKERS, or leave it empty for the in-process bus`, { cause: error });
     });
   }
 
@@ -435,4 +443,13 @@ async function topicExists(admin: Admin, topic: string): Promise<boolean> {
     if ((error as { type?: unknown }).type === 'UNKNOWN_TOPIC_OR_PARTITION') return false;
     throw error;
   }
+}
+
+/** Why kafkajs gave up connecting (refused, no such host, timed out), or undefined for a broker that answered with an error. */
+export function neverReached(error: unknown): string | undefined {
+  let reason: string | undefined;
+  for (let e: unknown = error; e instanceof Error; e = (e as { cause?: unknown }).cause) {
+    if (e.name === 'KafkaJSConnectionError' || (e.name === 'KafkaJSNumberOfRetriesExceeded' && /Connection (error|timeout)/.test(e.message))) reason = e.message;
+  }
+  return reason;
 }
