@@ -64,6 +64,15 @@ describe('/metrics access', () => {
     expect(relayed.status).toBe(403);
     expect(JSON.parse(relayed.body)).toEqual({ error: 'FORBIDDEN', message: expect.stringMatching(/loopback clients only/) });
     expect((await get(server, '/metrics', { authorization: 'Bearer agent-token' })).status).toBe(403);
+    // nginx's usual proxy_set_header, and the other headers proxies and CDNs add, are relays too.
+    for (const header of ['x-real-ip', 'via', 'x-forwarded-host', 'cf-connecting-ip', 'true-client-ip']) {
+      expect([header, (await get(server, '/metrics', { [header]: header === 'via' ? '1.1 nginx' : '203.0.113.9' })).status]).toEqual([header, 403]);
+    }
+    // Credentials of any kind: a browser's cookie is one.
+    for (const header of ['cookie', 'proxy-authorization']) {
+      const answer = await get(server, '/metrics', { [header]: header === 'cookie' ? 'session=abc' : 'Basic YTpi' });
+      expect([header, answer.status, JSON.parse(answer.body).message]).toEqual([header, 403, expect.stringMatching(/credentials/)]);
+    }
   });
 
   it('answers only GET and HEAD, and passes every other path on', async () => {

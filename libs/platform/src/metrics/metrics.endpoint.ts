@@ -20,9 +20,18 @@ function sameSecret(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
+/**
+ * Headers a reverse proxy adds to say whom it relays (nginx's X-Real-IP, the CDNs' own, Via): a
+ * request that carries any of them came through a proxy, whatever the socket says.
+ */
+const RELAYED_BY = ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-real-ip', 'x-client-ip', 'true-client-ip', 'cf-connecting-ip', 'fastly-client-ip', 'x-cluster-client-ip', 'via'];
+
+/** Credentials of any kind: a browser's cookie or a proxy's are credentials too. */
+const CREDENTIALS = ['authorization', 'cookie', 'proxy-authorization'];
+
 /** A client on this host, not relayed by a proxy here (which would make every remote client look local). */
 export function isLoopbackClient(req: IncomingMessage): boolean {
-  if (req.headers['x-forwarded-for'] !== undefined || req.headers.forwarded !== undefined) return false;
+  if (RELAYED_BY.some((name) => req.headers[name] !== undefined)) return false;
   const address = req.socket.remoteAddress ?? '';
   return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
 }
@@ -39,7 +48,7 @@ export function judgeMetricsAccess(req: IncomingMessage, token: string | undefin
     if (bearer !== undefined && sameSecret(bearer, token)) return { ok: true };
     return { ok: false, status: 401, message: 'metrics need the scrape token (Authorization: Bearer $ESTATE_METRICS_TOKEN)' };
   }
-  if (authorization !== undefined) return { ok: false, status: 403, message: 'metrics are not served to callers with credentials while ESTATE_METRICS_TOKEN is unset' };
+  if (CREDENTIALS.some((name) => req.headers[name] !== undefined)) return { ok: false, status: 403, message: 'metrics are not served to callers with credentials while ESTATE_METRICS_TOKEN is unset' };
   if (!isLoopbackClient(req)) return { ok: false, status: 403, message: 'metrics are served to loopback clients only while ESTATE_METRICS_TOKEN is unset' };
   return { ok: true };
 }
