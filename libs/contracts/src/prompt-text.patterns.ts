@@ -36,9 +36,10 @@ const ENGLISH_OVERRIDES: readonly RegExp[] = [
   rx(`${B}(?:ignore|disregard|forget)${J}(?:everything|anything|all|what)${J}(?:above|before|previously|so${J}far|(?:you${J}(?:were|have${J}been)${J}told))${E}`),
   // "override your instructions", "bypass the safety rules"
   rx(`${B}${BREAK_VERBS}${J}${fillers(DETERMINERS, 3)}(?:(?:other|system|safety|developer|existing|current|given|security|${TEMPORAL})${J})?${GUIDANCE}${E}${DEFENSIVE}`),
-  rx(`${B}${words('you', 'are', 'now')}${E}`),
+  // "you are now", "you're now", "youre now"
+  rx(`${B}(?:you${J}(?:are|re)|youre)${J}now${E}`),
   rx(`${B}${words('from', 'now', 'on')}${J}(?:you|ignore|always|never|act|respond|answer|reply)${E}`),
-  rx(`${B}(?:pretend|imagine)${J}(?:that${J})?you${J}(?:are|were|have)${E}`),
+  rx(`${B}(?:pretend|imagine)${J}(?:that${J})?(?:you${J}(?:are|were|have|re|ve)|youre)${E}`),
   rx(`${B}your${J}new${J}(?:role|task|goal|instructions?|purpose|persona|objective)${E}`),
   rx(`${B}(?:new|updated|additional|important|real|actual|hidden|secret)${J}instructions?${E}\\s{0,3}[:\\-–—]`),
   rx(`${B}(?:here${J}are|these${J}are)${J}(?:your${J}|the${J})?new${J}instructions${E}`),
