@@ -100,6 +100,12 @@ describe('estate end to end against the embedded default (npm start)', () => {
     expect(tools.status).toBe(401);
   });
 
+  it('serves one AsyncAPI document from the registry and audit, naming audit where it listens and no Kafka', async () => {
+    const fromAudit = (await (await fetch(`http://127.0.0.1:${ports.audit}/asyncapi.json`)).json()) as { servers: Record<string, { host: string }> };
+    expect(fromAudit.servers).toEqual({ audit: expect.objectContaining({ host: `127.0.0.1:${ports.audit}` }) });
+    expect(await (await fetch(`http://127.0.0.1:${ports.registry}/asyncapi.json`)).json()).toEqual(fromAudit);
+  });
+
   it('stops cleanly on Ctrl-C', async () => {
     await child.stop('SIGINT');
     expect(child.process.exitCode).toBe(0);

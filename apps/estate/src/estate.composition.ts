@@ -108,14 +108,17 @@ export async function composeEstate(config: EstateCompositionConfig): Promise<Co
 
 /**
  * The registry names audit in every event it relays (`dataschema`) and in its AsyncAPI document,
- * and it starts first: when audit's port is left to the kernel (ESTATE_AUDIT_PORT=0) and no
- * ESTATE_AUDIT_PUBLIC_URL is given, the port is chosen here, before either starts, so both name
- * the address audit will listen on.
+ * and it starts first: without ESTATE_AUDIT_PUBLIC_URL, audit's address is settled here, before
+ * either starts (a port left to the kernel, ESTATE_AUDIT_PORT=0, is chosen now), so both name the
+ * address audit will listen on, not the registry's default of port 8003.
  */
 export async function withAuditAddress(env: Env): Promise<Env> {
-  if (env.ESTATE_AUDIT_PORT !== '0' || env.ESTATE_AUDIT_PUBLIC_URL !== undefined) return env;
+  if (env.ESTATE_AUDIT_PUBLIC_URL !== undefined) return env;
   const host = env.ESTATE_AUDIT_HOST ?? '127.0.0.1';
-  const port = await freePort();
+  const given = env.ESTATE_AUDIT_PORT;
+  const port = given === '0' ? await freePort() : given === undefined || given === '' ? 8003 : Number(given);
+  // A port audit's own config will refuse is left for it to say so.
+  if (!Number.isInteger(port) || port < 1 || port > 65535) return env;
   return { ...env, ESTATE_AUDIT_PORT: String(port), ESTATE_AUDIT_PUBLIC_URL: listeningUrl(host, port) };
 }
 

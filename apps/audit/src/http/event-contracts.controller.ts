@@ -1,10 +1,9 @@
 import { Controller, Get, Inject, Param, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { EVENT_DATA_SCHEMAS, eventSchemaUrl } from '@estate/events';
-import { SERVICE_CONFIG } from '@estate/platform';
+import { estateAsyncApi, SERVICE_CONFIG } from '@estate/platform';
 import { AdvertisedAddress } from '../advertised.address';
 import type { AuditRootConfig } from '../audit.module';
-import { auditAsyncApi } from './audit-asyncapi.document';
 import { toHttpError } from './audit.errors.mapper';
 
 const schemas = EVENT_DATA_SCHEMAS as Record<string, object>;
@@ -36,6 +35,6 @@ export class EventContractsController {
 
   @Get('asyncapi.json')
   asyncApi(): object {
-    return auditAsyncApi({ ...this.config, cloudEvents: this.advertised.cloudEvents });
+    return estateAsyncApi({ ...this.config, cloudEvents: this.advertised.cloudEvents });
   }
 }

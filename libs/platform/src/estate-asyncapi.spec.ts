@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import { auditAsyncApi } from './audit-asyncapi.document';
+import { estateAsyncApi } from './estate-asyncapi';
 
-const SPEC = path.join(__dirname, '../../../../node_modules/@asyncapi/specs/schemas/3.0.0-without-$id.json');
+const SPEC = path.join(__dirname, '../../../node_modules/@asyncapi/specs/schemas/3.0.0-without-$id.json');
 const cloudEvents = { source: 'urn:estate:test', schemaBase: 'http://127.0.0.1:41234/v1/schemas/events', auditUrl: 'http://127.0.0.1:41234' };
 
 type Document = { servers: Record<string, { host: string }>; channels: Record<string, unknown>; operations: Record<string, unknown>; components: { messages: Record<string, unknown> } };
@@ -17,9 +17,9 @@ function validAsyncApi(document: object): unknown[] {
   return validate.errors ?? [];
 }
 
-describe("audit's AsyncAPI document", () => {
+describe("the estate's AsyncAPI document (audit's and the registry's)", () => {
   it('on the PostgreSQL log: the feed at the advertised address, and no Kafka server, topic or message', () => {
-    const document = auditAsyncApi({ bus: 'postgres', kafkaBrokers: [], topicPrefix: 't-', cloudEvents }) as Document;
+    const document = estateAsyncApi({ bus: 'postgres', kafkaBrokers: [], topicPrefix: 't-', cloudEvents }) as Document;
     expect(validAsyncApi(document)).toEqual([]);
     expect(document.servers).toEqual({ audit: expect.objectContaining({ host: '127.0.0.1:41234', protocol: 'http' }) });
     expect(Object.keys(document.channels)).toEqual(['toolChangeFeed']);
@@ -30,7 +30,7 @@ describe("audit's AsyncAPI document", () => {
   });
 
   it('on Kafka: the broker it uses, with the registry log, the catalog and the call log', () => {
-    const document = auditAsyncApi({ bus: 'kafka', kafkaBrokers: ['kafka-1:9092', 'kafka-2:9092'], topicPrefix: 't-', cloudEvents }) as Document;
+    const document = estateAsyncApi({ bus: 'kafka', kafkaBrokers: ['kafka-1:9092', 'kafka-2:9092'], topicPrefix: 't-', cloudEvents }) as Document;
     expect(validAsyncApi(document)).toEqual([]);
     expect(document.servers.kafka).toMatchObject({ host: 'kafka-1:9092', protocol: 'kafka' });
     expect(document.servers.audit).toMatchObject({ host: '127.0.0.1:41234' });
