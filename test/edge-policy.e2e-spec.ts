@@ -7,9 +7,14 @@ import { startToolsStack, type ToolsStack } from './support/edge-tools.fixture';
 
 const [lookup, transfer, release] = bankSpecs('bank');
 const TELLER = { sub: 'teller', scope: 'bank:read bank:write bank:release', clearance: 'confidential' };
-const who = (sub: string) => ({ ...TELLER, sub });
+const who = (sub: string, scope = TELLER.scope) => ({ ...TELLER, sub, scope });
 const text = (r: CallToolResult) => (r.content as Array<{ text: string }>)[0].text;
 const transferArgs = { from: 'ACC-1', to: 'ACC-2', amount: 100, currency: 'EUR' };
+/** A destructive tool with an open schema: the agent chooses its keys (the bank never sees a call to it here). */
+const nuke = {
+  ...release, name: 'bank.nuke', title: 'Nuke', description: 'Deletes what x names. Cannot be undone.', requiredScopes: ['bank:nuke'],
+  inputSchema: { type: 'object', properties: { x: { type: 'string' } } },
+};
 
 describe('edge policy: retries, confirmation, rate and size limits (real Kafka, PostgreSQL, SDK client)', () => {
   let stack: ToolsStack;
@@ -20,14 +25,14 @@ describe('edge policy: retries, confirmation, rate and size limits (real Kafka, 
     return s.client;
   };
   /** A client that declares elicitation and answers every confirmation with `action`. */
-  const eliciting = async (sub: string, action: 'accept' | 'decline' | 'cancel') => {
+  const eliciting = async (sub: string, action: 'accept' | 'decline' | 'cancel', scope?: string) => {
     const asked: string[] = [];
     const client = new Client({ name: 'eliciting', version: '1.0.0' }, { capabilities: { elicitation: {} } });
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
       asked.push(request.params.message);
       return action === 'accept' ? { action, content: {} } : { action };
     });
-    const bearer = await token(who(sub));
+    const bearer = await token(who(sub, scope));
     await client.connect(new StreamableHTTPClientTransport(new URL(stack.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${bearer}` } } }));
     closers.push(() => client.close());
     return { client, asked };
@@ -36,7 +41,7 @@ describe('edge policy: retries, confirmation, rate and size limits (real Kafka, 
 
   beforeAll(async () => {
     stack = await startToolsStack({ ESTATE_RATE_PER_PRINCIPAL: '8', ESTATE_RATE_PER_TOOL: '1000', ESTATE_MAX_ARGUMENT_BYTES: '2048' });
-    for (const spec of [lookup, transfer, release]) await stack.publish(spec);
+    for (const spec of [lookup, transfer, release, nuke]) await stack.publish(spec);
   }, 90000);
 
   afterAll(async () => {
@@ -106,6 +111,23 @@ describe('edge policy: retries, confirmation, rate and size limits (real Kafka, 
     expect(declined.isError).toBe(true);
     expect(text(declined)).toContain('did not confirm');
     expect(count('release')).toBe(before + 1);
+  });
+
+  it('shows the person every argument key however long the text before it, and asks nothing about arguments it cannot show', async () => {
+    const nuker = await eliciting('nuker', 'decline', 'bank:nuke');
+    const padding = 'routine cleanup of stale cache entries, nothing else; '.repeat(9);
+    const padded = (await nuker.client.callTool({ name: 'bank.nuke', arguments: { comment: padding, x: 'ALL-PRODUCTION-DATA' } })) as CallToolResult;
+    expect(text(padded)).toContain('did not confirm');
+    expect(nuker.asked).toEqual([`Confirm: Nuke (bank.nuke) is destructive. Deletes what x names. Cannot be undone.\nArguments: {"comment":"${padding}","x":"ALL-PRODUCTION-DATA"}`]);
+
+    // Withheld texts are shown as the estate's placeholder, which is longer than what they hide.
+    const hidden = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`k${i}`, '\u200b']));
+    const unshowable = (await nuker.client.callTool({ name: 'bank.nuke', arguments: { ...hidden, x: 'ALL-PRODUCTION-DATA' } })) as CallToolResult;
+    expect(unshowable.isError).toBe(true);
+    expect(text(unshowable)).toMatch(/^bank\.nuke is destructive and was not called: its arguments cannot be shown in full to the person who must confirm them \(\d+ characters even with every text cut short; the limit is 2000\)/);
+    expect(nuker.asked).toHaveLength(1);
+    const refused = await stack.audit('principal=nuker&type=ToolCallRefused', 2);
+    expect(refused.map((e) => e.outcome)).toEqual(['refused:confirmation_required', 'refused:confirmation_required']);
   });
 
   it('limits calls per principal and says when to retry', async () => {

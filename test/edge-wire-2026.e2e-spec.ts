@@ -13,6 +13,12 @@ const ALICE = { sub: 'alice', scope: 'bank:read', clearance: 'internal' };
 const BOB = { sub: 'bob', scope: 'crm:read', clearance: 'internal' };
 const TELLER = { sub: 'teller', scope: 'bank:read bank:write bank:release', clearance: 'confidential' };
 const [lookup, transfer, release] = bankSpecs('bank');
+const NUKER = { sub: 'nuker', scope: 'bank:nuke', clearance: 'confidential' };
+/** A destructive tool with an open schema: the agent chooses its keys. */
+const nuke = {
+  ...release, name: 'bank.nuke', title: 'Nuke', description: 'Deletes what x names. Cannot be undone.', requiredScopes: ['bank:nuke'],
+  inputSchema: { type: 'object', properties: { x: { type: 'string' } } },
+};
 
 type Claims = typeof ALICE;
 type Message = { jsonrpc: string; id?: unknown; result?: Record<string, unknown>; error?: { code: number; message: string; data?: unknown } };
@@ -40,8 +46,8 @@ describe('the edge on the wire, MCP 2026-07-28 (no sessions)', () => {
 
   beforeAll(async () => {
     stack = await startToolsStack({ ESTATE_REQUEST_STATE_KEY: 'k'.repeat(40) });
-    for (const spec of [lookup, transfer, release]) await stack.publish(spec);
-    await waitFor(async () => (stack.edge.replica.get('bank.release') ? true : undefined), 'the bank tools in the edge catalog');
+    for (const spec of [lookup, transfer, release, nuke]) await stack.publish(spec);
+    await waitFor(async () => (stack.edge.replica.get('bank.nuke') ? true : undefined), 'the bank tools in the edge catalog');
   }, 120000);
 
   afterAll(async () => {
@@ -227,6 +233,22 @@ describe('the edge on the wire, MCP 2026-07-28 (no sessions)', () => {
       const replayed = await send(TELLER, 'tools/call', { ...args, requestState: result.requestState, inputResponses: { [key]: { action: 'accept', content: {} } } }, { capabilities: { elicitation: {} } });
       expect(replayed.message.error).toMatchObject({ code: -32602, message: expect.stringContaining('requestState') });
       expect(released()).toBe(before + 1);
+    });
+
+    it('shows every argument key in the question however long the text before it, and asks nothing about arguments it cannot show', async () => {
+      const padding = 'routine cleanup of stale cache entries, nothing else; '.repeat(9);
+      const asked = await send(NUKER, 'tools/call', { name: 'bank.nuke', arguments: { comment: padding, x: 'ALL-PRODUCTION-DATA' } }, { capabilities: { elicitation: {} } });
+      const result = asked.message.result as { resultType: string; inputRequests: Record<string, { params: { message: string } }> };
+      expect(result.resultType).toBe('input_required');
+      expect(Object.values(result.inputRequests).map((request) => request.params.message)).toEqual([
+        `Confirm: Nuke (bank.nuke) is destructive. Deletes what x names. Cannot be undone.\nArguments: {"comment":"${padding}","x":"ALL-PRODUCTION-DATA"}`,
+      ]);
+
+      const hidden = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`k${i}`, '\u200b']));
+      const unshowable = await send(NUKER, 'tools/call', { name: 'bank.nuke', arguments: { ...hidden, x: 'ALL-PRODUCTION-DATA' } }, { capabilities: { elicitation: {} } });
+      expect(unshowable.message.result).toMatchObject({
+        resultType: 'complete', isError: true, content: [{ text: expect.stringContaining('its arguments cannot be shown in full to the person who must confirm them') }],
+      });
     });
 
     it('accepts the state on another edge copy holding the same ESTATE_REQUEST_STATE_KEY, and not on one with another key', async () => {

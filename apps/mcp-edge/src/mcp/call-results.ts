@@ -37,6 +37,15 @@ export function confirmationResult(tool: string, token: string, expiresAt: numbe
   return toolError(text, { 'io.estate/confirmation': { token, expiresAt: expiry } });
 }
 
+/** A destructive call whose every argument key cannot be shown to the person asked is not asked about, nor run. */
+export function unshowableArgumentsResult(tool: string, shortestLength: number, limit: number): CallToolResult {
+  return toolError(
+    `${tool} is destructive and was not called: its arguments cannot be shown in full to the person who must confirm them `
+    + `(${shortestLength} characters even with every text cut short; the limit is ${limit}). Send fewer or shorter arguments.`,
+    { 'io.estate/limitChars': limit, 'io.estate/sizeChars': shortestLength },
+  );
+}
+
 export function declinedResult(tool: string, action: string): CallToolResult {
   return toolError(`The user did not confirm ${tool} (${action}); it was not called.`);
 }

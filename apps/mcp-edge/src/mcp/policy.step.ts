@@ -4,9 +4,9 @@ import type { CatalogVersion } from '@estate/events';
 import type { CallPolicy } from '../policy/call.policy';
 import { principalKey } from '../policy/rate-limit.policy';
 import type { CallerContext } from './caller.context';
-import { confirmationResult, declinedResult, rateLimitedResult, tooLargeResult } from './call-results';
+import { confirmationResult, declinedResult, rateLimitedResult, tooLargeResult, unshowableArgumentsResult } from './call-results';
 import type { CallRecords } from './call.records';
-import { confirmationQuestion } from './confirmation.question';
+import { confirmationQuestion, MAX_SHOWN_ARGUMENTS } from './confirmation.question';
 import type { CallContext } from './tool-call.pipeline';
 
 const CONFIRM_META = 'io.estate/confirm';
@@ -51,8 +51,13 @@ export class PolicyStep {
   ): Promise<CallToolResult | undefined> {
     const name = version.spec.name;
     if (!rejected && session.confirmer.canAsk()) {
-      const message = confirmationQuestion(version.spec, args);
-      const action = await session.confirmer.ask({ tool: name, message, binding }, context);
+      const question = confirmationQuestion(version.spec, args);
+      // Never the token instead: a caller that can ask a person must not skip them by padding its arguments.
+      if (!question.ok) {
+        this.records.refuse(session, name, version.version, 'confirmation_required', `arguments too long to show (${question.shortestLength} characters at the shortest; limit ${MAX_SHOWN_ARGUMENTS})`);
+        return unshowableArgumentsResult(name, question.shortestLength, MAX_SHOWN_ARGUMENTS);
+      }
+      const action = await session.confirmer.ask({ tool: name, message: question.message, binding }, context);
       if (action === 'accept') return undefined;
       if (action !== 'failed') {
         this.records.refuse(session, name, version.version, 'confirmation_required', `the user answered ${action}`);
