@@ -6,7 +6,8 @@ export function asOfSummary(answer: unknown): string | undefined {
   };
   if (!Array.isArray(tools)) return undefined;
   const lines = tools.map((t) => `  ${t.name}  ${t.version ?? '(pin only)'}  callable: ${t.callable.map((c) => `${c.version} ${c.status}`).join(', ')}`);
-  return [`${principal} at ${at} (${events} events folded): ${tools.length} tool${tools.length === 1 ? '' : 's'}`, ...lines].join('\n');
+  const folded = events === undefined ? '' : ` (${events} events folded)`;
+  return [`${principal} at ${at}${folded}: ${tools.length} tool${tools.length === 1 ? '' : 's'}`, ...lines].join('\n');
 }
 
 /** Lines under `estate history`'s JSON: when, what, which version, who. */

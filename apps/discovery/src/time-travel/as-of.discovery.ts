@@ -9,9 +9,13 @@ import { LogTimeline } from './log-timeline';
 export interface AsOfAnswer {
   principal: string;
   at: string;
-  /** How many events of the log were folded: those that had happened at `at`. */
-  events: number;
-  lastEventAt: string | null;
+  /**
+   * How many events of the log were folded (those that had happened at `at`) and when the last one
+   * happened: for an estate:admin only, who may read the event store itself. They count every
+   * change, hidden ones included, so anyone else could count and time what it may not see.
+   */
+  events?: number;
+  lastEventAt?: string | null;
   tools: ToolAsOf[];
 }
 
@@ -50,7 +54,8 @@ export class AsOfDiscovery {
     return {
       ok: true,
       value: {
-        principal: principal.id, at: new Date(request.at).toISOString(), events: folded.events, lastEventAt: folded.lastEventAt ?? null,
+        principal: principal.id, at: new Date(request.at).toISOString(),
+        ...(isAdmin(caller) ? { events: folded.events, lastEventAt: folded.lastEventAt ?? null } : {}),
         tools: toolsAsOf(folded.projection.tools.values(), principal, this.answers),
       },
     };
