@@ -92,13 +92,29 @@ describe('PrincipalResolver', () => {
     expect(await resolver.resolve(`Bearer ${anonymous}`)).toEqual({ ok: false, reason: 'invalid' });
   });
 
-  it('refuses a subject or tenant no store could keep: NUL, a lone surrogate, over 256 characters', async () => {
+  it('refuses a subject or tenant no store could keep, or with control characters: NUL, a lone surrogate, over 256 characters, a line break', async () => {
     const { resolver } = resolverAt();
     const key = new TextEncoder().encode(SECRET);
-    for (const [sub, tenant] of [['a\u0000b', undefined], ['b\ud800', undefined], ['s'.repeat(257), undefined], ['ok', 't\u0000']]) {
-      const jwt = await new SignJWT(tenant === undefined ? {} : { tenant }).setProtectedHeader({ alg: 'HS256' }).setSubject(sub as string).sign(key);
+    for (const [sub, tenant] of [['a\u0000b', undefined], ['b\ud800', undefined], ['s'.repeat(257), undefined], ['ok', 't\u0000'], ['line\nbreak', undefined], ['tab\there', undefined], ['c1\u0085', undefined]]) {
+      const jwt = await new SignJWT(tenant === undefined ? {} : { tenant }).setProtectedHeader({ alg: 'HS256' }).setSubject(sub as string)
+        .setExpirationTime(Math.floor((START + HOUR) / 1000)).sign(key);
       expect(await resolver.resolve(`Bearer ${jwt}`)).toEqual({ ok: false, reason: 'invalid' });
     }
+  });
+
+  it('refuses a token whose rights are malformed instead of reading them as none', async () => {
+    const { resolver } = resolverAt();
+    const exp = START + HOUR;
+    for (const claims of [
+      { tenant: ['t-secret', 'x'] }, { tenant: 7 }, { tenant: '' }, { scope: 7 }, { scope: ['bank:read', 'two words'] },
+      { clearance: 'god' }, { clearance: 'INTERNAL' }, { clearance: 3 }, { tenant: 'cr\r' },
+    ]) {
+      expect([claims, await resolver.resolve(`Bearer ${await token(claims, exp)}`)]).toEqual([claims, { ok: false, reason: 'invalid' }]);
+    }
+    // A list of scope tokens is as clear as one space-separated string.
+    expect(await resolver.resolve(`Bearer ${await token({ scope: ['bank:read', 'bank:write'], clearance: 'internal', tenant: 'acme' }, exp)}`)).toEqual({
+      ok: true, principal: { id: 'agent-7', tenant: 'acme', scopes: ['bank:read', 'bank:write'], clearance: 'internal' },
+    });
   });
 
   it('accepts the development tokens the CLI issues', async () => {

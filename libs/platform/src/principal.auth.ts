@@ -129,20 +129,37 @@ export function withinTimeLimits(payload: JWTPayload, nowMs: number, limits: Tok
 /** Longest subject or tenant a token may carry: they are stored with every fact and call a principal makes. */
 const MAX_CLAIM_ID = 256;
 
-const usableId = (value: unknown): boolean =>
-  typeof value === 'string' && value.length > 0 && value.length <= MAX_CLAIM_ID && !hasUnstorableText(value);
+/** Control characters: a subject or tenant is a name, and names with line breaks forge log and export lines. */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
+const usableId = (value: unknown): boolean =>
+  typeof value === 'string' && value.length > 0 && value.length <= MAX_CLAIM_ID && !CONTROL.test(value) && !hasUnstorableText(value);
+
+/** `scope` as RFC 8693 writes it (one space-separated string), or as a list of scope tokens; undefined: neither. */
+function scopesOf(claim: unknown): string[] | undefined {
+  if (claim === undefined) return [];
+  if (typeof claim === 'string') return claim.split(' ').filter((s) => s.length > 0);
+  if (Array.isArray(claim) && claim.every((s) => typeof s === 'string' && s.length > 0 && !/\s/.test(s))) return claim as string[];
+  return undefined;
+}
+
+/**
+ * The principal a token's claims describe, or undefined (the token is refused with 401) when a
+ * claim is there but malformed: a tenant that is not one name, a scope that is neither a string
+ * nor a list of scopes, a clearance that is not one of the four levels. Each of those used to
+ * read as "none", which fails closed but hides an identity provider's mistake behind rights that
+ * silently went missing.
+ */
 export function principalFromClaims(payload: JWTPayload): Principal | undefined {
   if (!usableId(payload.sub)) return undefined;
-  if (payload.tenant !== undefined && typeof payload.tenant === 'string' && !usableId(payload.tenant)) return undefined;
-  const scope = typeof payload.scope === 'string' ? payload.scope : '';
-  const clearance = CLEARANCES.includes(payload.clearance as DataClassification)
-    ? (payload.clearance as DataClassification)
-    : 'public';
+  if (payload.tenant !== undefined && !usableId(payload.tenant)) return undefined;
+  const scopes = scopesOf(payload.scope);
+  if (scopes === undefined) return undefined;
+  if (payload.clearance !== undefined && !CLEARANCES.includes(payload.clearance as DataClassification)) return undefined;
   return {
     id: payload.sub as string,
-    tenant: typeof payload.tenant === 'string' ? payload.tenant : undefined,
-    scopes: scope.split(' ').filter((s) => s.length > 0),
-    clearance,
+    tenant: payload.tenant as string | undefined,
+    scopes,
+    clearance: (payload.clearance as DataClassification | undefined) ?? 'public',
   };
 }
