@@ -51,6 +51,10 @@ describe('console server (real HTTP, a recording upstream)', () => {
     expect(csp).not.toContain('unsafe-inline');
     expect(csp).toContain("frame-ancestors 'none'");
     expect((await fetch(`${running.url}/js/main.js`)).headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    // The page names its icon, so a browser never asks for /favicon.ico and logs a 404 on every load.
+    const icon = /<link rel="icon" href="([^"]+)"/.exec(await page.text())?.[1];
+    const served = await fetch(`${running.url}${icon}`);
+    expect([icon, served.status, served.headers.get('content-type')]).toEqual(['/favicon.svg', 200, 'image/svg+xml']);
     for (const probe of ['/../package.json', '/%2e%2e/package.json', '/js/../../src/config.ts', '/nope.js']) {
       const answer = await fetch(`${running.url}${probe}`);
       expect(await answer.text()).not.toContain('"dependencies"');
