@@ -95,6 +95,26 @@ describe('edge policy: retries, confirmation, rate and size limits (real Kafka, 
     expect(new Set(refused.map((e) => e.outcome))).toEqual(new Set(['refused:confirmation_required']));
   });
 
+  it("answers another principal's token as unknown and leaves it for its owner", async () => {
+    const owner = await open('releaser');
+    const before = count('release');
+    const args = { reference: 'PMT-23' };
+    const issued = (await owner.callTool({ name: 'bank.release', arguments: args })) as CallToolResult;
+    const { token: confirm } = issued._meta?.['io.estate/confirmation'] as { token: string };
+
+    const other = await open('releaser2');
+    const stolen = (await other.callTool({ name: 'bank.release', arguments: args, _meta: { 'io.estate/confirm': confirm } })) as CallToolResult;
+    const madeUp = (await other.callTool({ name: 'bank.release', arguments: args, _meta: { 'io.estate/confirm': 'cfm_made-up' } })) as CallToolResult;
+    const firstSentence = (r: CallToolResult) => text(r).slice(0, text(r).indexOf('. ') + 1);
+    expect(firstSentence(stolen)).toBe('The confirmation token is not valid (unknown or already used).');
+    expect(firstSentence(stolen)).toBe(firstSentence(madeUp));
+    expect(count('release')).toBe(before);
+
+    const confirmed = await owner.callTool({ name: 'bank.release', arguments: args, _meta: { 'io.estate/confirm': confirm } });
+    expect(confirmed.isError).toBeFalsy();
+    expect(count('release')).toBe(before + 1);
+  });
+
   it('asks a client that supports elicitation, and proceeds only when the user accepts', async () => {
     const before = count('release');
     const yes = await eliciting('elicit-yes', 'accept');

@@ -26,7 +26,7 @@ export function tooLargeResult(what: 'arguments' | 'result', tool: string, bytes
 const REJECTED_TOKEN: Record<string, string> = {
   unknown: 'The confirmation token is not valid (unknown or already used).',
   expired: 'The confirmation token has expired.',
-  mismatch: 'The confirmation token was issued for different arguments, tool or caller; it is now spent.',
+  mismatch: 'The confirmation token was issued for different arguments or another tool; it is now spent.',
 };
 
 export function confirmationResult(tool: string, token: string, expiresAt: number, rejected?: string): CallToolResult {

@@ -41,13 +41,14 @@ export class PolicyStep {
         this.records.refuse(session, spec.name, version.version, 'rate_limited', `${verdict.limit} limit; retry after ${verdict.retryAfterMs} ms`);
         return rateLimitedResult(spec.name, verdict.limit, verdict.retryAfterMs);
       case 'confirm':
-        return this.confirm(session, version, args, verdict.binding, verdict.rejected, context);
+        return this.confirm(session, version, args, { owner: facts.principal, binding: verdict.binding }, verdict.rejected, context);
     }
   }
 
   /** A client that can be asked is asked; any other gets a single-use token and how to use it. */
   private async confirm(
-    session: CallerContext, version: CatalogVersion, args: Record<string, unknown>, binding: string, rejected: string | undefined, context: CallContext,
+    session: CallerContext, version: CatalogVersion, args: Record<string, unknown>, { owner, binding }: { owner: string; binding: string },
+    rejected: string | undefined, context: CallContext,
   ): Promise<CallToolResult | undefined> {
     const name = version.spec.name;
     if (!rejected && session.confirmer.canAsk()) {
@@ -64,7 +65,7 @@ export class PolicyStep {
         return declinedResult(name, action);
       }
     }
-    const issued = this.policy.confirmations.issue(binding, this.clock());
+    const issued = this.policy.confirmations.issue(owner, binding, this.clock());
     this.records.refuse(session, name, version.version, 'confirmation_required', rejected ? `confirmation token ${rejected}` : 'confirmation token issued');
     return confirmationResult(name, issued.token, issued.expiresAt, rejected);
   }

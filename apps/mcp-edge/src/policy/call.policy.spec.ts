@@ -38,14 +38,24 @@ describe('confirmation tokens', () => {
 
   it('confirms once, before expiry, for the same binding only', () => {
     const tokens = new ConfirmationTokens(1000, () => 'fixed');
-    const { token } = tokens.issue(binding, 0);
-    expect(tokens.redeem(token, binding, 10)).toEqual({ ok: true });
-    expect(tokens.redeem(token, binding, 20)).toEqual({ ok: false, reason: 'unknown' });
-    const late = tokens.issue(binding, 0).token;
-    expect(tokens.redeem(late, binding, 1000)).toEqual({ ok: false, reason: 'expired' });
-    const other = tokens.issue(binding, 0).token;
-    expect(tokens.redeem(other, 'another', 1)).toEqual({ ok: false, reason: 'mismatch' });
-    expect(tokens.redeem(other, binding, 2)).toEqual({ ok: false, reason: 'unknown' });
+    const { token } = tokens.issue('alice', binding, 0);
+    expect(tokens.redeem(token, 'alice', binding, 10)).toEqual({ ok: true });
+    expect(tokens.redeem(token, 'alice', binding, 20)).toEqual({ ok: false, reason: 'unknown' });
+    const late = tokens.issue('alice', binding, 0).token;
+    expect(tokens.redeem(late, 'alice', binding, 1000)).toEqual({ ok: false, reason: 'expired' });
+    const other = tokens.issue('alice', binding, 0).token;
+    expect(tokens.redeem(other, 'alice', 'another', 1)).toEqual({ ok: false, reason: 'mismatch' });
+    expect(tokens.redeem(other, 'alice', binding, 2)).toEqual({ ok: false, reason: 'unknown' });
+  });
+
+  it("is unknown to another principal, and stays unspent for its owner", () => {
+    let n = 0;
+    const tokens = new ConfirmationTokens(1000, () => `t${(n += 1)}`);
+    const { token } = tokens.issue('alice', binding, 0);
+    const bobs = confirmationBinding('bob', 'bank.release', { reference: 'PMT-1', note: 'x' });
+    expect(tokens.redeem(token, 'bob', bobs, 1)).toEqual({ ok: false, reason: 'unknown' });
+    expect(tokens.redeem(token, 'bob', binding, 2)).toEqual({ ok: false, reason: 'unknown' });
+    expect(tokens.redeem(token, 'alice', binding, 3)).toEqual({ ok: true });
   });
 });
 
@@ -75,7 +85,7 @@ describe('call policy', () => {
     const destructive = { ...facts, sideEffect: 'destructive' as const };
     const verdict = policy.decide(destructive, 0);
     expect(verdict.kind).toBe('confirm');
-    const { token } = policy.confirmations.issue(verdict.kind === 'confirm' ? verdict.binding : '', 0);
+    const { token } = policy.confirmations.issue(facts.principal, verdict.kind === 'confirm' ? verdict.binding : '', 0);
     expect(policy.decide({ ...destructive, confirmToken: token }, 1)).toEqual({ kind: 'allow' });
     expect(policy.decide({ ...destructive, confirmToken: token }, 2)).toMatchObject({ kind: 'confirm', rejected: 'unknown' });
   });

@@ -64,7 +64,7 @@ export class CallPolicy {
     if (facts.sideEffect !== 'destructive') return { kind: 'allow' };
     const binding = confirmationBinding(facts.principal, facts.tool, facts.args);
     if (typeof facts.confirmToken !== 'string') return { kind: 'confirm', binding };
-    const redeemed = this.confirmations.redeem(facts.confirmToken, binding, now);
+    const redeemed = this.confirmations.redeem(facts.confirmToken, facts.principal, binding, now);
     return redeemed.ok ? { kind: 'allow' } : { kind: 'confirm', binding, rejected: redeemed.reason };
   }
 
