@@ -14,6 +14,14 @@ export function tracingWanted(env: Env): boolean {
   return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
 }
 
+/** The trace exporters the OpenTelemetry SDK for Node knows by name. */
+const TRACE_EXPORTERS = ['otlp', 'zipkin', 'console', 'none'];
+
+function unknownExporters(env: Env): string[] {
+  const names = (env.OTEL_TRACES_EXPORTER ?? '').split(',').map((name) => name.trim()).filter((name) => name !== '');
+  return names.filter((name) => !TRACE_EXPORTERS.includes(name));
+}
+
 export interface Tracing {
   /** Sends the spans still buffered, then stops; bounded by the caller's stop deadline. */
   shutdown(): Promise<void>;
@@ -30,6 +38,9 @@ export interface TracingOptions {
  * traces: no instrumentations, metrics or log exporters are switched on here.
  */
 export function startTracing(env: Env, serviceName: string, options: TracingOptions = {}): Tracing | undefined {
+  const unknown = unknownExporters(env);
+  // The SDK only warns through a diagnostic logger nobody reads, and traces nothing: a typo would go unseen.
+  if (unknown.length > 0) throw new Error(`OTEL_TRACES_EXPORTER names ${unknown.map((e) => `"${e}"`).join(', ')}; use ${TRACE_EXPORTERS.join(', ')} (comma-separated) or leave it unset`);
   if (!options.spanProcessors && !tracingWanted(env)) return undefined;
   // Loaded only when wanted: the SDK and its exporters would slow every process's start (the CLI's too).
   // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -15,6 +15,12 @@ describe('tracing is off without OTEL variables', () => {
     expect(tracingWanted({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_SDK_DISABLED: 'true' })).toBe(false);
   });
 
+  it('refuses to start with an exporter the SDK does not know, naming it (the SDK would trace nothing and say so to no one)', () => {
+    expect(() => startTracing({ OTEL_TRACES_EXPORTER: 'bogus' }, 'estate-test')).toThrow('OTEL_TRACES_EXPORTER names "bogus"; use otlp, zipkin, console, none');
+    expect(() => startTracing({ OTEL_TRACES_EXPORTER: 'console, otpl' }, 'estate-test')).toThrow('OTEL_TRACES_EXPORTER names "otpl"');
+    expect(startTracing({ OTEL_TRACES_EXPORTER: 'none' }, 'estate-test')).toBeUndefined();
+  });
+
   it('starts no SDK, makes no spans and adds no headers', async () => {
     expect(startTracing({}, 'estate-test')).toBeUndefined();
     let inside: unknown = 'not run';
