@@ -151,7 +151,14 @@ describe('the edge on the wire: versions, lifecycle, Streamable HTTP', () => {
       expect(JSON.parse(refused.text)).toEqual([{ jsonrpc: '2.0', id: 13, error: { code: -32600, message: expect.stringContaining('params must be an object') } }]);
       // A duplicate inside a batch refuses it too, and frees the id its first entry took.
       const doubled = await session.post([{ jsonrpc: '2.0', id: 14, method: 'ping' }, { jsonrpc: '2.0', id: 14, method: 'ping' }]);
-      expect(JSON.parse(doubled.text)).toEqual([{ jsonrpc: '2.0', id: 14, error: { code: -32600, message: expect.stringContaining('already used') } }]);
+      expect(doubled.status).toBe(400);
+      expect(JSON.parse(doubled.text)).toEqual([{ jsonrpc: '2.0', id: 14, error: { code: -32600, message: 'Invalid Request: id 14 is repeated within this batch; give every request in a batch its own id' } }]);
+      // Said so in a fresh session too: the id was never used, only given twice.
+      const fresh = await RawSession.open(edge.mcpUrl, ALICE, '2025-03-26');
+      const call = { jsonrpc: '2.0', id: 'b1', method: 'tools/call', params: { name: 'bank.lookup', arguments: { reference: 'PMT-1' } } };
+      const twice = await fresh.post([call, call]);
+      expect(twice.status).toBe(400);
+      expect(JSON.parse(twice.text)).toEqual([{ jsonrpc: '2.0', id: 'b1', error: { code: -32600, message: 'Invalid Request: id "b1" is repeated within this batch; give every request in a batch its own id' } }]);
       const fixed = await session.post([{ jsonrpc: '2.0', id: 12, method: 'ping' }, { jsonrpc: '2.0', id: 13, method: 'ping' }, { jsonrpc: '2.0', id: 14, method: 'ping' }]);
       expect(fixed.status).toBe(200);
       expect(sseMessages(fixed.text).map((m) => [m.id, m.result])).toEqual(expect.arrayContaining([[12, {}], [13, {}], [14, {}]]));

@@ -179,7 +179,22 @@ describe('inspectIncoming — batches', () => {
       id: null,
       error: { message: 'Invalid Request: a batch must not contain another batch' },
     });
-    expect(replyOf(decision.entries[4]!)).toMatchObject({ id: 1, error: { message: expect.stringMatching(/already used/) } });
+    expect(replyOf(decision.entries[4]!)).toMatchObject({
+      id: 1,
+      error: { message: 'Invalid Request: id 1 is repeated within this batch; give every request in a batch its own id' },
+    });
+  });
+
+  it('tells an id repeated within a batch from one used earlier in the session', () => {
+    const lifecycle = sessionOn('2025-03-26');
+    const decision = inspectIncoming(lifecycle, [req('b1', 'tools/call'), req('b1', 'tools/call'), req(7, 'ping'), req('7', 'ping')]);
+    expect(decision.action === 'batch' && decision.entries.map((entry) => entry.action)).toEqual(['process', 'reply', 'process', 'process']);
+    if (decision.action !== 'batch') return;
+    expect(replyOf(decision.entries[1]!)).toEqual({
+      jsonrpc: '2.0', id: 'b1', error: { code: -32600, message: 'Invalid Request: id "b1" is repeated within this batch; give every request in a batch its own id' },
+    });
+    const later = inspectIncoming(lifecycle, [req(7, 'ping')]);
+    expect(later.action === 'batch' && replyOf(later.entries[0]!)).toMatchObject({ error: { message: expect.stringMatching(/id 7 was already used in this session/) } });
   });
 
   it('answers each non-message item of a batch on its own, like JSON-RPC', () => {

@@ -10,7 +10,8 @@ import type {
   JsonRpcRequest,
   JsonRpcResponse,
 } from './json-rpc.types';
-import { truncateForMessage } from './json-value.describer';
+import { formatId, truncateForMessage } from './json-value.describer';
+import { RequestIdRegistry } from './request-id.registry';
 import type { SessionLifecycle } from './session-lifecycle.machine';
 
 /** Hand the (normalised) message on, e.g. to the MCP SDK transport. */
@@ -56,7 +57,9 @@ export function inspectIncoming(lifecycle: SessionLifecycle, raw: unknown): Inco
   if (classified.kind !== 'batch') return decide(lifecycle, classified);
   const refusal = checkBatchAllowed(lifecycle.protocolVersion);
   if (refusal !== null) return reply(null, refusal);
-  return { action: 'batch', entries: classified.items.map((item) => inspectBatchItem(lifecycle, item)) };
+  // Bounded by the batch itself (one message body), not by the session's memory.
+  const batchIds = new RequestIdRegistry(Number.MAX_SAFE_INTEGER);
+  return { action: 'batch', entries: classified.items.map((item) => inspectBatchItem(lifecycle, item, batchIds)) };
 }
 
 /** `inspectIncoming` for a raw frame (a stdio line or an HTTP body): unparseable text gets -32700. */
@@ -65,11 +68,17 @@ export function inspectIncomingText(lifecycle: SessionLifecycle, text: string): 
   return parsed.ok ? inspectIncoming(lifecycle, parsed.value) : reply(null, parsed.error);
 }
 
-function inspectBatchItem(lifecycle: SessionLifecycle, item: unknown): MessageDecision {
+function inspectBatchItem(lifecycle: SessionLifecycle, item: unknown, batchIds: RequestIdRegistry): MessageDecision {
   if (Array.isArray(item)) {
     return reply(null, invalidRequestError('a batch must not contain another batch'));
   }
-  return decide(lifecycle, classifyMessage(item) as SingleClassification);
+  const classified = classifyMessage(item) as SingleClassification;
+  // Said as what it is: the id was never used in the session, only given twice in this batch.
+  if (classified.kind === 'request' && !batchIds.add(classified.message.id)) {
+    const { id } = classified.message;
+    return reply(id, invalidRequestError(`id ${formatId(id)} is repeated within this batch; give every request in a batch its own id`));
+  }
+  return decide(lifecycle, classified);
 }
 
 function decide(lifecycle: SessionLifecycle, classified: SingleClassification): MessageDecision {
