@@ -1,10 +1,13 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   CreateMessageRequestSchema, ElicitRequestSchema, LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema,
   type ClientCapabilities, type LoggingMessageNotification,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolSpec } from '@estate/contracts';
 import { createLogger } from '@estate/platform';
+import { z } from 'zod';
 import { composeEstate } from '../apps/estate/src/estate.composition';
 import { startNotesServer, type NotesServerHandle } from '../examples/notes/notes.http';
 import { notesSpecs } from '../examples/notes/notes.specs';
@@ -14,6 +17,30 @@ import { createTestDatabase } from './support/infra';
 
 const ALICE = { sub: 'alice', scope: 'notes:read memo:read plain:read', clearance: 'internal' };
 const BOB = { sub: 'bob', scope: 'crm:read', clearance: 'internal' };
+/** Two tenants that may both call the qa server's tool. */
+const ACME = { sub: 'alice', tenant: 'acme', scope: 'qa:read', clearance: 'internal' };
+const GLOBEX = { sub: 'bob', tenant: 'globex', scope: 'qa:read', clearance: 'internal' };
+
+/**
+ * An upstream whose one tool logs a line tied to its request and one that is not, after waiting
+ * `waitMs`, so that a test can choose which calls are in flight when each line arrives.
+ */
+function createQaServer(): McpServer {
+  const server = new McpServer({ name: 'qa', version: '1.0.0' }, { capabilities: { logging: {} } });
+  server.registerTool('logrel', { inputSchema: { who: z.string(), waitMs: z.number().int().min(0).optional() } }, async ({ who, waitMs }, extra) => {
+    if (waitMs) await new Promise((resolve) => setTimeout(resolve, waitMs));
+    await extra.sendNotification({ method: 'notifications/message', params: { level: 'info', data: `related log for ${who}` } });
+    await server.sendLoggingMessage({ level: 'info', data: `unrelated log for ${who}` });
+    return { content: [{ type: 'text', text: `logged for ${who}` }] };
+  });
+  return server;
+}
+
+const LOGREL: ToolSpec = {
+  name: 'qa.logrel', version: '1.0.0', description: 'Logs one line tied to its request and one that is not.', sideEffect: 'read',
+  inputSchema: { type: 'object', properties: { who: { type: 'string' }, waitMs: { type: 'integer', minimum: 0 } }, required: ['who'], additionalProperties: false },
+  requiredScopes: ['qa:read'], dataClassification: 'internal', tenants: [], owner: 'qa-team', upstream: { server: 'qa', tool: 'logrel' },
+};
 
 interface Downstream {
   client: Client;
@@ -91,6 +118,10 @@ describe('the edge proxies resources, prompts, completions, logging, progress, s
       const specs = notesSpecs(s.name, s.namespace, s.scope).filter((spec) => s.namespace !== '' || spec.upstream.tool === 'count');
       for (const spec of specs) expect((await http('POST', `${urls.registry}/v1/tools`, admin, spec)).status).toBe(201);
     }
+    const qa = await startNotesServer({ name: 'qa', create: createQaServer });
+    stops.unshift(() => qa.close());
+    expect((await http('POST', `${urls.registry}/v1/servers`, admin, { name: 'qa', namespace: 'qa', url: qa.url, owner: 'qa-team' })).status).toBe(201);
+    expect((await http('POST', `${urls.registry}/v1/tools`, admin, LOGREL)).status).toBe(201);
     const probe = await connect(urls.mcp, ALICE);
     await waitFor(async () => ((await probe.client.listTools()).tools.length === 11 ? true : undefined), 'alice to see the eleven tools');
     await probe.client.close();
@@ -199,10 +230,33 @@ describe('the edge proxies resources, prompts, completions, logging, progress, s
     expect(verbose.logs.map((l) => l.data)).toEqual(['step 1 of 3', 'step 2 of 3', 'step 3 of 3']);
 
     expect(textOf(await quiet.client.callTool({ name: 'notes.shout', arguments: {} }))).toBe('shouted');
-    await waitFor(async () => (quiet.logs.length >= 1 && verbose.logs.length >= 5 ? true : undefined), 'the shout at both sessions');
+    await waitFor(async () => (quiet.logs.length >= 1 ? true : undefined), 'the shout at the calling session');
     expect(quiet.logs.map((l) => [l.level, l.data])).toEqual([['warning', 'a warning message']]);
-    expect(verbose.logs.slice(3).map((l) => l.level)).toEqual(['info', 'warning']);
+    // Another session of the same principal did not call: the shout is not its business.
+    expect(verbose.logs).toHaveLength(3);
     expect(bob.logs).toEqual([]);
+  });
+
+  it("relays an upstream's log lines only to the one caller in flight, never to another tenant that called that server before", async () => {
+    const alice = await open(ACME);
+    const bob = await open(GLOBEX);
+    await alice.client.setLoggingLevel('debug');
+    await bob.client.setLoggingLevel('debug');
+    const said = (who: Downstream) => who.logs.map((l) => String(l.data));
+    expect(textOf(await bob.client.callTool({ name: 'qa.logrel', arguments: { who: 'bob' } }))).toBe('logged for bob');
+    expect(textOf(await alice.client.callTool({ name: 'qa.logrel', arguments: { who: 'alice' } }))).toBe('logged for alice');
+    await waitFor(async () => (said(alice).includes('related log for alice') && said(bob).includes('related log for bob') ? true : undefined), 'each caller its own line');
+
+    // Both in flight when bob's lines arrive: whose they are cannot be told, so nobody gets them.
+    const slow = alice.client.callTool({ name: 'qa.logrel', arguments: { who: 'alice again', waitMs: 1500 } });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(textOf(await bob.client.callTool({ name: 'qa.logrel', arguments: { who: 'bob again' } }))).toBe('logged for bob again');
+    expect(textOf(await slow)).toBe('logged for alice again');
+    await waitFor(async () => (said(alice).includes('related log for alice again') ? true : undefined), "alice's second line");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(said(bob).filter((line) => line.includes('alice'))).toEqual([]);
+    expect(said(alice).filter((line) => line.includes('bob'))).toEqual([]);
+    expect(said(bob).filter((line) => line.includes('bob again'))).toEqual([]);
   });
 
   it('relays sampling and elicitation only when registered and declared, to the caller, and audits both ways', async () => {

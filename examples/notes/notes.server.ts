@@ -34,7 +34,8 @@ function registerTools(server: McpServer, name: string): void {
   }, async ({ to }, extra) => {
     const token = extra._meta?.progressToken;
     for (let i = 1; i <= to; i += 1) {
-      await server.sendLoggingMessage({ level: 'debug', logger: 'notes', data: `step ${i} of ${to}` }, extra.sessionId);
+      // Tied to the request, so a gateway can tell whose call the line is about.
+      await extra.sendNotification({ method: 'notifications/message', params: { level: 'debug', logger: 'notes', data: `step ${i} of ${to}` } });
       if (token !== undefined) {
         await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: to, message: `step ${i}` } });
       }
@@ -66,8 +67,8 @@ function registerTools(server: McpServer, name: string): void {
     }
   });
   server.registerTool('shout', { description: 'Logs one info and one warning message.', inputSchema: {} }, async (_args, extra) => {
-    await server.sendLoggingMessage({ level: 'info', logger: 'notes', data: 'an info message' }, extra.sessionId);
-    await server.sendLoggingMessage({ level: 'warning', logger: 'notes', data: 'a warning message' }, extra.sessionId);
+    await extra.sendNotification({ method: 'notifications/message', params: { level: 'info', logger: 'notes', data: 'an info message' } });
+    await extra.sendNotification({ method: 'notifications/message', params: { level: 'warning', logger: 'notes', data: 'a warning message' } });
     return text('shouted');
   });
   server.registerTool('touch', { description: 'Marks a note as changed.', inputSchema: { id: z.string() } }, async ({ id }) => {

@@ -70,7 +70,7 @@ export class PrimitiveProxyExtension implements ServerExtension {
     this.prompts = new PromptProxy(this.gateway, deps.logger);
     const listen = new PrimitiveListenStreams(deps.replica, this.gateway, this.resources, this.subscriptions, deps.logger);
     this.stateless = { methods: statelessPrimitiveMethods(this.resources, this.prompts), listen };
-    const relay = new UpstreamRequestRelay(deps.replica, this.inFlight, () => this.states.values(), deps.recorder, deps.logger, this.gateway);
+    const relay = new UpstreamRequestRelay(deps.replica, this.inFlight, deps.recorder, deps.logger, this.gateway);
     deps.upstreams.onClient((client, upstream) => {
       relay.setup(client, upstream);
       this.subscriptions.setup(client, upstream);

@@ -30,12 +30,10 @@ export interface InFlightCall {
 
 /**
  * What the proxy remembers about one downstream session: which server listed each resource URI
- * and template (its ResourceAttribution lasts as long as the session), the log level the client
- * asked for, and which upstreams it has reached.
+ * and template (its ResourceAttribution lasts as long as the session) and the log level the client
+ * asked for.
  */
 export class ProxySessionState extends ResourceAttribution {
-  readonly reached = new Set<string>();
-
   constructor(readonly session: EdgeSession, readonly server: Server) {
     super();
   }
@@ -62,7 +60,6 @@ export class InFlightRegistry {
     const calls = this.byServer.get(call.server) ?? new Set<InFlightCall>();
     this.byServer.set(call.server, calls);
     calls.add(call);
-    call.state?.reached.add(call.server);
     try {
       return await run();
     } finally {

@@ -11,7 +11,7 @@ import type { CatalogReplica } from '../catalog/catalog.replica';
 import type { InputAsker } from '../mcp/parked-input.relay';
 import { WireError } from '../mcp/wire-error';
 import { currentUpstream } from './upstream-access';
-import type { InFlightCall, InFlightRegistry, ProxySessionState } from './proxy-session.state';
+import type { InFlightCall, InFlightRegistry } from './proxy-session.state';
 import type { UpstreamGateway } from './upstream.gateway';
 
 /** The revision whose requests have no session and no stream for the server to ask on. */
@@ -27,19 +27,20 @@ interface Attribution {
 }
 
 /**
- * What upstream servers send back through the edge. Log messages go to the sessions that reached
- * that upstream, filtered by each session's level. Sampling and elicitation requests are relayed
- * only when the server's registration allows them, and only to the one caller whose request to
- * that server is in flight, when its client declared the capability: a session is asked on its
- * stream, a 2026-07-28 request through its input_required answer (mcp/parked-input.relay.ts).
- * Several callers in flight on the shared upstream connection cannot be told apart, so the request
- * is refused. Every relay and every refusal is published to estate.calls.
+ * What upstream servers send back through the edge. Log messages, sampling and elicitation
+ * requests all belong to the one caller whose request to that server is in flight: a log message
+ * goes to that caller's session (on its call's stream, filtered by the session's level), and
+ * one that arrives when no caller or several are in flight, on the shared upstream connection, is
+ * not relayed to anyone (only the edge's debug log keeps it), since it may be another tenant's.
+ * Sampling and elicitation requests are relayed only when the server's registration allows them
+ * and the caller's client declared the capability: a session is asked on its stream, a
+ * 2026-07-28 request through its input_required answer (mcp/parked-input.relay.ts); with no one
+ * caller they are refused. Every relay and every refusal is published to estate.calls.
  */
 export class UpstreamRequestRelay {
   constructor(
     private readonly replica: CatalogReplica,
     private readonly inFlight: InFlightRegistry,
-    private readonly sessions: () => Iterable<ProxySessionState>,
     private readonly recorder: CallRecorder,
     private readonly logger: Logger,
     private readonly gateway: Pick<UpstreamGateway, 'checkPushed'>,
@@ -59,18 +60,23 @@ export class UpstreamRequestRelay {
   }
 
   private log(server: string, notification: LoggingMessageNotification): void {
-    // A log message reaches the model like prompt text: checked once, then fanned out.
+    // A log message reaches the model like prompt text: checked once, then relayed.
     const params = this.gateway.checkPushed(server, 'notifications/message', notification.params);
     if (!params) return;
-    const inFlight = this.inFlight.of(server);
-    for (const state of this.sessions()) {
-      if (!state.reached.has(server) || !state.wantsLog(params.level) || state.session.lifecycle.phase !== 'operating') continue;
-      const message = { method: 'notifications/message' as const, params };
-      // During a call the message rides that call's stream; otherwise the session's standalone stream.
-      const call = inFlight.find((c) => c.state === state);
-      const sent = call?.sendNotification ? call.sendNotification(message) : state.server.notification(message);
-      void sent.catch((error: unknown) => this.logger.debug({ err: error, server }, 'could not relay a log message'));
+    const found = this.callerOf(server, 'notifications/message');
+    const state = found.call?.state;
+    if (!found.call || !state) {
+      // No one caller (or a 2026-07-28 request, whose revision offers no logging): kept here only.
+      const reason = found.reason ?? 'stateless_caller';
+      this.logger.debug({ server, reason, logLevel: params.level, upstreamLogger: params.logger, data: params.data }, 'upstream log message not relayed');
+      return;
     }
+    if (!state.wantsLog(params.level) || state.session.lifecycle.phase !== 'operating') return;
+    const message = { method: 'notifications/message' as const, params };
+    // On the call's own stream when it has one; otherwise the session's standalone stream.
+    const { call } = found;
+    const sent = call.sendNotification ? call.sendNotification(message) : state.server.notification(message);
+    void sent.catch((error: unknown) => this.logger.debug({ err: error, server }, 'could not relay a log message'));
   }
 
   private async relay(upstream: CatalogUpstream, method: UpstreamRequestMethod, params: Record<string, unknown>): Promise<unknown> {
@@ -118,18 +124,27 @@ export class UpstreamRequestRelay {
     }
   }
 
-  private attribute(server: string, method: UpstreamRequestMethod): Attribution {
+  /**
+   * The one caller whose requests to `server` are in flight (each 2026-07-28 request is a caller of
+   * its own; a session's calls are one caller), or why there is none.
+   */
+  private callerOf(server: string, what: string): Attribution {
     const inFlight = this.inFlight.of(server);
-    // A parked call's upstream is blocked on the questions its agent holds, so a new question
+    // A parked call's upstream is blocked on the questions its agent holds, so a new message
     // comes from one of the others; only when every call is parked may it be a parked one's.
     const running = inFlight.filter((c) => !c.asker?.parked());
     const calls = running.length > 0 ? running : inFlight;
-    // Each 2026-07-28 request is a caller of its own; a session's calls are one caller.
-    const sessions = new Set<unknown>(calls.map((c) => c.state ?? c));
-    if (sessions.size === 0) return { reason: 'no_call_in_flight', detail: `${server} sent ${method} while no request of a client to it was in flight` };
+    const callers = new Set<unknown>(calls.map((c) => c.state ?? c));
+    if (callers.size === 0) return { reason: 'no_call_in_flight', detail: `${server} sent ${what} while no request of a client to it was in flight` };
     // How many others were calling is no business of the upstream (which may echo it to an agent).
-    if (sessions.size > 1) return { reason: 'ambiguous_caller', detail: `${server} sent ${method} while requests of more than one caller to it were in flight` };
-    const call = calls[0];
+    if (callers.size > 1) return { reason: 'ambiguous_caller', detail: `${server} sent ${what} while requests of more than one caller to it were in flight` };
+    return { call: calls[0] };
+  }
+
+  private attribute(server: string, method: UpstreamRequestMethod): Attribution {
+    const found = this.callerOf(server, method);
+    if (!found.call) return found;
+    const { call } = found;
     if (!call.state) {
       if (call.asker) return { call };
       return { call, reason: 'client_not_capable', detail: `a ${STATELESS_REVISION} request cannot be asked for ${method} during its call` };
