@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { issueDevToken } from '@estate/platform';
 import { loadEdgeConfig } from '../apps/mcp-edge/src/config';
 import { freePort } from './support/infra';
@@ -9,6 +10,17 @@ const INIT = JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', param
 
 /** Words that would tell an attacker what runs inside: stack frames, file paths, libraries, classes. */
 const INTERNALS = /\bat \S+ \(|\.(ts|js):\d+|node_modules|\/work\/|TypeORM|kafkajs|QueryFailedError|ZodError|Nest|express|EdgeSession|SessionManager|StreamableHTTP|ToolCallPipeline|TypeError|ReferenceError|undefined \(reading/i;
+
+/** The whole answer to `request` sent byte for byte (Node's client cannot send two Host headers). */
+function rawHttp(port: string, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const socket = connect(Number(port), '127.0.0.1', () => socket.end(request));
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    socket.on('error', reject);
+  });
+}
 
 function expectJsonRpcRefusal(answer: RawResponse, status: number, code?: number): void {
   expect(answer.status).toBe(status);
@@ -52,6 +64,21 @@ describe('the edge refuses what it must, and says nothing about its insides', ()
     for (const host of [`localhost:${port}`, `127.0.0.1:${port}`]) {
       expect((await raw(edge.mcpUrl, { headers: headers({ host }), body: INIT })).status).toBe(200);
     }
+  });
+
+  it('refuses a Host that is not host[:port] as a Host not allowed, and two Host headers with 400', async () => {
+    const port = new URL(edge.url).port;
+    for (const host of [`localhost:${port}@evil.com`, `evil.com@localhost:${port}`, `localhost:${port}/x`, 'localhost :1', `127.0.0.1:${port}:1`]) {
+      const answer = await raw(edge.mcpUrl, { headers: headers({ host }), body: INIT });
+      expectJsonRpcRefusal(answer, 403, -32600);
+      expect({ host, message: (JSON.parse(answer.text) as { error: { message: string } }).error.message }).toEqual({ host, message: 'Forbidden: Host not allowed' });
+    }
+    const twice = await rawHttp(port, [
+      'POST /mcp HTTP/1.1', `Host: localhost:${port}`, 'Host: evil.com', `Authorization: Bearer ${bearer}`,
+      'Content-Type: application/json', `Accept: ${ACCEPT_BOTH}`, `Content-Length: ${Buffer.byteLength(INIT)}`, 'Connection: close', '', INIT,
+    ].join('\r\n'));
+    expect(twice).toMatch(/^HTTP\/1\.1 400 /);
+    expect(twice.slice(twice.indexOf('\r\n\r\n') + 4)).toBe(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Bad Request: more than one Host header' } }));
   });
 
   it('accepts exactly ESTATE_ALLOWED_HOSTS when they are set', async () => {

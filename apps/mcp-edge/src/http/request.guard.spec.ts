@@ -10,4 +10,11 @@ describe('hostName', () => {
   ])('reads %p as %p', (header, name) => {
     expect(hostName(header)).toBe(name);
   });
+
+  it.each(['localhost:7290@evil.com', 'user@localhost', 'localhost/path', 'local host', 'localhost:80:81', 'localhost:port', '[::1]x', 'localhost:123456'])(
+    'reads %p as no host at all',
+    (header) => {
+      expect(hostName(header)).toBeUndefined();
+    },
+  );
 });

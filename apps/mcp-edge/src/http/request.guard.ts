@@ -2,31 +2,38 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export interface RequestGuardOptions {
   allowedOrigins: string[];
-  /** Host names (without port) accepted in the Host header; empty accepts any. */
+  /** Host names (without port) accepted in the Host header; empty accepts any well-formed one. */
   allowedHosts: string[];
   resourceMetadataUrl: string;
 }
 
 /**
  * Transport-level checks that come before any MCP processing: a browser Origin must be listed
- * (DNS-rebinding defence), the Host must be one we serve, and a failed token gets the OAuth
- * challenge pointing at the protected-resource metadata.
+ * (DNS-rebinding defence), the Host must be one well-formed `host[:port]` we serve, and a failed
+ * token gets the OAuth challenge pointing at the protected-resource metadata.
  */
 export class RequestGuard {
   private readonly allowedHosts: string[];
 
   constructor(private readonly options: RequestGuardOptions) {
     // Listed hosts may carry a port or capitals; the Host header is compared by name only.
-    this.allowedHosts = options.allowedHosts.map((host) => hostName(host));
+    this.allowedHosts = options.allowedHosts.map((host) => hostName(host) ?? host.toLowerCase());
   }
 
   check(req: IncomingMessage, res: ServerResponse): boolean {
+    // Node keeps the first of several Host headers; a proxy in front may have read another one.
+    if (hostHeaderCount(req.rawHeaders) > 1) {
+      this.refuse(res, 400, 'Bad Request: more than one Host header');
+      return false;
+    }
     const origin = req.headers.origin;
     if (origin !== undefined && !this.options.allowedOrigins.includes(origin)) {
       this.refuse(res, 403, 'Forbidden: Origin not allowed');
       return false;
     }
-    if (this.allowedHosts.length > 0 && !this.allowedHosts.includes(hostName(req.headers.host))) {
+    // A Host that is not `host[:port]` (`localhost:7290@evil.com`) names no host: it is never read as one.
+    const host = hostName(req.headers.host);
+    if (host === undefined || (this.allowedHosts.length > 0 && !this.allowedHosts.includes(host))) {
       this.refuse(res, 403, 'Forbidden: Host not allowed');
       return false;
     }
@@ -51,9 +58,21 @@ export class RequestGuard {
   }
 }
 
-/** The host part of a Host header value (`name:port`, `[v6]:port`), lower-cased. */
-export function hostName(host: string | undefined): string {
+/** `name[:port]` or `[v6][:port]`: letters, digits, `.`, `-` and `_` in a name, nothing else (no userinfo, path or space). */
+const HOST_HEADER = /^(\[[0-9a-f:.]+\]|[a-z0-9._-]+)(?::[0-9]{0,5})?$/;
+
+/**
+ * The host part of a Host header value (`name:port`, `[v6]:port`), lower-cased; '' when there is
+ * none; undefined when the value is not a host and optional port.
+ */
+export function hostName(host: string | undefined): string | undefined {
   const value = (host ?? '').trim().toLowerCase();
-  if (value.startsWith('[')) return value.slice(0, value.indexOf(']') + 1);
-  return value.split(':')[0];
+  if (value === '') return '';
+  return HOST_HEADER.exec(value)?.[1];
+}
+
+function hostHeaderCount(rawHeaders: string[]): number {
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i].toLowerCase() === 'host') count += 1;
+  return count;
 }
