@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { topicName } from '@estate/events';
@@ -18,6 +19,7 @@ import { EventStreamController } from './http/event-stream.controller';
 import { AuditRepository } from './store/audit.repository';
 import { AUDIT_ENTITIES, AUDIT_MIGRATIONS } from './store/migrations';
 import { PublishedSpecs } from './store/published-spec.repository';
+import { FeedCursorSeal } from './stream/feed-cursor.seal';
 import { ToolChangeFeed } from './stream/tool-change.feed';
 import { TrailCompleteness } from './trail.completeness';
 import { SubscriptionsController } from './webhooks/subscriptions.controller';
@@ -66,6 +68,15 @@ export class AuditModule {
             logger.child({ component: 'event-stream' }),
           ),
           inject: [AuditRepository, DATABASE, LOGGER],
+        },
+        {
+          provide: FeedCursorSeal,
+          useFactory: (logger: Logger) => {
+            if (config.feedCursorSecret !== undefined) return new FeedCursorSeal(config.feedCursorSecret);
+            logger.warn('feed cursors are sealed under a key this process made: a filtered subscriber resumes only here and until a restart; set ESTATE_WEBHOOK_SECRET_KEY');
+            return new FeedCursorSeal(randomBytes(32));
+          },
+          inject: [LOGGER],
         },
         { provide: ConsumerMonitor, useFactory: (bus: EventBus) => new ConsumerMonitor(bus, config.health), inject: [EVENT_BUS] },
         { provide: RECORDER_BUS, useFactory: (monitor: ConsumerMonitor, bus: EventBus) => monitor.watch(bus, (o) => names.get(o.groupId)), inject: [ConsumerMonitor, EVENT_BUS] },

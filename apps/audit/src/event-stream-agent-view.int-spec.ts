@@ -45,8 +45,8 @@ describe('the events stream shows a caller without governance scopes what the re
   let audit: RunningAudit;
   const tokens: Record<'agent' | 'publisher' | 'admin', string> = { agent: '', publisher: '', admin: '' };
   const streams: Array<{ close(): void }> = [];
-  const open = (who: keyof typeof tokens) => {
-    const stream = readStream(`${audit.url}/v1/events/stream?since=0&tools=qa.echo`, tokens[who]);
+  const open = (who: keyof typeof tokens, query = 'since=0', headers: Record<string, string> = {}) => {
+    const stream = readStream(`${audit.url}/v1/events/stream?${query}&tools=qa.echo`, tokens[who], headers);
     streams.push(stream);
     return stream;
   };
@@ -118,6 +118,37 @@ describe('the events stream shows a caller without governance scopes what the re
     expect(events[1]).toMatchObject({ estateactor: 'release-bot', data: registryEvents[3].data });
   });
 
+  it('sends an agent ids that show no feed position, and takes only those back to resume where it was', async () => {
+    const agent = open('agent');
+    const events = await agent.until((all) => all.some(isDeprecation));
+    const admin = open('admin');
+    await admin.until((all) => all.some(isDeprecation));
+    // Positions would count what lies between two events: here the hidden 2.0.0.
+    expect(admin.ids.every((id) => /^[0-9]+$/.test(id))).toBe(true);
+    expect(agent.ids).toHaveLength(4);
+    for (const id of agent.ids) expect(id).toMatch(/^c1\.[A-Za-z0-9_-]{48}$/);
+    const [first, ...rest] = agent.ids;
+    // Resuming after the first event, by Last-Event-ID or by `since`, gives the rest, each once, with the same ids.
+    for (const resumed of [open('agent', '', { 'last-event-id': first }), open('agent', `since=${first}`)]) {
+      expect((await resumed.until((all) => all.some(isDeprecation))).map(label)).toEqual(events.slice(1).map(label));
+      expect(resumed.ids).toEqual(rest);
+    }
+    const refused = async (query: string, headers: Record<string, string>, token = tokens.agent) => {
+      const answer = await fetch(`${audit.url}/v1/events/stream?${query}`, { headers: { authorization: `Bearer ${token}`, ...headers } });
+      expect(answer.status).toBe(400);
+      return ((await answer.json()) as { message: string; details: { parameter: string } });
+    };
+    const altered = `${first.slice(0, 10)}${first[10] === 'A' ? 'B' : 'A'}${first.slice(11)}`;
+    expect(await refused('', { 'last-event-id': altered })).toMatchObject({ details: { parameter: 'Last-Event-ID' }, message: expect.stringContaining('not a cursor this feed sent') });
+    expect(await refused(`since=${altered}`, {})).toMatchObject({ details: { parameter: 'since' } });
+    // A position (the admin's id of the same event) is no way around the cursor.
+    expect(await refused('', { 'last-event-id': admin.ids[1] })).toMatchObject({ details: { parameter: 'Last-Event-ID' }, message: expect.stringContaining('plain feed positions') });
+    expect(await refused(`since=${admin.ids[1]}`, {})).toMatchObject({ details: { parameter: 'since' } });
+    // A cursor is its subject's: another agent cannot resume with it.
+    const other = await issueDevToken(SECRET, { sub: 'qa-other-agent', scope: 'qa:read', tenant: 'acme', clearance: 'internal' });
+    expect(await refused('', { 'last-event-id': first }, other)).toMatchObject({ details: { parameter: 'Last-Event-ID' } });
+  });
+
   it('ends a stream when the token that opened it expires, and refuses a misspelt parameter', async () => {
     const short = await issueDevToken(SECRET, { sub: 'qa-agent', scope: 'qa:read', tenant: 'acme', clearance: 'internal' }, { expiresIn: '3s' });
     const expiresAt = decodeJwt(short).exp! * 1000;
@@ -140,11 +171,12 @@ describe('the events stream shows a caller without governance scopes what the re
   }, 30_000);
 });
 
-/** A minimal SSE reader over fetch: the CloudEvents of the frames, until a predicate holds. */
-function readStream(url: string, token: string) {
+/** A minimal SSE reader over fetch: the CloudEvents of the frames and their ids, until a predicate holds. */
+function readStream(url: string, token: string, headers: Record<string, string> = {}) {
   const abort = new AbortController();
-  const response = fetch(url, { headers: { authorization: `Bearer ${token}` }, signal: abort.signal });
+  const response = fetch(url, { headers: { authorization: `Bearer ${token}`, ...headers }, signal: abort.signal });
   const events: Event[] = [];
+  const ids: string[] = [];
   const until = async (done: (events: Event[]) => boolean, timeoutMs = 45_000): Promise<Event[]> => {
     const answer = await response;
     expect(answer.status).toBe(200);
@@ -161,8 +193,11 @@ function readStream(url: string, token: string) {
         const blocks = buffer.split('\n\n');
         buffer = blocks.pop() ?? '';
         for (const block of blocks) {
-          const data = block.split('\n').find((line) => line.startsWith('data: '));
-          if (data) events.push(JSON.parse(data.slice('data: '.length)) as Event);
+          const lines = block.split('\n');
+          const data = lines.find((line) => line.startsWith('data: '));
+          if (!data) continue;
+          events.push(JSON.parse(data.slice('data: '.length)) as Event);
+          ids.push(lines.find((line) => line.startsWith('id: '))?.slice('id: '.length) ?? '');
         }
       }
     } finally {
@@ -170,5 +205,5 @@ function readStream(url: string, token: string) {
     }
     return events;
   };
-  return { until, close: () => abort.abort() };
+  return { until, ids, close: () => abort.abort() };
 }

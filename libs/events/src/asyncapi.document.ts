@@ -164,7 +164,7 @@ export function asyncApiDocument(options: AsyncApiOptions): Json {
     ),
     calls: channel(topicName(options.topicPrefix, 'calls'), 'kafka', keys.calls.map(([t, v]) => kafkaMessage(t, v)), 'Every call, refusal and upstream request the edge saw, keyed by principal.'),
     toolChangeFeed: channel('/v1/events/stream', 'audit', keys.feed.map(([t, v]) => sseMessage(t, v)),
-      'Server-sent events: one structured CloudEvent per tool change; `id` is the feed position for Last-Event-ID; filters `tools`, `types`, `since`.'),
+      'Server-sent events: one structured CloudEvent per tool change; `id` goes back as Last-Event-ID (the feed position for estate:admin and estate:audit, an opaque cursor for anyone else); filters `tools`, `types`, `since`.'),
   };
   const receive = (channelName: string): Json => ({
     action: 'receive', channel: ref(`#/channels/${channelName}`),

@@ -1,4 +1,4 @@
-import { DEFAULT_LIMIT, decodeCursor, encodeCursor, parseAuditQuery, parseLastEventId } from './audit-query.parser';
+import { DEFAULT_LIMIT, decodeCursor, encodeCursor, parseAuditQuery } from './audit-query.parser';
 
 describe('parseAuditQuery', () => {
   it('defaults the limit and leaves absent filters undefined', () => {
@@ -100,13 +100,5 @@ describe('cursors', () => {
     const cursor = encodeCursor(9_007_199_254_740_991);
     expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
     expect(decodeCursor(cursor)).toBe(9_007_199_254_740_991);
-  });
-});
-
-describe('parseLastEventId', () => {
-  it('accepts a seq or nothing and refuses anything else', () => {
-    expect(parseLastEventId(undefined)).toEqual({ ok: true, value: undefined });
-    expect(parseLastEventId('17')).toEqual({ ok: true, value: 17 });
-    expect(parseLastEventId('abc')).toMatchObject({ ok: false, parameter: 'Last-Event-ID' });
   });
 });

@@ -134,12 +134,3 @@ export function parseAuditQuery(raw: Record<string, unknown>): Parsed<AuditQuery
     value: { ...texts, from: from.value, to: to.value, limit: limit.value, beforeSeq: cursor.value },
   };
 }
-
-/** `Last-Event-ID` (or `?lastEventId=`) of the event stream: the seq of the last event the client saw. */
-export function parseLastEventId(value: unknown): Parsed<number | undefined> {
-  if (value === undefined || value === '') return { ok: true, value: undefined };
-  if (typeof value !== 'string' || !/^(0|[1-9][0-9]{0,15})$/.test(value)) {
-    return fail('Last-Event-ID', '"Last-Event-ID" must be the id of an event this stream sent');
-  }
-  return { ok: true, value: Number(value) };
-}

@@ -21,8 +21,8 @@ const entry: AuditEntryContent & { seq: number } = {
 const options = { source: 'urn:estate:t', schemaBase: 'https://audit.example/v1/schemas/events' };
 
 describe('toFeedFrame', () => {
-  it('sends the seq as id, the CloudEvents type as event name and the CloudEvent as one data line', () => {
-    const frame = toFeedFrame(entry.seq, feedEvent(entry, options));
+  it('sends the given id, the CloudEvents type as event name and the CloudEvent as one data line', () => {
+    const frame = toFeedFrame(String(entry.seq), feedEvent(entry, options));
     const lines = frame.split('\n');
     expect(lines.slice(0, 2)).toEqual(['id: 12', 'event: io.estate.tool.version.deprecated']);
     expect(JSON.parse(lines[2].slice('data: '.length))).toMatchObject({

@@ -8,10 +8,10 @@ export function feedEvent(entry: Pick<AuditEntry, 'payload'>, options: CloudEven
 }
 
 /**
- * One server-sent event: `id` is the feed position (the trail's seq, what a reconnecting client
- * sends back as Last-Event-ID), `event` the CloudEvents type, `data` the structured CloudEvent.
- * JSON has no raw newlines, so `data` is one line.
+ * One server-sent event: `id` is what a reconnecting client sends back as Last-Event-ID (the
+ * trail's seq, or a cursor sealing it: stream/feed.ids.ts), `event` the CloudEvents type, `data`
+ * the structured CloudEvent. JSON has no raw newlines, so `data` is one line.
  */
-export function toFeedFrame(seq: number, event: CloudEvent | AgentFeedEvent): string {
-  return `id: ${seq}\nevent: ${event.type.replace(/[\r\n]/g, ' ')}\ndata: ${JSON.stringify(event)}\n\n`;
+export function toFeedFrame(id: string, event: CloudEvent | AgentFeedEvent): string {
+  return `id: ${id}\nevent: ${event.type.replace(/[\r\n]/g, ' ')}\ndata: ${JSON.stringify(event)}\n\n`;
 }

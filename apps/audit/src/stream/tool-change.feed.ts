@@ -9,6 +9,7 @@ import { feedEvent, toFeedFrame } from '../domain/feed.frame';
 import { feedViewerMaySee, type FeedViewer } from '../domain/feed.visibility';
 import { AUDIT_APPENDED_CHANNEL, type AuditRepository } from '../store/audit.repository';
 import type { PublishedSpecs } from '../store/published-spec.repository';
+import type { FeedIds } from './feed.ids';
 
 /** Where a stream writes its frames: the raw HTTP response. */
 export interface StreamSink {
@@ -32,6 +33,8 @@ export interface FeedSubscription {
   after: number;
   filter: FeedFilter;
   viewer: FeedViewer;
+  /** The SSE ids this subscriber is sent: positions, or cursors sealing them (feed.ids.ts). */
+  ids: FeedIds;
 }
 
 /** What a stream needs besides its subscriber: where to read, how to judge visibility, how to frame. */
@@ -111,7 +114,7 @@ class ToolChangeStream {
 
   /** The frame for an entry, or undefined when this subscriber does not get it. */
   private async frameFor(entry: AuditEntry): Promise<string | undefined> {
-    const { filter, viewer } = this.subscription;
+    const { filter, viewer, ids } = this.subscription;
     // `since` as a time: recorded order is not time order across partitions, so every entry is judged by its own time.
     if (filter.sinceTime !== undefined && entry.occurredAt < filter.sinceTime) return undefined;
     const event = feedEvent(entry, this.context.options.cloudEvents());
@@ -119,9 +122,9 @@ class ToolChangeStream {
     // Who called a version names other principals: only audit readers see that follow-up.
     if (viewer.kind !== 'all' && onlyForAuditReaders(entry)) return undefined;
     if (viewer.kind !== 'all' && !feedViewerMaySee(viewer, await this.context.specs.factsFor(entry))) return undefined;
-    if (viewer.kind === 'all' || viewer.governance) return toFeedFrame(entry.seq, event);
+    if (viewer.kind === 'all' || viewer.governance) return toFeedFrame(ids.idOf(entry.seq), event);
     const shown = agentFeedEvent(event);
-    return shown === undefined ? undefined : toFeedFrame(entry.seq, await this.withoutHiddenReplacement(shown, entry.tool, viewer));
+    return shown === undefined ? undefined : toFeedFrame(ids.idOf(entry.seq), await this.withoutHiddenReplacement(shown, entry.tool, viewer));
   }
 
   /** A deprecation names its replacement to an agent only when the agent may see that version too. */
