@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import path from 'node:path';
 import { bankSpecs } from '../examples/bank/bank.specs';
 import { startBankServer, type BankServerHandle } from '../examples/bank/bank.server';
@@ -6,6 +7,7 @@ import { connect, http, token, waitFor, type McpSession } from './support/estate
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { freePort, REPO_ROOT } from './support/infra';
 import { rawSession, rpc, startToolsStack, type ToolsStack } from './support/edge-tools.fixture';
+import { ACCEPT_BOTH, mirroredHeaders, raw, RawSession } from './support/edge-wire';
 
 const ALICE = { sub: 'alice', scope: 'bank:read', clearance: 'internal' };
 const BOB = { sub: 'bob', scope: 'crm:read', clearance: 'internal' };
@@ -15,6 +17,25 @@ const [lookup, transfer, release] = bankSpecs('bank');
 const memo = { type: 'string', maxLength: 140 };
 const lookup11: ToolSpec = { ...lookup, version: '1.1.0', inputSchema: { ...lookup.inputSchema, properties: { ...(lookup.inputSchema.properties as object), memo } } };
 const northOnly: ToolSpec = { ...lookup, name: 'bank.branch_lookup', tenants: ['north'], description: 'Looks up a payment at the north branch.' };
+
+/** A POST whose answer is not awaited: `ended` resolves when the edge finishes the response; `drop` closes the connection. */
+function pendingPost(url: string, headers: Record<string, string>, body: unknown): { ended: Promise<string>; drop: () => void } {
+  const req = request(url, { method: 'POST', headers });
+  const ended = new Promise<string>((resolve, reject) => {
+    req.on('response', (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+      res.on('end', () => resolve(text));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+  });
+  ended.catch(() => undefined);
+  req.end(JSON.stringify(body));
+  return { ended, drop: () => req.destroy() };
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function rpcError(run: () => Promise<unknown>) {
   try {
@@ -170,6 +191,67 @@ describe('edge tools: listing, the call pipeline and upstream behaviour (real Ka
     const refused = await teller.client.callTool({ name: 'closed.lookup', arguments: { reference: 'PMT-1' } });
     expect(refused.isError).toBe(true);
     expect((refused.content as Array<{ text: string }>)[0].text).toContain('could not be reached');
+  });
+
+  describe('a call its caller gives up on (the upstream takes 1200 ms)', () => {
+    const slowLookup = { name: 'bank.lookup', arguments: { reference: 'PMT-4242' } };
+    beforeEach(() => stack.faults.delay('lookup', 1200));
+    afterEach(() => stack.faults.clear());
+
+    /** The one ToolCallCompleted of `sub` (found by the outcome filter too), with its recorded detail and duration. */
+    const completed = async (sub: string) => {
+      const [entry] = await stack.audit(`principal=${sub}&type=ToolCallCompleted`, 1);
+      expect(await stack.audit(`principal=${sub}&outcome=cancelled`, 1)).toHaveLength(1);
+      const { detail, durationMs } = entry.data as { detail?: string; durationMs: number };
+      return { tool: entry.tool, outcome: entry.outcome, detail, durationMs };
+    };
+
+    it('records notifications/cancelled as cancelled by the client, and ends the POST stream without an answer', async () => {
+      const sub = 'cancel-notified';
+      const session = await RawSession.open(stack.mcpUrl, { sub, scope: 'bank:read', clearance: 'internal' });
+      const headers = session.headers({ 'mcp-protocol-version': '2025-11-25' });
+      const call = pendingPost(stack.mcpUrl, headers, { jsonrpc: '2.0', id: 7, method: 'tools/call', params: slowLookup });
+      await pause(300);
+      const cancel = await raw(stack.mcpUrl, { headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, reason: 'user gave up' } }) });
+      expect(cancel.status).toBe(202);
+      const ended = await Promise.race([call.ended, pause(800).then(() => 'still open')]);
+      expect(ended).not.toBe('still open');
+      expect(ended).not.toContain('"id":7');
+      expect(await completed(sub)).toMatchObject({ tool: 'bank.lookup', outcome: 'cancelled', detail: 'the client cancelled the call (notifications/cancelled): "user gave up"' });
+    });
+
+    it("records an SDK client's aborted call as cancelled, not as an upstream timeout", async () => {
+      const sub = 'cancel-sdk';
+      const session = await open({ sub, scope: 'bank:read', clearance: 'internal' });
+      const abort = new AbortController();
+      setTimeout(() => abort.abort('no longer needed'), 300);
+      await expect(session.client.callTool(slowLookup, undefined, { signal: abort.signal })).rejects.toBeDefined();
+      const entry = await completed(sub);
+      expect(entry).toMatchObject({ outcome: 'cancelled', detail: expect.stringContaining('the client cancelled the call (notifications/cancelled)') });
+      expect(entry.durationMs).toBeLessThan(1200);
+    });
+
+    it('records a call cut short by DELETE of its session as cancelled by the session deletion', async () => {
+      const sub = 'cancel-deleted';
+      const session = await RawSession.open(stack.mcpUrl, { sub, scope: 'bank:read', clearance: 'internal' });
+      const headers = session.headers({ 'mcp-protocol-version': '2025-11-25' });
+      const call = pendingPost(stack.mcpUrl, headers, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: slowLookup });
+      await pause(300);
+      expect((await raw(stack.mcpUrl, { method: 'DELETE', headers })).status).toBe(200);
+      await Promise.race([call.ended, pause(2000)]);
+      expect(await completed(sub)).toMatchObject({ outcome: 'cancelled', detail: 'the client deleted its session (DELETE) during the call' });
+    });
+
+    it('records a 2026-07-28 call whose connection the client closed as cancelled by the closed connection', async () => {
+      const sub = 'cancel-2026';
+      const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'cancel', version: '1' } };
+      const params = { ...slowLookup, _meta: meta };
+      const headers = { authorization: `Bearer ${await token({ sub, scope: 'bank:read', clearance: 'internal' })}`, 'content-type': 'application/json', accept: ACCEPT_BOTH, ...mirroredHeaders('tools/call', params) };
+      const call = pendingPost(stack.mcpUrl, headers, { jsonrpc: '2.0', id: 1, method: 'tools/call', params });
+      await pause(300);
+      call.drop();
+      expect(await completed(sub)).toMatchObject({ outcome: 'cancelled', detail: 'the client closed the connection the call came on' });
+    });
   });
 
   it('reconnects after the upstream restarts on the same port', async () => {

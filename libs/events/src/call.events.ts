@@ -1,5 +1,8 @@
-/** What the edge reports for every tools/call it saw, whether or not it reached the upstream. */
-export type CallOutcome = 'ok' | 'tool_error' | 'upstream_error';
+/**
+ * How a tools/call that reached the upstream ended. `cancelled`: its caller gave up first
+ * (notifications/cancelled, a closed connection, a deleted session), which says nothing about the upstream.
+ */
+export type CallOutcome = 'ok' | 'tool_error' | 'upstream_error' | 'cancelled';
 
 export type RefusalReason =
   | 'unknown_tool'
@@ -20,7 +23,7 @@ export interface ToolCallCompletedData {
   durationMs: number;
   attempts: number;
   repaired: number;
-  /** For an upstream_error: the reference the caller was given, and what the upstream actually said or did. */
+  /** For an upstream_error: the reference the caller was given, and what the upstream actually said or did; for a cancelled call, who cancelled it. */
   ref?: string;
   detail?: string;
 }

@@ -140,7 +140,7 @@ export const EVENT_DATA_SCHEMAS = {
       sessionId: str,
       tool: nonEmpty,
       version: nonEmpty,
-      outcome: { enum: ['ok', 'tool_error', 'upstream_error'] },
+      outcome: { enum: ['ok', 'tool_error', 'upstream_error', 'cancelled'] },
       durationMs: { type: 'number', minimum: 0 },
       attempts: { type: 'integer', minimum: 1 },
       repaired: { type: 'integer', minimum: 0 },

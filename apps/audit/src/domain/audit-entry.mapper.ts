@@ -18,7 +18,7 @@ export interface AuditEntryContent {
   version: string | null;
   /** The caller for call events, the actor for registry events. */
   principal: string;
-  /** ok / tool_error / upstream_error / refused:<reason> for calls; null for registry events. */
+  /** ok / tool_error / upstream_error / cancelled / refused:<reason> for calls; null for registry events. */
   outcome: string | null;
   /** Normalized to `Date#toISOString()` so the value survives a timestamptz round trip unchanged. */
   occurredAt: string;

@@ -7,7 +7,7 @@ export type WebhookOutcome = 'delivered' | 'dead_lettered';
 export const UNNAMED_REFUSAL = 'unknown';
 
 // `satisfies Record<…, true>`: a value added to one of these types fails to compile until it is listed here.
-const CALL_OUTCOMES = { ok: true, tool_error: true, upstream_error: true } satisfies Record<CallOutcome, true>;
+const CALL_OUTCOMES = { ok: true, tool_error: true, upstream_error: true, cancelled: true } satisfies Record<CallOutcome, true>;
 const RELAY_OUTCOMES = { answered: true, failed: true } satisfies Record<UpstreamRequestRelayedData['outcome'], true>;
 const WEBHOOK_OUTCOMES = { delivered: true, dead_lettered: true } satisfies Record<WebhookOutcome, true>;
 const CALL_REFUSALS = {

@@ -9,6 +9,7 @@ import type { StatelessDispatcher } from '../mcp/stateless.dispatcher';
 import type { PrimitiveListenStreams } from '../proxy/primitive-listen.streams';
 import type { RequestRights } from '../sessions/request-rights';
 import { pinsFromMeta } from '../mcp/tool-call.pipeline';
+import { CallCancelled } from '../upstream/call.cancellation';
 import { rpcError, sendJson } from './json-rpc.reply';
 
 
@@ -49,7 +50,7 @@ export async function serveStateless(deps: StatelessEndpointDeps, req: IncomingM
   }
   const aborted = new AbortController();
   res.once('close', () => {
-    if (!res.writableFinished) aborted.abort();
+    if (!res.writableFinished) aborted.abort(new CallCancelled('connection_closed'));
   });
   // A request with a progressToken may get its answer as SSE: progress first, then the response.
   const progress = meta.progressToken === undefined ? undefined : new ProgressStream(res, meta.progressToken);

@@ -6,6 +6,7 @@ import { JSONRPCMessageSchema, type JSONRPCMessage, type MessageExtraInfo, type 
 import { rpcError, SESSION_NOT_FOUND } from './json-rpc.reply';
 import { sseFrame, SseStream } from './sse.stream';
 import { isJsonRpcResponse as isResponse } from '@estate/protocol';
+import { CallCancelled } from '../upstream/call.cancellation';
 
 /** The id the SDK gives the standalone GET stream; the event store keys replay by it. */
 export const STANDALONE_STREAM = '_GET_stream';
@@ -43,7 +44,8 @@ export interface NodeStreamableHttpOptions {
 export interface DirectDispatch {
   /** True when the message was taken; false hands it on to `onmessage`. */
   take(message: JSONRPCMessage, extra: MessageExtraInfo): boolean;
-  close(): void;
+  /** The session ended; `reason` says how, for the calls it cuts short. */
+  close(reason?: CallCancelled): void;
 }
 
 /** The requests one POST carried: its stream ends once each of them has been answered. */
@@ -127,6 +129,8 @@ export class NodeStreamableHttpTransport implements Transport, HttpSessionTransp
   private streamCount = 0;
   private protocolVersion?: string;
   private closed = false;
+  /** Set by a DELETE, so that the calls it cuts short are recorded as the client's doing. */
+  private deleted = false;
 
   constructor(private readonly options: NodeStreamableHttpOptions) {
     this.sessionId = options.sessionId;
@@ -186,8 +190,25 @@ export class NodeStreamableHttpTransport implements Transport, HttpSessionTransp
   }
 
   private deliverIncoming(message: JSONRPCMessage, extra: MessageExtraInfo): void {
-    if (this.direct?.take(message, extra)) return;
-    this.onmessage?.(message, extra);
+    if (!this.direct?.take(message, extra)) this.onmessage?.(message, extra);
+    if ('method' in message && message.method === 'notifications/cancelled') this.settleCancelled(message.params?.requestId as RequestId | undefined);
+  }
+
+  /**
+   * A cancelled request gets no answer (the spec), so the stream of the POST that carried it
+   * would wait for one forever: the request counts as settled, and the stream ends once nothing
+   * else on it is unanswered.
+   */
+  private settleCancelled(requestId: RequestId | undefined): void {
+    const streamId = requestId === undefined ? undefined : this.streamOf.get(requestId);
+    if (requestId === undefined || streamId === undefined) return;
+    this.streamOf.delete(requestId);
+    this.options.onSettled?.();
+    const route = this.routes.get(streamId);
+    route?.unanswered.delete(requestId);
+    if (route && route.unanswered.size > 0) return;
+    this.routes.delete(streamId);
+    this.closeStream(streamId);
   }
 
   /**
@@ -237,6 +258,7 @@ export class NodeStreamableHttpTransport implements Transport, HttpSessionTransp
   }
 
   private async handleDelete(res: ServerResponse): Promise<boolean> {
+    this.deleted = true;
     try {
       await this.options.onsessionclosed?.(this.sessionId);
       res.writeHead(200).end();
@@ -307,7 +329,7 @@ export class NodeStreamableHttpTransport implements Transport, HttpSessionTransp
     this.live.clear();
     this.routes.clear();
     this.streamOf.clear();
-    this.direct?.close();
+    this.direct?.close(new CallCancelled(this.deleted ? 'session_deleted' : 'session_closed'));
     this.onclose?.();
   }
 }

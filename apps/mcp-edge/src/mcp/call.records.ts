@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { RefusalReason, ToolNameAsSent } from '@estate/events';
+import type { CallOutcome, RefusalReason, ToolNameAsSent } from '@estate/events';
 import { boundText } from '@estate/platform';
 import type { CallRecorder } from '../calls/call.recorder';
 import type { CallerContext } from './caller.context';
 
-export type CompletedOutcome = 'ok' | 'tool_error' | 'upstream_error';
+export type CompletedOutcome = CallOutcome;
 
 /** Longest tool name recorded as sent; no published name is longer (the registry allows 128). */
 const MAX_RECORDED_NAME = 256;
@@ -31,10 +31,10 @@ export class CallRecords {
     }, session.id);
   }
 
-  /** `failure`: for an upstream_error, the reference given to the caller and the upstream's own account. */
+  /** `failure`: for an upstream_error, the reference given to the caller and the upstream's own account; for a cancelled call, who cancelled. */
   complete(
     session: CallerContext, tool: string, version: string, outcome: CompletedOutcome, durationMs: number, attempts: number, repaired: number,
-    failure?: { ref: string; detail: string },
+    failure?: { ref?: string; detail: string },
   ): void {
     this.recorder.record({
       type: 'ToolCallCompleted',

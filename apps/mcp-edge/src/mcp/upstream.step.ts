@@ -3,12 +3,12 @@ import type { CatalogEntry, CatalogVersion } from '@estate/events';
 import type { LineLogger, Logger } from '@estate/platform';
 import type { CatalogReplica } from '../catalog/catalog.replica';
 import type { CallPolicy } from '../policy/call.policy';
-import type { CallCancellation } from '../upstream/call.cancellation';
+import { cancellationDetail, type CallCancellation } from '../upstream/call.cancellation';
 import { nextRetryDelay } from '../policy/retry.policy';
 import type { CallerContext } from './caller.context';
 import { failureRef, outputSchemaProblems, stripEstateMeta } from '../upstream/upstream-answer.guard';
 import { UpstreamFailure, type UpstreamCallOptions, type UpstreamPool } from '../upstream/upstream.pool';
-import { brokenContractResult, tooLargeResult, upstreamFailureResult } from './call-results';
+import { brokenContractResult, tooLargeResult, toolError, upstreamFailureResult } from './call-results';
 import type { CallRecords } from './call.records';
 import { unknownTool } from './wire-error';
 
@@ -74,6 +74,8 @@ export class UpstreamStep {
         const result = await this.upstreams.call(entry.upstream, spec.upstream.tool, args, this.timeoutMs, cancellation, { ...call.options, sessionId: session.sessionId });
         return this.finish(attempt, result);
       } catch (error) {
+        // Whatever the wait ended in (the SDK's timeout error, the abort reason), the caller ended it.
+        if (cancellation?.aborted) return this.cancelled(attempt, cancellation.reason);
         if (!(error instanceof UpstreamFailure)) throw error;
         const delay = nextRetryDelay(spec.sideEffect, error.kind, attempt.attempts);
         if (delay !== undefined && !cancellation?.aborted) {
@@ -103,6 +105,15 @@ export class UpstreamStep {
     }
     this.records.complete(session, spec.name, version.version, result.isError ? 'tool_error' : 'ok', this.now() - attempt.started, attempt.attempts, attempt.repaired);
     return result;
+  }
+
+  /** A call its caller gave up on: recorded as such, and answered with a result nobody is sent (a cancelled request gets no response). */
+  private cancelled(attempt: Attempt, reason: unknown): CallToolResult {
+    const { session, version } = attempt;
+    const detail = cancellationDetail(reason);
+    attempt.log.info({ tool: version.spec.name, version: version.version, detail }, 'tools/call cancelled');
+    this.records.complete(session, version.spec.name, version.version, 'cancelled', this.now() - attempt.started, attempt.attempts, attempt.repaired, { detail });
+    return toolError(`${version.spec.name} was cancelled: ${detail}.`);
   }
 
   /** Records and logs an upstream failure under a fresh reference, which the caller is given. */

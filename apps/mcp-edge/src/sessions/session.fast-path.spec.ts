@@ -1,7 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { WireError } from '../mcp/wire-error';
-import type { CallCancellation } from '../upstream/call.cancellation';
+import { CallCancelled, type CallCancellation } from '../upstream/call.cancellation';
 import { recordDirectHandlers, SessionFastPath, type DirectHandler, type SessionSide } from './session.fast-path';
 
 /** A server with tools/call and tools/list handlers, and what the fast path sent for it. */
@@ -72,7 +72,7 @@ describe('SessionFastPath', () => {
     fast.take({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'slow' } }, {});
     expect(fast.take({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 9, reason: 'gave up' } }, {})).toBe(false);
     await settle();
-    expect(aborted).toBe('gave up');
+    expect(aborted).toEqual(new CallCancelled('client', 'gave up'));
     expect(sent).toEqual([]);
   });
 
@@ -88,7 +88,7 @@ describe('SessionFastPath', () => {
     fast.take({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 4, reason: 'too slow' } }, {});
     release();
     await settle();
-    expect(seen).toEqual({ aborted: true, reason: 'too slow' });
+    expect(seen).toEqual({ aborted: true, reason: new CallCancelled('client', 'too slow') });
     expect(sent).toEqual([]);
   });
 
@@ -108,7 +108,7 @@ describe('SessionFastPath', () => {
     fast.take({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'slow' } }, {});
     fast.take({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 5, reason: 'changed my mind' } }, {});
     await settle();
-    expect(reason).toBe('changed my mind');
+    expect(reason).toEqual(new CallCancelled('client', 'changed my mind'));
     expect(sent).toEqual([]);
   });
 

@@ -3,6 +3,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import {
   ErrorCode, McpError, type JSONRPCMessage, type MessageExtraInfo, type RequestId, type ServerNotification, type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
+import { CallCancelled } from '../upstream/call.cancellation';
 import { plainToolParams } from './request-params.check';
 
 type HandlerExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -85,6 +86,10 @@ class LazyAbort {
 
   get aborted(): boolean {
     return this.cancelled !== undefined;
+  }
+
+  get reason(): unknown {
+    return this.cancelled?.reason;
   }
 
   onAbort(listener: () => void): () => void {
@@ -187,15 +192,15 @@ export class SessionFastPath {
   }
 
   /** The session ended: its calls stop, as the SDK server aborts its handlers on close. */
-  close(): void {
-    for (const controller of this.inFlight.values()) controller.abort();
+  close(reason: CallCancelled = new CallCancelled('session_closed')): void {
+    for (const controller of this.inFlight.values()) controller.abort(reason);
     this.inFlight.clear();
   }
 
   private cancel(params: unknown): void {
     if (typeof params !== 'object' || params === null) return;
     const { requestId, reason } = params as { requestId?: RequestId; reason?: unknown };
-    if (requestId !== undefined) this.inFlight.get(requestId)?.abort(reason);
+    if (requestId !== undefined) this.inFlight.get(requestId)?.abort(new CallCancelled('client', typeof reason === 'string' ? reason : undefined));
   }
 
   private async run(handler: DirectHandler, request: { id: RequestId; method: string; params?: Record<string, unknown> }, extra: MessageExtraInfo): Promise<void> {

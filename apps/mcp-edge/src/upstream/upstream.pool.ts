@@ -142,6 +142,8 @@ export class UpstreamPool {
       // advertises; the edge checks it against the one published (upstream.step.ts).
       return await connection.client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, CallToolResultSchema, requestOptions);
     } catch (error) {
+      // The caller gave up: nothing is known of the upstream, whose connection stays.
+      if (cancellation?.aborted) throw error;
       const failure = classifyUpstreamError(error, timeoutMs);
       if (failure.kind === 'unreachable') this.drop(key, connection);
       throw failure;
