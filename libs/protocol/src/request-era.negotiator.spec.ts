@@ -100,8 +100,16 @@ describe('negotiateRequestEra — which revision answers an HTTP request', () =>
     expect(revisionErrorErrors('UnsupportedProtocolVersion', decision.reply)).toEqual([]);
   });
 
-  it('answers a session revision declared per request with -32022: those revisions need initialize', () => {
-    expect(refusal(post(statelessBody('tools/list', {}, '2025-11-25'), headers('tools/list', undefined, '2025-11-25')))).toMatchObject({ code: -32022 });
+  it('answers a session revision declared per request with -32022 saying it needs initialize, listing only the versions usable without a session', () => {
+    const decision = post(statelessBody('tools/list', {}, '2025-11-25'), headers('tools/list', undefined, '2025-11-25'));
+    expect(decision).toMatchObject({ era: 'refused', httpStatus: 400 });
+    if (decision.era !== 'refused') return;
+    expect(decision.reply.error).toEqual({
+      code: -32022,
+      message: 'Unsupported protocol version without a session: 2025-11-25 needs initialize (a session) first; without one, use 2026-07-28',
+      data: { requested: '2025-11-25', supported: ['2026-07-28'] },
+    });
+    expect(revisionErrorErrors('UnsupportedProtocolVersion', decision.reply)).toEqual([]);
   });
 
   it('refuses a version header that disagrees with _meta as a header mismatch, before judging either version', () => {

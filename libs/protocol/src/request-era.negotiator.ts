@@ -2,10 +2,10 @@ import { invalidRequestError, toErrorResponse } from './json-rpc-message.builder
 import { classifyMessage } from './json-rpc-message.classifier';
 import { isJsonObject } from './json-rpc-id.guard';
 import { JSON_RPC_ERROR, type JsonRpcErrorObject, type JsonRpcErrorResponse, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest } from './json-rpc.types';
-import { SUPPORTED_PROTOCOL_VERSIONS } from './protocol-version.negotiator';
+import { isSupportedProtocolVersion, SUPPORTED_PROTOCOL_VERSIONS } from './protocol-version.negotiator';
 import { declaresRequestVersion, parseRequestMeta } from './request-meta.parser';
 import { checkRequestHeaders, MCP_HEADER, readHeader, type HttpHeaders } from './request-headers.validator';
-import { headerMismatchError, httpStatusForStatelessError, unsupportedProtocolVersionError } from './revision-error.table';
+import { headerMismatchError, httpStatusForStatelessError, sessionRevisionWithoutSessionError, unsupportedProtocolVersionError } from './revision-error.table';
 import { quoteForMessage, truncateForMessage } from './json-value.describer';
 import { STATELESS_PROTOCOL_VERSION, type RequestMeta } from './stateless-revision.types';
 
@@ -109,6 +109,9 @@ function decideRequest(headers: HttpHeaders | undefined, request: JsonRpcRequest
   const versionHeader = headers === undefined ? ({ present: false } as const) : readHeader(headers, MCP_HEADER.protocolVersion);
   if ('value' in versionHeader && versionHeader.value !== meta.protocolVersion) {
     return refuse(request.id, headerMismatchError(`${MCP_HEADER.protocolVersion} header value ${quoteForMessage(versionHeader.value)} does not match body value ${quoteForMessage(meta.protocolVersion)}`));
+  }
+  if (isSupportedProtocolVersion(meta.protocolVersion)) {
+    return refuse(request.id, sessionRevisionWithoutSessionError(meta.protocolVersion, [STATELESS_PROTOCOL_VERSION]));
   }
   if (meta.protocolVersion !== STATELESS_PROTOCOL_VERSION) {
     return refuse(request.id, unsupportedProtocolVersionError(meta.protocolVersion, ALL_PROTOCOL_VERSIONS));

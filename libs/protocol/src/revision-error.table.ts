@@ -64,6 +64,18 @@ export function unsupportedProtocolVersionError(requested: string, supported: re
   };
 }
 
+/**
+ * A session revision named on a request that has no session: the edge speaks it, but only after
+ * initialize, so the versions listed are the ones usable as the request stands.
+ */
+export function sessionRevisionWithoutSessionError(requested: string, usableWithoutSession: readonly string[]): JsonRpcErrorObject {
+  return {
+    code: STATELESS_ERROR.UnsupportedProtocolVersion.code,
+    message: `Unsupported protocol version without a session: ${requested} needs initialize (a session) first; without one, use ${usableWithoutSession.join(' or ')}`,
+    data: { supported: [...usableWithoutSession], requested },
+  };
+}
+
 export function missingClientCapabilityError(required: ClientCapabilities, what: string): JsonRpcErrorObject {
   return {
     code: STATELESS_ERROR.MissingRequiredClientCapability.code,
