@@ -12,7 +12,10 @@ export interface FeedFilter {
   types: string[];
   /** Start after this feed position (exclusive) … */
   sincePosition?: number;
-  /** … or at this instant (inclusive), as an ISO 8601 time. */
+  /**
+   * … or from this instant, as an ISO 8601 time, by discovery's `?at=` rule: from the first change
+   * recorded with a later time, and then every change after it, whatever its own time.
+   */
   sinceTime?: string;
 }
 

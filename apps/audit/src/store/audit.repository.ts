@@ -119,6 +119,17 @@ export class AuditRepository {
     return rows.map(toStored);
   }
 
+  /**
+   * The first registry entry of `topic` that happened after `time`. Entries are recorded in log
+   * order, not clock order: this is where the running maximum of their times first passes `time`.
+   */
+  async firstSeqAfter(topic: string, time: string): Promise<number | undefined> {
+    const [row]: Array<{ seq: string | null }> = await this.db.query(
+      'SELECT min(seq) AS seq FROM audit.entries WHERE topic = $1 AND outcome IS NULL AND occurred_at > $2', [topic, time],
+    );
+    return row.seq === null ? undefined : Number(row.seq);
+  }
+
   async lastSeq(): Promise<number> {
     const head = await this.db.manager.findOneByOrFail(ChainHeadEntity, { id: 1 });
     return Number(head.lastSeq);

@@ -10,6 +10,7 @@ import { feedViewerMaySee, type FeedViewer } from '../domain/feed.visibility';
 import { AUDIT_APPENDED_CHANNEL, type AuditRepository } from '../store/audit.repository';
 import type { PublishedSpecs } from '../store/published-spec.repository';
 import type { FeedIds } from './feed.ids';
+import type { FeedPositions } from './feed.start';
 
 /** Where a stream writes its frames: the raw HTTP response. */
 export interface StreamSink {
@@ -29,7 +30,7 @@ export interface FeedOptions {
 
 /** What one subscriber asked for and may see. */
 export interface FeedSubscription {
-  /** The feed position to start after (Last-Event-ID, `since` as a position, or the newest). */
+  /** The feed position to start after (Last-Event-ID, `since` as a position or a time, or the newest: feed.start.ts). */
   after: number;
   filter: FeedFilter;
   viewer: FeedViewer;
@@ -115,8 +116,6 @@ class ToolChangeStream {
   /** The frame for an entry, or undefined when this subscriber does not get it. */
   private async frameFor(entry: AuditEntry): Promise<string | undefined> {
     const { filter, viewer, ids } = this.subscription;
-    // `since` as a time: recorded order is not time order across partitions, so every entry is judged by its own time.
-    if (filter.sinceTime !== undefined && entry.occurredAt < filter.sinceTime) return undefined;
     const event = feedEvent(entry, this.context.options.cloudEvents());
     if (!feedFilterAdmits(filter, event)) return undefined;
     // Who called a version names other principals: only audit readers see that follow-up.
@@ -143,7 +142,7 @@ class ToolChangeStream {
  * recorded by any audit instance reach every subscriber, and a replay and the live tail are the
  * same read. Seq order is commit order (appends are serialized), so reading by seq skips nothing.
  */
-export class ToolChangeFeed {
+export class ToolChangeFeed implements FeedPositions {
   private readonly streams = new Set<ToolChangeStream>();
   private readonly appendedListeners: Array<() => void> = [];
   private listener?: Client;
@@ -226,6 +225,11 @@ export class ToolChangeFeed {
   /** The newest entry's seq: where a stream without Last-Event-ID or `since` starts. */
   newestSeq(): Promise<number> {
     return this.repo.lastSeq();
+  }
+
+  /** The first registry entry that happened after `time`: where a stream with that `since` starts (feed.start.ts). */
+  firstSeqAfter(time: string): Promise<number | undefined> {
+    return this.repo.firstSeqAfter(this.options.registryTopic, time);
   }
 
   /** Ends every open stream: an HTTP server does not close while responses are still open. */

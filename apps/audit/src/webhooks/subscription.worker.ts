@@ -45,6 +45,8 @@ export class SubscriptionWorker {
   /** The last drain failed (the database, most likely): the dispatcher's tick tries again. */
   failing = false;
   private idle: Promise<void> = Promise.resolve();
+  /** Aborts the attempts in flight when the worker stops. */
+  private readonly stopping = new AbortController();
 
   constructor(readonly subscription: Subscription, private readonly parts: WorkerParts) {}
 
@@ -70,10 +72,14 @@ export class SubscriptionWorker {
       });
   }
 
-  /** Stops after the attempts in flight end (each bounded by the request timeout). */
+  /**
+   * Stops at once: attempts in flight are aborted, not counted, and stay pending, so whoever
+   * delivers next (this process after a restart, or another instance) sends them again.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    this.stopping.abort();
     await this.idle;
   }
 
@@ -102,7 +108,6 @@ export class SubscriptionWorker {
       if (entries.length === 0) return;
       const wanted = entries.flatMap((entry) => {
         const event = toCloudEvent(entry.payload, this.parts.cloudEvents());
-        if (filter.sinceTime !== undefined && entry.occurredAt < filter.sinceTime) return [];
         return feedFilterAdmits(filter, event) ? [{ seq: entry.seq, eventId: entry.eventId, tool: event.subject ?? '' }] : [];
       });
       const cursor = entries[entries.length - 1].seq;
@@ -113,6 +118,7 @@ export class SubscriptionWorker {
   }
 
   private async attempt(delivery: Delivery): Promise<void> {
+    if (this.stopped) return;
     const { repo, sender, now } = this.parts;
     const [entry] = await this.parts.trail.topicEntriesAfter(this.parts.registryTopic, delivery.seq - 1, 1);
     // The trail is append-only, so a queued seq is always there; a different one would be a bug worth stopping on.
@@ -127,7 +133,9 @@ export class SubscriptionWorker {
         'content-type': 'application/cloudevents+json', 'user-agent': 'estate-webhooks',
         'webhook-id': delivery.eventId, 'webhook-timestamp': String(unix), 'webhook-signature': signature, 'x-estate-signature': signature,
       },
-    });
+    }, this.stopping.signal);
+    // Cut off by the stop, not refused by the receiver: no attempt to count.
+    if (!outcome.ok && this.stopped) return;
     const attempts = delivery.attempts + 1;
     // The trail hears of an end before the queue moves on: a crash in between repeats the fact, never loses it.
     if (outcome.ok) {
@@ -150,7 +158,7 @@ export class SubscriptionWorker {
     this.parts.counted(outcome);
     const fact: WebhookFact = {
       id: this.parts.newId(), type: outcome === 'delivered' ? 'WebhookDelivered' : 'WebhookDeadLettered', subscriptionId: this.subscription.id,
-      actor: 'estate:webhooks', at: this.parts.now(), tool: delivery.tool, outcome: outcome === 'delivered' ? 'delivered' : 'dead_lettered',
+      actor: 'estate:webhooks', at: this.parts.now(), tool: delivery.tool, version: entry.version ?? undefined, outcome: outcome === 'delivered' ? 'delivered' : 'dead_lettered',
       data: { subscriptionId: this.subscription.id, deliveryId: delivery.id, eventId: delivery.eventId, eventType: entry.type, attempts, detail },
     };
     await this.parts.trail.appendOne(storableEntry(webhookTrailEntry(fact)), { notify: false });

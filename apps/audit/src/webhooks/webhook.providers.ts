@@ -49,10 +49,10 @@ export function webhookProviders(config: AuditConfig & { databaseUrl: string }, 
     },
     {
       provide: WebhookSubscriptions,
-      useFactory: (repo: WebhookRepository, trail: AuditRepository, dispatcher: WebhookDispatcher) => new WebhookSubscriptions({
-        repo, trail, dispatcher, policy, now: () => new Date(), newId: randomUUID, newSecret: () => randomBytes(32).toString('base64url'),
+      useFactory: (repo: WebhookRepository, trail: AuditRepository, feed: ToolChangeFeed, dispatcher: WebhookDispatcher) => new WebhookSubscriptions({
+        repo, trail, positions: feed, dispatcher, policy, now: () => new Date(), newId: randomUUID, newSecret: () => randomBytes(32).toString('base64url'),
       }),
-      inject: [WebhookRepository, AuditRepository, WebhookDispatcher],
+      inject: [WebhookRepository, AuditRepository, ToolChangeFeed, WebhookDispatcher],
     },
     {
       provide: WEBHOOK_METRICS,

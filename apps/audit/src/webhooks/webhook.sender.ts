@@ -26,7 +26,8 @@ export class WebhookSender {
     this.lookup = guardedLookup(policy);
   }
 
-  send(request: WebhookRequest): Promise<SendOutcome> {
+  /** `stop` aborts the attempt at once (audit is stopping): it then ends as a failure like any other, which the caller may disregard. */
+  send(request: WebhookRequest, stop?: AbortSignal): Promise<SendOutcome> {
     const url = new URL(request.url);
     const host = urlHost(url);
     if (isIP(host) !== 0 && !this.policy.admitsAddress(host) && !this.policy.admitsHostName(host)) {
@@ -39,7 +40,7 @@ export class WebhookSender {
         headers: { ...request.headers, 'content-length': Buffer.byteLength(request.body) },
         lookup: this.lookup,
         timeout: this.timeoutMs,
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: stop === undefined ? AbortSignal.timeout(this.timeoutMs) : AbortSignal.any([AbortSignal.timeout(this.timeoutMs), stop]),
       }, (answer) => {
         let read = 0;
         answer.on('data', (chunk: Buffer) => {

@@ -1,9 +1,11 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { Principal } from '@estate/contracts';
+import type { FeedFilter } from '@estate/events';
 import { urlHost, type TargetAddressPolicy } from '@estate/platform';
 import type { AuditRepository } from '../store/audit.repository';
 import { storableEntry } from '../store/storable-entry';
+import { feedStartAfter, type FeedPositions, type FeedStart } from '../stream/feed.start';
 import { parseSubscription } from './subscription.parser';
 import type { WebhookDispatcher } from './webhook.dispatcher';
 import type { WebhookError } from './webhook.errors';
@@ -25,6 +27,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export interface SubscriptionParts {
   repo: WebhookRepository;
   trail: AuditRepository;
+  /** Where `filter.since` falls in the feed (stream/feed.start.ts). */
+  positions: FeedPositions;
   dispatcher: WebhookDispatcher;
   policy: TargetAddressPolicy;
   now: () => Date;
@@ -45,10 +49,11 @@ export class WebhookSubscriptions {
     if (refused) return { code: 'TARGET_REFUSED', message: refused, path: 'url' };
     const { filter } = parsed.value;
     // Without `since` a subscription starts with the next event; a position or time replays from there.
-    const cursorSeq = filter.sincePosition ?? (filter.sinceTime !== undefined ? 0 : await this.parts.trail.lastSeq());
+    const cursor = await feedStartAfter(startOf(filter), this.parts.positions, this.parts.now());
+    if (!cursor.ok) return { code: 'INVALID_SUBSCRIPTION', message: cursor.message, path: cursor.parameter };
     const subscription: Subscription = {
       id: this.parts.newId(), url: parsed.value.url.href, filter, secret: parsed.value.secret ?? this.parts.newSecret(),
-      createdBy: caller.id, createdAt: this.parts.now().toISOString(), cursorSeq,
+      createdBy: caller.id, createdAt: this.parts.now().toISOString(), cursorSeq: cursor.value,
     };
     await this.parts.repo.create(subscription);
     await this.record('WebhookSubscribed', subscription.id, caller, { url: subscription.url, filter });
@@ -110,6 +115,13 @@ export class WebhookSubscriptions {
     const fact = { id: this.parts.newId(), type, subscriptionId, actor: caller.id, at: this.parts.now(), tool, data: { subscriptionId, ...data } };
     await this.parts.trail.appendOne(storableEntry(webhookTrailEntry(fact)), { notify: false });
   }
+}
+
+/** A subscription's `since`: subscriptions are an admin's, so positions are plain. */
+function startOf(filter: FeedFilter): FeedStart {
+  if (filter.sincePosition !== undefined) return { kind: 'position', position: filter.sincePosition, parameter: 'filter.since', sealed: false };
+  if (filter.sinceTime !== undefined) return { kind: 'time', time: filter.sinceTime, parameter: 'filter.since' };
+  return { kind: 'next' };
 }
 
 const notFound = (id: string): WebhookError => ({ code: 'SUBSCRIPTION_NOT_FOUND', message: `no subscription ${id}`, path: 'id' });

@@ -14,6 +14,8 @@ export interface WebhookFact {
   at: Date;
   /** The tool the delivered event is about, when there is one. */
   tool?: string;
+  /** The version of the tool the delivered event is about, when it names one. */
+  version?: string;
   outcome?: WebhookOutcome;
   data: Record<string, unknown>;
 }
@@ -31,7 +33,7 @@ export function webhookTrailEntry(fact: WebhookFact): AuditEntryContent {
     type: fact.type,
     stream,
     tool: fact.tool === undefined || fact.tool === '' ? null : fact.tool,
-    version: null,
+    version: fact.version ?? null,
     principal: fact.actor,
     outcome: fact.outcome ?? null,
     occurredAt,
