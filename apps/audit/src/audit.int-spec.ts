@@ -133,7 +133,7 @@ describe('audit service on PostgreSQL and Kafka', () => {
     for (const [query, parameter] of [
       ['cursor=bogus', 'cursor'], ['limit=501', 'limit'], ['from=tomorrow', 'from'],
       ['outcome=bogus', 'outcome'], ['type=ToolVersionPublish', 'type'], ['tol=bank.lookup', 'tol'], ['principle=alice', 'principle'], ['outcome=refused:bogus', 'outcome'], ['version=notsemver', 'version'], ['version=%5E1.0.0', 'version'],
-      ['from=2026-12-02T03:00:00', 'from'], ['to=2026-12-02T03:00:00', 'to'],
+      ['from=2026-12-02T03:00:00', 'from'], ['to=2026-12-02T03:00:00', 'to'], ['principal=', 'principal'], ['tool=payments.lookup&version=', 'version'],
     ]) {
       const response = await get(`/v1/audit?${query}`);
       expect(response.status).toBe(400);
@@ -145,6 +145,9 @@ describe('audit service on PostgreSQL and Kafka', () => {
     const window = await entries('from=2025-01-02T01:00:00%2B01:00&to=2025-01-03T19:01:00-05:00');
     expect(window.map((e) => e.occurredAt).sort()).toEqual(['2025-01-02T00:00:00.000Z', '2025-01-03T00:00:00.000Z', '2025-01-04T00:00:00.000Z']);
     expect(await entries('outcome=upstream_error&version=2.0.0')).toEqual([]);
+    // `to` is exclusive: an entry at exactly that instant belongs to the next range.
+    expect((await entries('from=2025-01-03T00:00:00Z&to=2025-01-04T00:00:00Z')).map((e) => e.occurredAt)).toEqual(['2025-01-03T00:00:00.000Z']);
+    expect(await entries('from=2025-01-03T00:00:00Z&to=2025-01-03T00:00:00Z')).toEqual([]);
   });
 
   it('answers 400 naming the parameter or path for a malformed feed filter or webhook, and subscribes nothing', async () => {

@@ -56,6 +56,10 @@ describe('parseAuditQuery', () => {
     [{ to: '2026-12-02T03:00' }, 'to'],
     [{ from: '2026-12-02 03:00:00Z' }, 'from'],
     [{ to: '2026-12-02T03:00:00+0100' }, 'to'],
+    // Read as absent, an empty filter would answer the whole trail.
+    [{ principal: '' }, 'principal'],
+    [{ tool: '' }, 'tool'],
+    [{ from: '' }, 'from'],
   ])('refuses %j naming %s', (raw, parameter) => {
     const parsed = parseAuditQuery(raw);
     expect(parsed).toMatchObject({ ok: false, parameter });

@@ -66,11 +66,13 @@ function single(raw: Record<string, unknown>, name: string): Parsed<string | und
 
 /**
  * One identifier given once as text, at most MAX_IDENTIFIER_LENGTH characters, holding nothing
- * PostgreSQL refuses to compare (U+0000, a lone surrogate). Empty means absent.
+ * PostgreSQL refuses to compare (U+0000, a lone surrogate). Empty is refused: read as absent, a
+ * filter a client meant to fill would widen the answer to everything.
  */
 export function parseIdentifier(value: unknown, name: string): Parsed<string | undefined> {
-  if (value === undefined || value === '') return { ok: true, value: undefined };
+  if (value === undefined) return { ok: true, value: undefined };
   if (typeof value !== 'string') return fail(name, `"${name}" must be given once, as text`);
+  if (value === '') return fail(name, `"${name}" is empty; leave it out to not filter on it`);
   if (value.length > MAX_IDENTIFIER_LENGTH) return fail(name, `"${name}" must be at most ${MAX_IDENTIFIER_LENGTH} characters`);
   if (hasUnstorableText(value)) return fail(name, `"${name}" holds U+0000 or a lone surrogate`);
   return { ok: true, value };
