@@ -1,6 +1,8 @@
 /** One principal that called a version in the window before its deprecation. */
 export interface DeprecationCaller {
   principal: string;
+  /** The caller's tenant, when its token named one: the same subject in two tenants is two callers. */
+  tenant?: string;
   /** Completed and refused calls that resolved to the version, in the window. */
   calls: number;
   lastCallAt: string;

@@ -123,7 +123,7 @@ export const EVENT_DATA_SCHEMAS = {
         items: {
           type: 'object',
           required: ['principal', 'calls', 'lastCallAt'],
-          properties: { principal: str, calls: { type: 'integer', minimum: 1 }, lastCallAt: { type: 'string', format: 'date-time' } },
+          properties: { principal: str, tenant: str, calls: { type: 'integer', minimum: 1 }, lastCallAt: { type: 'string', format: 'date-time' } },
           additionalProperties: false,
         },
       },

@@ -23,9 +23,12 @@ describe('the callers of a deprecated version, recorded after it in the trail (P
   const envelope = (type: string, stream: string, data: Record<string, unknown>, at: number, actor: string): EventEnvelope => ({
     id: randomUUID(), type, version: 1, stream, position: 1, occurredAt: new Date(at).toISOString(), actor, correlationId: 'c', data,
   });
-  const call = (principal: string, version: string, at: number, refused = false) => storableEntry(toAuditEntry('calls', 'calls', envelope(
+  const call = (principal: string, version: string, at: number, refused = false, tenant?: string) => storableEntry(toAuditEntry('calls', 'calls', envelope(
     refused ? 'ToolCallRefused' : 'ToolCallCompleted', principal,
-    refused ? { principal, tool: 'crm.note', version, reason: 'invalid_arguments', detail: 'x' } : { principal, tool: 'crm.note', version, outcome: 'ok', durationMs: 1, attempts: 1, repaired: 0 },
+    {
+      ...(refused ? { principal, tool: 'crm.note', version, reason: 'invalid_arguments', detail: 'x' } : { principal, tool: 'crm.note', version, outcome: 'ok', durationMs: 1, attempts: 1, repaired: 0 }),
+      ...(tenant === undefined ? {} : { tenant }),
+    },
     at, 'mcp-edge',
   )));
 
@@ -51,6 +54,8 @@ describe('the callers of a deprecated version, recorded after it in the trail (P
     await append(call('alice', '1.0.0', now - 1 * DAY));
     await append(call('alice', '1.0.0', now - 3 * DAY));
     await append(call('dave', '1.0.0', now - 2 * DAY, true));
+    // The same subject in another tenant is another caller to warn.
+    await append(call('alice', '1.0.0', now - 4 * DAY, false, 'globex'));
     await append(call('bob', '1.0.0', now - 40 * DAY));
     await append(call('carol', '1.1.0', now - 1 * DAY));
     const deprecation = envelope('ToolVersionDeprecated', 'crm.note', { name: 'crm.note', version: '1.0.0', reason: 'use 1.1.0' }, now, 'owner');
@@ -63,10 +68,16 @@ describe('the callers of a deprecated version, recorded after it in the trail (P
     const [followUp] = entries;
     expect(followUp).toMatchObject({ eventId: `${deprecation.id}/callers`, topic: registryTopic, tool: 'crm.note', version: '1.0.0', principal: 'estate:audit' });
     expect(followUp.payload.data).toMatchObject({
-      name: 'crm.note', version: '1.0.0', deprecationEventId: deprecation.id, windowDays: 30, total: 2,
+      name: 'crm.note', version: '1.0.0', deprecationEventId: deprecation.id, windowDays: 30, total: 3,
       from: new Date(now - 30 * DAY).toISOString(),
-      callers: [{ principal: 'alice', calls: 2, lastCallAt: new Date(now - DAY).toISOString() }, { principal: 'dave', calls: 1 }],
+      callers: [
+        { principal: 'alice', calls: 2, lastCallAt: new Date(now - DAY).toISOString() }, { principal: 'dave', calls: 1 },
+        { principal: 'alice', tenant: 'globex', calls: 1, lastCallAt: new Date(now - 4 * DAY).toISOString() },
+      ],
     });
+    expect((followUp.payload.data as { callers: object[] }).callers[0]).not.toHaveProperty('tenant');
+    // GET /v1/tools/{name}/callers (all time, so bob too) tells them apart the same way.
+    expect((await repo.callers('crm.note', '1.0.0')).map((c) => [c.principal, c.tenant, c.calls])).toEqual([['alice', undefined, 2], ['dave', undefined, 1], ['alice', 'globex', 1], ['bob', undefined, 1]]);
     // A later sweep finds nothing left to answer, and the chain still verifies with the new link.
     await recorder().sweep();
     expect((await repo.query({ type: 'ToolVersionDeprecationCallers', limit: 10 })).entries).toHaveLength(1);

@@ -1,10 +1,10 @@
 import type { DataSource } from 'typeorm';
 import type { DeprecationCaller, EventEnvelope } from '@estate/events';
 import type { AuditEntry } from '../domain/audit-entry.mapper';
+import { CALL_TYPES, CALLER_TENANT } from '../store/audit.repository';
 import { DEPRECATION_CALLERS_TYPE, MAX_NAMED_CALLERS } from './deprecation-callers';
 
-/** The call events that count as calling a version (a refused call resolved to it too). */
-const CALL_TYPES = ['ToolCallCompleted', 'ToolCallRefused'];
+
 
 interface EntryRow {
   seq: string; event_id: string; topic: string; type: string; stream: string; tool: string | null; version: string | null;
@@ -32,19 +32,22 @@ export async function pendingDeprecations(db: DataSource, topic: string, afterSe
   }));
 }
 
-/** Distinct principals whose calls resolved to this version since `from`, most recent first, with how many there are in all. */
+/**
+ * Distinct callers (subject and tenant) whose calls resolved to this version since `from`, most
+ * recent first, with how many there are in all. The tenant is read from the call's own record.
+ */
 export async function versionCallersSince(db: DataSource, tool: string, version: string, from: Date): Promise<{ callers: DeprecationCaller[]; total: number }> {
-  const rows: Array<{ principal: string; calls: string; last_call_at: Date; total: string }> = await db.query(
-    `SELECT principal, count(*) AS calls, max(occurred_at) AS last_call_at, count(*) OVER () AS total
-       FROM audit.entries
+  const rows: Array<{ principal: string; tenant: string | null; calls: string; last_call_at: Date; total: string }> = await db.query(
+    `SELECT principal, ${CALLER_TENANT} AS tenant, count(*) AS calls, max(occurred_at) AS last_call_at, count(*) OVER () AS total
+       FROM audit.entries e
       WHERE tool = $1 AND version = $2 AND type = ANY($3) AND occurred_at >= $4
-      GROUP BY principal
-      ORDER BY last_call_at DESC, principal
+      GROUP BY principal, tenant
+      ORDER BY last_call_at DESC, principal, tenant NULLS FIRST
       LIMIT $5`,
     [tool, version, CALL_TYPES, from.toISOString(), MAX_NAMED_CALLERS],
   );
   return {
-    callers: rows.map((r) => ({ principal: r.principal, calls: Number(r.calls), lastCallAt: r.last_call_at.toISOString() })),
+    callers: rows.map((r) => ({ principal: r.principal, ...(r.tenant === null ? {} : { tenant: r.tenant }), calls: Number(r.calls), lastCallAt: r.last_call_at.toISOString() })),
     total: rows.length > 0 ? Number(rows[0].total) : 0,
   };
 }

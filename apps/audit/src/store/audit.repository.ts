@@ -14,11 +14,19 @@ export { AUDIT_APPENDED_CHANNEL } from './trail.appender';
 
 /** Rows per verify page: large enough that a round trip is nothing beside hashing the page. */
 const VERIFY_BATCH = 5000;
-/** The call events `callers` counts. */
-const CALL_TYPES = ['ToolCallCompleted', 'ToolCallRefused'];
+/** The call events that count as calling a version (a refused call resolved to it too). */
+export const CALL_TYPES = ['ToolCallCompleted', 'ToolCallRefused'];
+
+/**
+ * A call record's tenant, read from its envelope as stored (the trail has no column for it): the
+ * same subject in two tenants is two callers, as it is two principals for budgets and sessions.
+ */
+export const CALLER_TENANT = `(e.payload::json #>> '{data,tenant}')`;
 
 export interface CallerRow {
   principal: string;
+  /** Absent when the caller's token named no tenant. */
+  tenant?: string;
   version: string | null;
   calls: number;
   refused: number;
@@ -139,6 +147,7 @@ export class AuditRepository {
   async callers(tool: string, version: string | undefined): Promise<CallerRow[]> {
     const select = this.db.manager.createQueryBuilder(AuditEntryEntity, 'e')
       .select('e.principal', 'principal')
+      .addSelect(CALLER_TENANT, 'tenant')
       .addSelect('e.version', 'version')
       .addSelect('count(*)', 'calls')
       .addSelect("count(*) FILTER (WHERE e.outcome LIKE 'refused:%')", 'refused')
@@ -147,11 +156,12 @@ export class AuditRepository {
       .andWhere('e.type IN (:...types)', { types: CALL_TYPES });
     if (version !== undefined) select.andWhere('e.version = :version', { version });
     const rows = await select
-      .groupBy('e.principal').addGroupBy('e.version')
-      .orderBy('last_call_at', 'DESC').addOrderBy('e.principal')
-      .getRawMany<{ principal: string; version: string | null; calls: string; refused: string; last_call_at: Date }>();
+      .groupBy('e.principal').addGroupBy('tenant').addGroupBy('e.version')
+      .orderBy('last_call_at', 'DESC').addOrderBy('e.principal').addOrderBy('tenant', 'ASC', 'NULLS FIRST')
+      .getRawMany<{ principal: string; tenant: string | null; version: string | null; calls: string; refused: string; last_call_at: Date }>();
     return rows.map((r) => ({
       principal: r.principal,
+      ...(r.tenant === null ? {} : { tenant: r.tenant }),
       version: r.version,
       calls: Number(r.calls),
       refused: Number(r.refused),
