@@ -93,6 +93,7 @@ describe('the stdio edge (npm run edge:stdio)', () => {
     try {
       peer.send('this is not json');
       peer.send('{"jsonrpc":"2.0","id":"cut","method":');
+      peer.send({ jsonrpc: '1.0', method: 'ping' });
       peer.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
       peer.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
       expect(await peer.answer(1)).toMatchObject({ error: { code: -32600 } });
@@ -100,6 +101,8 @@ describe('the stdio edge (npm run edge:stdio)', () => {
       expect(parseErrors).toEqual([
         expect.objectContaining({ error: expect.objectContaining({ code: -32700 }) }),
         expect.objectContaining({ error: expect.objectContaining({ code: -32700 }) }),
+        // Not JSON-RPC 2.0, so not a notification to drop: an invalid request, answered with id null.
+        expect.objectContaining({ error: expect.objectContaining({ code: -32600, message: expect.stringContaining('jsonrpc must be "2.0"') }) }),
       ]);
 
       peer.send({ jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'stdio-e2e', version: '1.0.0' } } });

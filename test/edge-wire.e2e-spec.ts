@@ -88,6 +88,17 @@ describe('the edge on the wire: versions, lifecycle, Streamable HTTP', () => {
       expect((await second.call('tools/list', undefined, 'abc')).message.result).toBeDefined();
     });
 
+    it('refuses a method without id whose jsonrpc is not exactly "2.0" with -32600, HTTP 400 and id null, not as a notification', async () => {
+      const session = await RawSession.open(edge.mcpUrl, ALICE);
+      for (const body of [{ jsonrpc: '1.0', method: 'ping' }, { method: 'ping' }, { jsonrpc: '1.0', method: 'notifications/initialized' }]) {
+        const answer = await session.post(body);
+        expect({ body, status: answer.status, message: JSON.parse(answer.text) }).toEqual({
+          body, status: 400, message: { jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringContaining('jsonrpc must be "2.0"') } },
+        });
+      }
+      expect((await session.call('tools/list')).message.result).toBeDefined();
+    });
+
     it('answers notifications, even malformed or unknown ones, with 202 and no body', async () => {
       const session = await RawSession.open(edge.mcpUrl, ALICE);
       for (const body of [
@@ -95,7 +106,6 @@ describe('the edge on the wire: versions, lifecycle, Streamable HTTP', () => {
         { jsonrpc: '2.0', method: 'notifications/made-up' },
         { jsonrpc: '2.0', method: 'notifications/initialized' },
         { jsonrpc: '2.0', method: 'notifications/x', params: 'not an object' },
-        { jsonrpc: '1.0', method: 'notifications/initialized' },
       ]) {
         const answer = await session.post(body);
         expect({ body, status: answer.status, text: answer.text }).toEqual({ body, status: 202, text: '' });

@@ -109,8 +109,12 @@ describe('inspectIncoming — a notification never gets a reply', () => {
     });
   });
 
-  it('drops a notification sent with jsonrpc "1.0"', () => {
-    expect(inspectIncoming(sessionOn('2025-06-18'), { jsonrpc: '1.0', method: 'x' }).action).toBe('drop');
+  it('answers a method without id whose jsonrpc is not "2.0" as an invalid request with id null, not as a notification', () => {
+    for (const value of [{ jsonrpc: '1.0', method: 'ping' }, { method: 'ping' }, { jsonrpc: 2, method: 'ping' }]) {
+      expect(replyOf(inspectIncoming(sessionOn('2025-06-18'), value))).toMatchObject({
+        jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringContaining('jsonrpc must be "2.0"') },
+      });
+    }
   });
 
   it('drops a notification that arrives before initialize', () => {
@@ -126,7 +130,7 @@ describe('inspectIncoming — a notification never gets a reply', () => {
       (): SessionLifecycle => sessionOn('2025-06-18'),
     ];
     const notificationShaped = fc.record({
-      jsonrpc: fc.oneof(fc.constant('2.0'), fc.jsonValue()),
+      jsonrpc: fc.constant('2.0'),
       method: fc.string({ minLength: 1 }),
       params: fc.jsonValue(),
     });

@@ -61,9 +61,10 @@ function invalid(id: JsonRpcId | null, shape: MessageShape, reason: string): Inv
 function shapeOf(value: JsonObject): MessageShape {
   if (hasMember(value, 'method')) {
     if (hasMember(value, 'id')) return 'request';
-    // Only a message that names a method by string is recognisably a notification; JSON-RPC
-    // answers anything else (e.g. a numeric method without id) with a null-id error.
-    return typeof value.method === 'string' ? 'notification' : 'unknown';
+    // Only a JSON-RPC 2.0 message that names a method by string is recognisably a notification;
+    // JSON-RPC answers anything else (a numeric method, a jsonrpc other than "2.0" or none) with a
+    // null-id error rather than dropping it unanswered.
+    return typeof value.method === 'string' && value.jsonrpc === JSONRPC_VERSION ? 'notification' : 'unknown';
   }
   if (hasMember(value, 'result') || hasMember(value, 'error')) return 'response';
   return 'unknown';
