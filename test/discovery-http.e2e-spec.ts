@@ -93,11 +93,12 @@ describe('discovery over HTTP (real Kafka and PostgreSQL)', () => {
       expect(seen(self.body.tools)).toEqual(['pay.lookup@1.1.0:active']);
     });
 
-    it('honours pins: a deprecated version only by exact pin, a retired one never', async () => {
+    it('honours pins: a deprecated version by a pin that admits no active one (exact or range), a retired one never', async () => {
       const pinned = (pins: Record<string, string>) => discover(tokens.admin, { principal: BOB, pins }).then((r) => seen(r.body.tools));
       expect(await pinned({ 'pay.lookup': '1.0.0' })).toEqual(['pay.lookup@1.0.0:deprecated', 'pay.transfer@1.0.0:active']);
       expect(await pinned({ 'pay.lookup': '^1.0.0' })).toEqual(['pay.lookup@1.1.0:active', 'pay.transfer@1.0.0:active']);
-      expect(await pinned({ 'pay.lookup': '<1.1.0' })).toEqual(['pay.transfer@1.0.0:active']);
+      // The range admits only the deprecated 1.0.0: a pinned caller keeps it through the migration window.
+      expect(await pinned({ 'pay.lookup': '<1.1.0' })).toEqual(['pay.lookup@1.0.0:deprecated', 'pay.transfer@1.0.0:active']);
       expect(await pinned({ 'pay.transfer': '1.1.0', 'pay.release': '1.0.0' })).toEqual(['pay.lookup@1.1.0:active']);
     });
 

@@ -123,4 +123,42 @@ describe('deprecation reaches callers: the notice at the edge, the callers on th
     expect(recorded).toHaveLength(1);
     expect((await http('GET', `${stack.auditUrl}/v1/audit/verify`, stack.admin)).body).toMatchObject({ chainOk: true });
   }, 60000);
+  it('keeps a range pin working on the newest deprecated version in it, takes a sunset set after the deprecation, and stops calls at the sunset before the sweep', async () => {
+    const pinned = (v: string): ToolSpec => ({ ...lookup, name: 'bank.pinned', version: v });
+    for (const v of ['1.0.0', '1.1.0', '1.1.1', '2.0.0']) await stack.publish(pinned(v));
+    for (const v of ['1.0.0', '1.1.0', '1.1.1']) expect((await stack.lifecycle('bank.pinned', v, 'deprecate', 'use 2.0.0')).status).toBe(200);
+    await waitFor(async () => (stack.edge.replica.get('bank.pinned')?.versions.filter((v) => v.status === 'deprecated').length === 3 ? true : undefined), 'the deprecations at the edge');
+    const alice = await open(ALICE);
+    const call = (pin: string, reference: string) => alice.client.callTool({ name: 'bank.pinned', arguments: { reference }, _meta: { 'io.estate/pins': { 'bank.pinned': pin } } });
+
+    // A range pin is a pin: it gets the newest deprecated version it admits, with the notice an exact pin gets.
+    const ranged = await call('^1.0.0', 'PMT-901');
+    expect(ranged).toMatchObject({ structuredContent: { reference: 'PMT-901' } });
+    expect(ranged._meta?.['io.estate/deprecation']).toEqual({ reason: 'use 2.0.0', since: expect.any(String), successor: '2.0.0' });
+    expect((await call('1.1.1', 'PMT-902'))._meta?.['io.estate/deprecation']).toEqual(ranged._meta?.['io.estate/deprecation']);
+    await stack.audit('principal=alice&type=ToolCallCompleted&tool=bank.pinned&version=1.1.1', 2);
+
+    // The callers known, the date is set on the version already deprecated; every projection takes it.
+    const sunset = new Date(Date.now() + 4000).toISOString();
+    const dated = await http('POST', `${stack.registryUrl}/v1/tools/bank.pinned/versions/1.1.1/deprecate`, stack.admin, { reason: 'use 2.0.0', sunsetAt: sunset });
+    expect(dated).toMatchObject({ status: 200, body: { type: 'ToolVersionDeprecated', data: { version: '1.1.1', sunsetAt: sunset } } });
+    const atEdge = () => stack.edge.replica.get('bank.pinned')?.versions.find((v) => v.version === '1.1.1');
+    await waitFor(async () => (atEdge()?.deprecation?.sunsetAt === sunset ? true : undefined), 'the sunset at the edge');
+    // Still deprecated since it was first marked: setting the date is no new deprecation.
+    const { since } = ranged._meta?.['io.estate/deprecation'] as { since: string };
+    expect((await call('^1.0.0', 'PMT-903'))._meta?.['io.estate/deprecation']).toEqual({ reason: 'use 2.0.0', since, sunset, successor: '2.0.0' });
+    const history = await http('GET', `${stack.registryUrl}/v1/tools/bank.pinned/history`, stack.admin);
+    expect((history.body.changes as Array<{ change: string; version: string; details: Record<string, unknown> }>).filter((c) => c.version === '1.1.1').map((c) => [c.change, c.details.sunsetAt]))
+      .toEqual([['published', undefined], ['deprecated', undefined], ['deprecated', sunset]]);
+    await feedEvent(stack.auditUrl, stack.admin, (e) => JSON.stringify(e).includes(sunset));
+
+    // Past the sunset the version is retired at the edge at once, not a sweep later.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(sunset) - Date.now()) + 50));
+    await expect(call('1.1.1', 'PMT-904')).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('no version of bank.pinned you may use satisfies the pin "1.1.1"') });
+    const after = await call('^1.0.0', 'PMT-905');
+    expect(after._meta?.['io.estate/deprecation']).toMatchObject({ reason: 'use 2.0.0' });
+    expect(after._meta?.['io.estate/deprecation']).not.toHaveProperty('sunset');
+    // Still deprecated in the replica: the sweep had not retired it; the edge judged the sunset itself.
+    expect(atEdge()?.status).toBe('deprecated');
+  }, 60000);
 });

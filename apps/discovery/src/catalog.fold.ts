@@ -100,7 +100,8 @@ function deprecateInPlace(entry: CatalogEntry, data: ToolVersionDeprecatedData, 
   const version = entry.versions.find((v) => v.version === data.version);
   if (version !== undefined) {
     version.status = 'deprecated';
-    version.deprecation = { reason: data.reason, sunsetAt: data.sunsetAt, replacement: data.replacement, deprecatedAt: occurredAt };
+    const deprecatedAt = version.deprecation?.deprecatedAt ?? occurredAt;
+    version.deprecation = { reason: data.reason, sunsetAt: data.sunsetAt, replacement: data.replacement, deprecatedAt };
   }
   entry.position = position;
 }

@@ -234,21 +234,30 @@ describe('registry over HTTP (real PostgreSQL, in-process bus)', () => {
     it('deprecates and retires, refuses what the lifecycle forbids, and GET shows each step', async () => {
       expect(await lifecycle('1.0.0', 'deprecate', { reason: 'old', replacement: '7.0.0' })).toMatchObject({ status: 422, body: { error: 'INVALID_REPLACEMENT' } });
       expect(await lifecycle('9.0.0', 'deprecate', { reason: 'old' })).toMatchObject({ status: 404, body: { error: 'VERSION_NOT_FOUND' } });
-      const deprecated = await lifecycle('1.0.0', 'deprecate', { reason: 'use 1.1.0', replacement: '1.1.0', sunsetAt: '2037-01-01T00:00:00Z' });
-      expect(deprecated).toMatchObject({ status: 200, body: { type: 'ToolVersionDeprecated', data: { sunsetAt: '2037-01-01T00:00:00.000Z' } } });
+      // Marked first, its callers learned, then the date set: a second deprecation sets the sunset.
+      const deprecated = await lifecycle('1.0.0', 'deprecate', { reason: 'use 1.1.0', replacement: '1.1.0' });
+      expect(deprecated).toMatchObject({ status: 200, body: { type: 'ToolVersionDeprecated', data: { replacement: '1.1.0' } } });
       expect((await http('GET', `${base}/v1/tools/pay.lookup/versions/1.0.0`, tokens.reader)).body).toMatchObject({ status: 'deprecated' });
-      expect(await lifecycle('1.0.0', 'deprecate', { reason: 'again' })).toMatchObject({ status: 409, body: { error: 'INVALID_TRANSITION' } });
+      const dated = await lifecycle('1.0.0', 'deprecate', { reason: 'use 1.1.0', sunsetAt: '2037-01-01T00:00:00Z' });
+      expect(dated).toMatchObject({ status: 200, body: { type: 'ToolVersionDeprecated', data: { sunsetAt: '2037-01-01T00:00:00.000Z', replacement: '1.1.0' } } });
+      expect((await http('GET', `${base}/v1/tools/pay.lookup/versions/1.0.0`, tokens.reader)).body).toMatchObject({ status: 'deprecated', sunsetAt: '2037-01-01T00:00:00.000Z' });
+      expect(await lifecycle('1.0.0', 'deprecate', { reason: 'use 1.1.0' })).toMatchObject({
+        status: 409, body: { error: 'INVALID_TRANSITION', message: 'pay.lookup@1.0.0 is already deprecated with this reason, sunset date and replacement; nothing to change' },
+      });
 
       expect((await lifecycle('1.0.0', 'retire', { reason: 'sunset passed' })).status).toBe(200);
       expect(await lifecycle('1.0.0', 'retire', { reason: 'twice' })).toMatchObject({ status: 409, body: { error: 'INVALID_TRANSITION' } });
+      expect(await lifecycle('1.0.0', 'deprecate', { reason: 'late', sunsetAt: '2038-01-01T00:00:00Z' })).toMatchObject({
+        status: 409, body: { error: 'INVALID_TRANSITION', message: 'pay.lookup@1.0.0 is retired; a retired version cannot be deprecated' },
+      });
       const list = await http('GET', `${base}/v1/tools`, tokens.publisher);
       expect(list.body.tools).toContainEqual({ name: 'pay.lookup', latest: '1.1.0', versions: { '1.0.0': 'retired', '1.1.0': 'active' } });
       // An agent no longer sees the retired version: it could not discover it at the edge.
       const agentList = await http('GET', `${base}/v1/tools`, tokens.reader);
       expect(agentList.body.tools).toContainEqual({ name: 'pay.lookup', latest: '1.1.0', versions: { '1.1.0': 'active' } });
       expect((await http('GET', `${base}/v1/tools/pay.lookup/versions/1.0.0`, tokens.reader)).status).toBe(404);
-      expect((await waitForEvents('tool:pay.lookup', 4)).map((e) => e.type)).toEqual([
-        'ToolVersionPublished', 'ToolVersionPublished', 'ToolVersionDeprecated', 'ToolVersionRetired',
+      expect((await waitForEvents('tool:pay.lookup', 5)).map((e) => e.type)).toEqual([
+        'ToolVersionPublished', 'ToolVersionPublished', 'ToolVersionDeprecated', 'ToolVersionDeprecated', 'ToolVersionRetired',
       ]);
     });
 

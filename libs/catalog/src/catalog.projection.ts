@@ -40,8 +40,10 @@ export function evolveCatalogEntry(
     if (v.version !== event.data.version) return v;
     switch (event.type) {
       case 'ToolVersionDeprecated': {
+        // A later deprecation revises the first (a sunset set afterwards): it was deprecated when first marked.
         const { reason, sunsetAt, replacement } = event.data;
-        return { ...v, status: 'deprecated' as const, deprecation: { reason, sunsetAt, replacement, deprecatedAt: occurredAt } };
+        const deprecatedAt = v.deprecation?.deprecatedAt ?? occurredAt;
+        return { ...v, status: 'deprecated' as const, deprecation: { reason, sunsetAt, replacement, deprecatedAt } };
       }
       case 'ToolVersionRetired':
         return { ...v, status: 'retired' as const };

@@ -1,6 +1,6 @@
 import type { Principal, ToolSpec } from '@estate/contracts';
 import type { CatalogEntry, CatalogVersion } from '@estate/events';
-import { listVisible, resolveForPrincipal } from './catalog.view';
+import { listVisible, resolveForPrincipal, withSunsetsApplied } from './catalog.view';
 
 const spec = (version: string, requiredScopes: string[] = ['bank:read']): ToolSpec => ({
   name: 'bank.lookup', version, description: 'Looks up a payment.', inputSchema: { type: 'object' }, sideEffect: 'read',
@@ -37,5 +37,39 @@ describe('the version an agent gets, with pre-releases published', () => {
     // Never a quarantined or hidden pre-release, even by exact pin.
     expect(resolved(entry(version('1.0.0'), version('2.0.0-rc.1', { quarantined: true })), '2.0.0-rc.1')).toBeUndefined();
     expect(resolved(entry(version('1.0.0'), version('2.0.0-rc.1', {}, ['bank:admin'])), '2.0.0-rc.1')).toBeUndefined();
+  });
+});
+
+describe('the migration window a pin keeps open', () => {
+  const deprecated = (v: string, sunsetAt?: string) => version(v, { status: 'deprecated', deprecation: { reason: 'moving on', ...(sunsetAt ? { sunsetAt } : {}) } });
+  const pinned = entry(deprecated('1.0.0'), deprecated('1.1.0'), deprecated('1.1.1'), version('2.0.0'));
+
+  it('gives a range pin with no active version in it the newest deprecated one it admits, as an exact pin gets its own', () => {
+    expect(resolved(pinned, '^1.0.0')).toBe('1.1.1');
+    expect(resolved(pinned, '~1.1.0')).toBe('1.1.1');
+    expect(resolved(pinned, '1.1.0')).toBe('1.1.0');
+    expect(resolved(pinned)).toBe('2.0.0');
+    expect(listVisible([pinned], agent, { 'bank.lookup': '^1.0.0' }).map((t) => t.version.version)).toEqual(['1.1.1']);
+  });
+
+  it('still prefers an active version the range admits, and never offers a retired, quarantined or hidden one', () => {
+    expect(resolved(entry(deprecated('1.1.1'), version('1.0.0'), version('2.0.0')), '^1.0.0')).toBe('1.0.0');
+    expect(resolved(entry(deprecated('1.0.0'), version('1.1.0', { status: 'retired' }), version('2.0.0')), '^1.0.0')).toBe('1.0.0');
+    expect(resolved(entry(version('1.0.0', { status: 'retired' }), version('2.0.0')), '^1.0.0')).toBeUndefined();
+    expect(resolved(entry(deprecated('1.0.0'), { ...deprecated('1.1.0'), quarantined: true }), '^1.0.0')).toBe('1.0.0');
+    expect(resolved(entry(deprecated('1.0.0'), version('1.1.0', { status: 'deprecated' }, ['bank:admin'])), '^1.0.0')).toBe('1.0.0');
+  });
+
+  it('closes at the sunset: a version whose sunset has passed reads as retired, before any sweep', () => {
+    const sunset = entry(deprecated('1.0.0', '2026-06-01T00:00:00.000Z'), version('2.0.0'));
+    const before = Date.parse('2026-05-31T23:59:59.999Z');
+    const at = Date.parse('2026-06-01T00:00:00.000Z');
+    expect(resolveForPrincipal(withSunsetsApplied(sunset, before), agent, '^1.0.0')?.version).toBe('1.0.0');
+    expect(resolveForPrincipal(withSunsetsApplied(sunset, at), agent, '^1.0.0')).toBeUndefined();
+    expect(resolveForPrincipal(withSunsetsApplied(sunset, at), agent, '1.0.0')).toBeUndefined();
+    expect(withSunsetsApplied(sunset, at).versions.map((v) => v.status)).toEqual(['retired', 'active']);
+    expect(withSunsetsApplied(sunset, before)).toBe(sunset);
+    expect(listVisible([sunset], agent, { 'bank.lookup': '1.0.0' }, before).map((t) => t.version.version)).toEqual(['1.0.0']);
+    expect(listVisible([sunset], agent, { 'bank.lookup': '1.0.0' }, at)).toEqual([]);
   });
 });

@@ -41,27 +41,37 @@ describe('visible-list cache', () => {
     const scoped = { ...anyone, scopes: ['s'] };
     const acme = { ...anyone, tenant: 'acme' };
     for (const principal of [anyone, scoped, acme, anyone]) {
-      expect(cache.list(entries, 1, principal, {})).toEqual(listVisible(entries, principal));
+      expect(cache.list(entries, 1, principal, {}, 0)).toEqual(listVisible(entries, principal));
     }
     entries.push(entry('t.later'));
-    expect(cache.list(entries, 1, anyone, {}).map((t) => t.entry.name)).toEqual(['t.open']);
-    expect(cache.list(entries, 2, anyone, {}).map((t) => t.entry.name)).toEqual(['t.later', 't.open']);
+    expect(cache.list(entries, 1, anyone, {}, 0).map((t) => t.entry.name)).toEqual(['t.open']);
+    expect(cache.list(entries, 2, anyone, {}, 0).map((t) => t.entry.name)).toEqual(['t.later', 't.open']);
   });
 
   it('stays within its key and tool limits, dropping the least recently used list', () => {
     const entries = [entry('t.a'), entry('t.b')];
     const cache = new VisibleListCache({ keys: 2, tools: 100 });
-    const first = cache.list(entries, 1, { ...anyone, scopes: ['1'] }, {});
-    cache.list(entries, 1, { ...anyone, scopes: ['2'] }, {});
-    expect(cache.list(entries, 1, { ...anyone, scopes: ['1'] }, {})).toBe(first);
-    cache.list(entries, 1, { ...anyone, scopes: ['3'] }, {});
+    const first = cache.list(entries, 1, { ...anyone, scopes: ['1'] }, {}, 0);
+    cache.list(entries, 1, { ...anyone, scopes: ['2'] }, {}, 0);
+    expect(cache.list(entries, 1, { ...anyone, scopes: ['1'] }, {}, 0)).toBe(first);
+    cache.list(entries, 1, { ...anyone, scopes: ['3'] }, {}, 0);
     expect(cache.size).toBe(2);
-    expect(cache.list(entries, 1, { ...anyone, scopes: ['1'] }, {})).toBe(first);
+    expect(cache.list(entries, 1, { ...anyone, scopes: ['1'] }, {}, 0)).toBe(first);
 
     const small = new VisibleListCache({ keys: 10, tools: 3 });
-    small.list(entries, 1, { ...anyone, scopes: ['1'] }, {});
-    small.list(entries, 1, { ...anyone, scopes: ['2'] }, {});
+    small.list(entries, 1, { ...anyone, scopes: ['1'] }, {}, 0);
+    small.list(entries, 1, { ...anyone, scopes: ['2'] }, {}, 0);
     expect(small.size).toBe(1);
+  });
+
+  it('drops its lists when a sunset passes, within one generation, so a sunset version stops being offered', () => {
+    const sunsetAt = '2026-06-01T00:00:00.000Z';
+    const base = entry('t.old');
+    const old: CatalogEntry = { ...base, versions: [{ ...base.versions[0], status: 'deprecated', deprecation: { reason: 'r', sunsetAt } }] };
+    const cache = new VisibleListCache();
+    const pins = { 't.old': '^1.0.0' };
+    expect(cache.list([old], 1, anyone, pins, Date.parse(sunsetAt) - 1).map((t) => t.version.version)).toEqual(['1.0.0']);
+    expect(cache.list([old], 1, anyone, pins, Date.parse(sunsetAt))).toEqual([]);
   });
 
   it('recognises a catalog that can answer from its own cache', () => {

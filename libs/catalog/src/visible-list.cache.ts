@@ -1,10 +1,11 @@
 import type { Principal } from '@estate/contracts';
 import type { CatalogEntry } from '@estate/events';
-import { listVisible, type Pins, type VisibleTool } from './catalog.view';
+import { listVisible, nextSunset, type Pins, type VisibleTool } from './catalog.view';
 
 /** A catalog that can answer "what may this principal see" from a cache of its own. */
 export interface VisibleCatalog extends Iterable<CatalogEntry> {
-  visible(principal: Principal, pins: Pins): readonly VisibleTool[];
+  /** `now` (epoch ms): a version whose sunset has passed is not offered. */
+  visible(principal: Principal, pins: Pins, now?: number): readonly VisibleTool[];
 }
 
 export function isVisibleCatalog(entries: Iterable<CatalogEntry>): entries is VisibleCatalog {
@@ -36,11 +37,14 @@ const DEFAULT_LIMITS: VisibleListCacheLimits = { keys: 1_000, tools: 250_000 };
  * Resolved, filtered, sorted tool lists per visibility key for one generation of a catalog.
  * The owner bumps the generation on every change it applies; the first lookup after that drops
  * every list, so a publish, deprecation, retirement or quarantine is seen by the next request.
- * Least recently used lists go first when a limit is reached.
+ * Lists are also dropped when a sunset date passes, as a retirement would drop them. Least
+ * recently used lists go first when a limit is reached.
  */
 export class VisibleListCache {
   private readonly lists = new Map<string, readonly VisibleTool[]>();
   private generation = Number.NaN;
+  /** When the next sunset passes (epoch ms): the lists built before hold until then. */
+  private validUntil = Number.NEGATIVE_INFINITY;
   private tools = 0;
 
   constructor(private readonly limits: VisibleListCacheLimits = DEFAULT_LIMITS) {}
@@ -49,8 +53,8 @@ export class VisibleListCache {
     return this.lists.size;
   }
 
-  list(entries: Iterable<CatalogEntry>, generation: number, principal: Principal, pins: Pins): readonly VisibleTool[] {
-    if (generation !== this.generation) this.reset(generation);
+  list(entries: Iterable<CatalogEntry>, generation: number, principal: Principal, pins: Pins, now: number): readonly VisibleTool[] {
+    if (generation !== this.generation || now >= this.validUntil) this.reset(generation, nextSunset(entries, now));
     const key = visibilityKey(principal, pins);
     const hit = this.lists.get(key);
     if (hit) {
@@ -58,17 +62,18 @@ export class VisibleListCache {
       this.lists.set(key, hit);
       return hit;
     }
-    const built = Object.freeze(listVisible(entries, principal, pins));
+    const built = Object.freeze(listVisible(entries, principal, pins, now));
     this.lists.set(key, built);
     this.tools += built.length;
     this.evict();
     return built;
   }
 
-  private reset(generation: number): void {
+  private reset(generation: number, validUntil: number): void {
     this.lists.clear();
     this.tools = 0;
     this.generation = generation;
+    this.validUntil = validUntil;
   }
 
   private evict(): void {

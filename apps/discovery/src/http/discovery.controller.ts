@@ -31,7 +31,7 @@ export class DiscoveryController {
     }
     // A non-admin naming itself still gets its own token's rights, never the ones it wrote in the body.
     const principal = asked !== undefined && isAdmin(caller) ? asked : caller;
-    const tools = listVisible(await this.repo.allTools(), principal, pins);
+    const tools = listVisible(await this.repo.allTools(), principal, pins, Date.now());
     return { principal: principal.id, tools: tools.map(({ version }) => ({ ...toMcpTool(version.spec), version: version.version, status: version.status })) };
   }
 

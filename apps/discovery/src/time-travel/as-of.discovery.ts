@@ -56,7 +56,7 @@ export class AsOfDiscovery {
       value: {
         principal: principal.id, at: new Date(request.at).toISOString(),
         ...(isAdmin(caller) ? { events: folded.events, lastEventAt: folded.lastEventAt ?? null } : {}),
-        tools: toolsAsOf(folded.projection.tools.values(), principal, this.answers),
+        tools: toolsAsOf(folded.projection.tools.values(), principal, this.answers, new Date(request.at).getTime()),
       },
     };
   }

@@ -39,6 +39,14 @@ describe('what a principal could call in a folded catalog', () => {
     expect(tool).not.toHaveProperty('requiredScopes');
   });
 
+  it('stops offering a deprecated version at its sunset, though the sweep had not yet retired it', () => {
+    const answers = new WeakMap();
+    const callableAt = (at: string) => toolsAsOf([entry], principals[0], answers, Date.parse(at))[0].callable.map((v) => v.version);
+    expect(callableAt('2026-12-31T23:59:59.999Z')).toEqual(['1.1.0', '1.3.0']);
+    expect(callableAt('2027-01-01T00:00:00.000Z')).toEqual(['1.3.0']);
+    expect(callableAt('2026-12-31T23:59:59.999Z')).toEqual(['1.1.0', '1.3.0']);
+  });
+
   it('names a deprecation\'s replacement only when the principal may see it', () => {
     const hidden = { ...entry, versions: [version('1.1.0', 'deprecated', { deprecation: { reason: 'old', replacement: '2.0.0' } }), version('2.0.0', 'active', {}, ['north'])] };
     expect(toolsAsOf([hidden], principals[0])[0].callable).toEqual([{ version: '1.1.0', status: 'deprecated' }]);

@@ -1,4 +1,4 @@
-import { resolveForPrincipal, visibilityKey } from '@estate/catalog';
+import { resolveForPrincipal, visibilityKey, withSunsetsApplied } from '@estate/catalog';
 import { isVisible, toMcpTool, type McpTool, type Principal } from '@estate/contracts';
 import type { CatalogEntry, CatalogVersion } from '@estate/events';
 
@@ -17,11 +17,14 @@ export interface ToolAsOf extends McpTool {
  * the principal may see, not quarantined, not retired (resolveForPrincipal's exact-pin rule,
  * written out once per tool instead of one resolution per version: on a catalog of 1,000 tools
  * that was most of an `at=` query's time; as-of.view.spec.ts holds the two to the same answer).
+ * `at` (epoch ms): a version whose sunset had passed by then was retired, as the edge judged it,
+ * even when the registry's sweep recorded the retirement later.
  */
-export function toolsAsOf(entries: Iterable<CatalogEntry>, principal: Principal, answers: ToolAnswers = new WeakMap()): ToolAsOf[] {
+export function toolsAsOf(entries: Iterable<CatalogEntry>, principal: Principal, answers: ToolAnswers = new WeakMap(), at?: number): ToolAsOf[] {
   const key = visibilityKey(principal, {});
   const tools: ToolAsOf[] = [];
-  for (const entry of entries) {
+  for (const stored of entries) {
+    const entry = at === undefined ? stored : withSunsetsApplied(stored, at);
     const tool = remembered(answers, entry, key, () => toolAsOf(entry, principal));
     if (tool) tools.push(tool);
   }

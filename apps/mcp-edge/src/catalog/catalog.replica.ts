@@ -21,7 +21,8 @@ export interface CatalogChange {
 /**
  * Whether a caller's tools/list changed: some changed tool resolves, for this principal and its
  * pins, to another version than before, or appears or disappears. Sessions and 2026-07-28 listen
- * streams are judged by this one rule.
+ * streams are judged by this one rule. Statuses are read as stored, not at a sunset: the sweep's
+ * retirement is what tells a client that listed before the sunset that its list changed.
  */
 export function listChangedFor(changes: readonly CatalogChange[], principal: Principal, pins: Pins): boolean {
   return changes.some(({ name, before, after }) => {
@@ -88,9 +89,9 @@ export class CatalogReplica {
     return this.view;
   }
 
-  /** The tools this principal may see with these pins, sorted by name; shared and read-only. */
-  visible(principal: Principal, pins: Pins): readonly VisibleTool[] {
-    return this.visibleLists.list(this.entries.values(), this.generation, principal, pins);
+  /** The tools this principal may see with these pins at `now` (past sunsets retire), sorted by name; shared and read-only. */
+  visible(principal: Principal, pins: Pins, now = Date.now()): readonly VisibleTool[] {
+    return this.visibleLists.list(this.entries.values(), this.generation, principal, pins, now);
   }
 
   get size(): number {

@@ -5,7 +5,7 @@ import {
   ALL_PROTOCOL_VERSIONS, checkParamHeaders, completeResult, discoverResult, isCacheableMethod, JSON_RPC_ERROR, paramHeadersOf,
   parseRetryInputs, perPrincipalCacheHints, type JsonRpcId, type JsonRpcRequest, type RequestMeta,
 } from '@estate/protocol';
-import { resolveForPrincipal } from '@estate/catalog';
+import { resolveForPrincipal, withSunsetsApplied } from '@estate/catalog';
 import type { Logger } from '@estate/platform';
 import type { CatalogReplica } from '../catalog/catalog.replica';
 import { InputRequiredSignal } from './input-required.signal';
@@ -162,7 +162,7 @@ export class StatelessDispatcher {
   private checkParamHeaders(params: CallParams, context: DispatchContext, pins: Record<string, string>): void {
     if (typeof params.name !== 'string') return;
     const entry = this.deps.replica.get(params.name);
-    const version = entry && resolveForPrincipal(entry, context.principal, pins[params.name]);
+    const version = entry && resolveForPrincipal(withSunsetsApplied(entry, Date.now()), context.principal, pins[params.name]);
     if (!version) return;
     const declared = paramHeadersOf(version.spec.inputSchema);
     if (!declared.ok || declared.headers.length === 0) return;

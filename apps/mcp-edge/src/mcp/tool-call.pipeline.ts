@@ -1,6 +1,6 @@
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { resolveForPrincipal } from '@estate/catalog';
+import { resolveForPrincipal, withSunsetsApplied } from '@estate/catalog';
 import { argumentDepthError, isVisible, repair, validate, type JsonSchema, type Principal, type RepairOutcome, type ValidationError } from '@estate/contracts';
 import type { CatalogEntry, CatalogVersion } from '@estate/events';
 import { withCorrelation, withSpan, type LineLogger, type Logger } from '@estate/platform';
@@ -66,9 +66,11 @@ export class ToolCallPipeline {
   private readonly records: CallRecords;
   private readonly policyStep: PolicyStep;
   private readonly upstreamStep: UpstreamStep;
+  private readonly clock: () => number;
 
   constructor(private readonly replica: CatalogReplica, upstreams: UpstreamPool, private readonly recorder: CallRecorder, policy: CallPolicy, private readonly options: PipelineOptions) {
     const clock = options.clock ?? Date.now;
+    this.clock = clock;
     this.records = new CallRecords(recorder);
     this.policyStep = new PolicyStep(policy, this.records, clock);
     this.upstreamStep = new UpstreamStep(replica, upstreams, policy, this.records, options.timeoutMs, options.logger);
@@ -143,7 +145,8 @@ export class ToolCallPipeline {
       this.records.refuse(session, params.name, undefined, 'unknown_tool', `Unknown tool: ${params.name}`);
       throw unknownTool(params.name);
     }
-    const entry = this.replica.get(params.name) ?? NO_ENTRY;
+    // A sunset already passed retires the version now, not when the registry's sweep event lands.
+    const entry = withSunsetsApplied(this.replica.get(params.name) ?? NO_ENTRY, this.clock());
     const pin = pinsFromMeta(params._meta)[params.name] ?? session.pins[params.name];
     const visible = entry.versions.filter((v) => isVisible(principal, v.spec));
     const version = resolveForPrincipal(entry, principal, pin);

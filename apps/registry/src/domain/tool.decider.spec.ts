@@ -278,9 +278,31 @@ describe('deprecating, retiring and quarantining a version', () => {
     }]);
   });
 
-  it('deprecates only active versions', () => {
-    expect(refusal(given(...history, deprecated('1.0.0')).when(deprecate('1.0.0'))).code).toBe('INVALID_TRANSITION');
-    expect(refusal(given(...history, retired('1.0.0')).when(deprecate('1.0.0'))).code).toBe('INVALID_TRANSITION');
+  it('deprecates no retired version', () => {
+    expect(refusal(given(...history, retired('1.0.0')).when(deprecate('1.0.0')))).toMatchObject({
+      code: 'INVALID_TRANSITION', message: 'pay.transfer@1.0.0 is retired; a retired version cannot be deprecated',
+    });
+  });
+
+  it('sets the sunset of a version already deprecated, keeping the replacement it does not name, and the state follows', () => {
+    const marked = accepted(given(...history).when(deprecate('1.0.0', { replacement: '1.1.0' })));
+    const later = accepted(given(...history, ...marked).when(deprecate('1.0.0', { sunsetAt: '2027-01-01T00:00:00.000Z' })));
+    expect(later).toEqual([{
+      type: 'ToolVersionDeprecated', version: 1,
+      data: { name: 'pay.transfer', version: '1.0.0', reason: 'superseded', replacement: '1.1.0', sunsetAt: '2027-01-01T00:00:00.000Z' },
+    }]);
+    const moved = accepted(given(...history, ...marked, ...later).when(deprecate('1.0.0', { sunsetAt: '2027-06-01T00:00:00.000Z' })));
+    expect(moved[0]).toMatchObject({ data: { sunsetAt: '2027-06-01T00:00:00.000Z', replacement: '1.1.0' } });
+    // The sweep retires at the sunset last set.
+    expect(accepted(given(...history, ...marked, ...later, ...moved).when({ type: 'ReachSunsets', name: 'pay.transfer', now: '2027-02-01T00:00:00.000Z' }))).toEqual([]);
+  });
+
+  it('refuses a repeat deprecation that changes nothing, saying so', () => {
+    const marked = accepted(given(...history).when(deprecate('1.0.0', { sunsetAt: '2027-01-01T00:00:00.000Z' })));
+    expect(refusal(given(...history, ...marked).when(deprecate('1.0.0')))).toMatchObject({
+      code: 'INVALID_TRANSITION', message: 'pay.transfer@1.0.0 is already deprecated with this reason, sunset date and replacement; nothing to change',
+    });
+    expect(accepted(given(...history, ...marked).when({ type: 'DeprecateToolVersion', name: 'pay.transfer', version: '1.0.0', reason: 'use 1.1.0 now' }))).toHaveLength(1);
   });
 
   it('refuses a replacement that is unpublished, retired or the version itself', () => {
@@ -401,7 +423,10 @@ describe('evolveToolAll', () => {
     const versions = new Map<string, unknown>(from.versions);
     for (const e of events) {
       if (e.type === 'ToolVersionPublished') versions.set(e.data.spec.version, { spec: e.data.spec, status: 'active', quarantined: false });
-      if (e.type === 'ToolVersionDeprecated') versions.set(e.data.version, { ...(versions.get(e.data.version) as object), status: 'deprecated', sunsetAt: e.data.sunsetAt });
+      if (e.type === 'ToolVersionDeprecated') {
+        const { reason, sunsetAt, replacement } = e.data;
+        versions.set(e.data.version, { ...(versions.get(e.data.version) as object), status: 'deprecated', reason, sunsetAt, replacement });
+      }
       if (e.type === 'ToolVersionRetired') versions.set(e.data.version, { ...(versions.get(e.data.version) as object), status: 'retired' });
       if (e.type === 'ToolQuarantined') versions.set(e.data.version, { ...(versions.get(e.data.version) as object), quarantined: true });
     }

@@ -15,7 +15,10 @@ export interface ToolVersionState {
   spec: ToolSpec;
   status: VersionStatus;
   quarantined: boolean;
+  /** A deprecated version's deprecation as last recorded: a later deprecation revises it. */
+  reason?: string;
   sunsetAt?: string;
+  replacement?: string;
 }
 
 export interface ToolState {
@@ -191,16 +194,31 @@ function findVersion(state: ToolState, name: string, version: string, viewer?: P
   return found && seen(found) ? found : { error: registryError('VERSION_NOT_FOUND', `${name}@${version} is not published`) };
 }
 
+/**
+ * Deprecates an active version, or revises a deprecated one's deprecation: the owner marks it
+ * first, learns its callers, then sets (or moves) the sunset date. A revision keeps what it does
+ * not name, so its event carries the whole deprecation and every projection just applies it.
+ */
 function decideDeprecate(command: Extract<ToolCommand, { type: 'DeprecateToolVersion' }>, state: ToolState): Decision<ToolEvent> {
   const found = findVersion(state, command.name, command.version);
   if ('error' in found) return { ok: false, error: found.error };
-  if (found.status !== 'active') {
-    return { ok: false, error: registryError('INVALID_TRANSITION', `${command.name}@${command.version} is ${found.status}, not active`) };
+  const { type: _type, ...asked } = command;
+  if (found.status === 'retired') {
+    return { ok: false, error: registryError('INVALID_TRANSITION', `${command.name}@${command.version} is retired; a retired version cannot be deprecated`) };
+  }
+  const data = found.status === 'deprecated' ? revisedDeprecation(asked, found) : asked;
+  if (found.status === 'deprecated' && data.reason === found.reason && data.sunsetAt === found.sunsetAt && data.replacement === found.replacement) {
+    return { ok: false, error: registryError('INVALID_TRANSITION', `${command.name}@${command.version} is already deprecated with this reason, sunset date and replacement; nothing to change`) };
   }
   const replacementProblem = checkReplacement(state, command.version, command.replacement);
   if (replacementProblem) return { ok: false, error: registryError('INVALID_REPLACEMENT', replacementProblem) };
-  const { type: _type, ...data } = command;
   return { ok: true, events: [{ type: 'ToolVersionDeprecated', version: 1, data }] };
+}
+
+function revisedDeprecation(asked: ToolVersionDeprecated['data'], current: ToolVersionState): ToolVersionDeprecated['data'] {
+  const sunsetAt = asked.sunsetAt ?? current.sunsetAt;
+  const replacement = asked.replacement ?? current.replacement;
+  return { name: asked.name, version: asked.version, reason: asked.reason, ...(sunsetAt ? { sunsetAt } : {}), ...(replacement ? { replacement } : {}) };
 }
 
 /**
@@ -280,7 +298,9 @@ export function evolveToolAll(state: ToolState, events: readonly ToolEvent[]): T
     if ('version' in event.data && !versions.has(event.data.version)) known = false;
     switch (event.type) {
       case 'ToolVersionDeprecated':
-        versions.set(event.data.version, { ...at(event.data.version), status: 'deprecated', sunsetAt: event.data.sunsetAt });
+        versions.set(event.data.version, {
+          ...at(event.data.version), status: 'deprecated', reason: event.data.reason, sunsetAt: event.data.sunsetAt, replacement: event.data.replacement,
+        });
         break;
       case 'ToolVersionRetired':
         versions.set(event.data.version, { ...at(event.data.version), status: 'retired' });
