@@ -74,6 +74,13 @@ describe('visible-list cache', () => {
     expect(cache.list([old], 1, anyone, pins, Date.parse(sunsetAt))).toEqual([]);
   });
 
+  it('builds from a catalog it can read only once, as a replica hands it its live entries', () => {
+    const cache = new VisibleListCache();
+    const live = new Map([['t.open', entry('t.open')]]);
+    expect(cache.list(live.values(), 1, anyone, {}, 0).map((t) => t.entry.name)).toEqual(['t.open']);
+    expect(cache.list(live.values(), 1, { ...anyone, scopes: ['x'] }, {}, 0).map((t) => t.entry.name)).toEqual(['t.open']);
+  });
+
   it('recognises a catalog that can answer from its own cache', () => {
     expect(isVisibleCatalog([entry('t.a')])).toBe(false);
     const view = { [Symbol.iterator]: () => [entry('t.a')][Symbol.iterator](), visible: () => [] };

@@ -54,7 +54,13 @@ export class VisibleListCache {
   }
 
   list(entries: Iterable<CatalogEntry>, generation: number, principal: Principal, pins: Pins, now: number): readonly VisibleTool[] {
-    if (generation !== this.generation || now >= this.validUntil) this.reset(generation, nextSunset(entries, now));
+    let source = entries;
+    if (generation !== this.generation || now >= this.validUntil) {
+      // Read once for the next sunset and once to build: `entries` may be a one-pass iterator.
+      const all = [...entries];
+      source = all;
+      this.reset(generation, nextSunset(all, now));
+    }
     const key = visibilityKey(principal, pins);
     const hit = this.lists.get(key);
     if (hit) {
@@ -62,7 +68,7 @@ export class VisibleListCache {
       this.lists.set(key, hit);
       return hit;
     }
-    const built = Object.freeze(listVisible(entries, principal, pins, now));
+    const built = Object.freeze(listVisible(source, principal, pins, now));
     this.lists.set(key, built);
     this.tools += built.length;
     this.evict();
