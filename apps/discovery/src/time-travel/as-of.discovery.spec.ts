@@ -12,8 +12,11 @@ describe('discovery at an instant: who may ask, and without a store', () => {
     const asOf = new AsOfDiscovery(empty, logger);
     expect(await asOf.discover(agent, { at: 0, principal: { ...admin, id: 'other' } })).toMatchObject({ ok: false, error: { code: 'FORBIDDEN' } });
     // Naming itself with wider rights still answers with its own token's rights.
-    expect(await asOf.discover(agent, { at: 0, principal: { ...admin, id: 'agent' } })).toMatchObject({ ok: true, value: { principal: 'agent', events: 0, tools: [] } });
-    expect(await asOf.discover(admin, { at: 0, principal: { ...agent, id: 'other' } })).toMatchObject({ ok: true, value: { principal: 'other', at: '1970-01-01T00:00:00.000Z' } });
+    const own = await asOf.discover(agent, { at: 0, principal: { ...admin, id: 'agent' } });
+    expect(own).toMatchObject({ ok: true, value: { principal: 'agent', tools: [] } });
+    // The store's counts cover changes hidden from the agent: only an admin is told them.
+    expect(own.ok && [own.value.events, own.value.lastEventAt]).toEqual([undefined, undefined]);
+    expect(await asOf.discover(admin, { at: 0, principal: { ...agent, id: 'other' } })).toMatchObject({ ok: true, value: { principal: 'other', at: '1970-01-01T00:00:00.000Z', events: 0, lastEventAt: null } });
   });
 
   it('answers 503-class errors without a registry or when the store cannot be read, naming nothing of it', async () => {
