@@ -102,7 +102,8 @@ describe('Kafka bus offsets under concurrent callers (real Kafka)', () => {
     await bus.publish(topic, [{ key: 'k', value: 'before' }]);
     // What a broker that restarted without this producer's state answers to every later send
     // (kafkajs then refuses for ever); stubbed, since no broker restart produces it on demand.
-    const stale = await (bus as unknown as { producer: Promise<{ send: (...args: unknown[]) => Promise<unknown> }> }).producer;
+    const stale = await (bus as unknown as { producers: Map<string, Promise<{ send: (...args: unknown[]) => Promise<unknown> }>> }).producers.get('patient');
+    if (!stale) throw new Error('the bus kept no producer after a send');
     let refused = 0;
     stale.send = async () => {
       refused += 1;
@@ -115,5 +116,26 @@ describe('Kafka bus offsets under concurrent callers (real Kafka)', () => {
     await bus.publish(topic, [{ key: 'k', value: 'later' }]);
     expect(refused).toBe(1);
     expect((await bus.offsets(topic))[0].high).toBe('3');
+  });
+
+  it('gives up within seconds on a send to a deleted topic only its sender creates again, and reads it as gone', async () => {
+    // The registry log: its relay recreates and refills it, so a send retrying for it only delays that.
+    const spec = { name: `${randomTopicPrefix()}sender-only`, partitions: 1, recreate: false };
+    await bus.ensureTopics([spec]);
+    await bus.publish(spec.name, [{ key: 'k', value: 'before' }]);
+    const admin = other.admin();
+    await admin.connect();
+    try {
+      await admin.deleteTopics({ topics: [spec.name] });
+    } finally {
+      await admin.disconnect();
+    }
+    const sent = Date.now();
+    await expect(bus.publish(spec.name, [{ key: 'k', value: 'after' }])).rejects.toThrow();
+    // kafkajs's own retries take about 5 s under Jest, 20 s outside it.
+    expect(Date.now() - sent).toBeLessThan(3500);
+    const read = Date.now();
+    expect(await bus.offsets(spec.name)).toEqual([]);
+    expect(Date.now() - read).toBeLessThan(3500);
   });
 });

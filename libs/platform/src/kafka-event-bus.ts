@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { withDeadline } from './bounded-stop';
 import { MessageRefused, type BusMessage, type EventBus, type OutgoingMessage, type PartitionOffsets, type SubscribeOptions, type Subscription, type TopicSpec } from './event-bus.port';
 import { eachBatchHandler, toBusMessage } from './kafka-batch.handler';
+import { KafkaAdminQueue } from './kafka-admin.queue';
 import { KafkaPageReader } from './kafka-page.reader';
 import { fixKafkaRequestQueue } from './kafka-request-queue.fix';
 import { correctTopicConfigs, declaredConfig } from './kafka-topic.configs';
@@ -31,11 +32,17 @@ const KAFKA_LOG_LEVEL: Record<number, 'error' | 'warn' | 'info' | 'debug'> = {
 /** The event bus on Kafka through kafkajs: an idempotent producer and one consumer per subscription. */
 export class KafkaEventBus implements EventBus {
   private readonly kafka: Kafka;
-  private producer?: Promise<Producer>;
-  /** Kept open: the relay and the consumers ask for offsets every few seconds. */
-  private admin?: Promise<Admin>;
-  /** The tail of the admin's work queue: one admin operation at a time (see withAdmin). */
-  private adminTail: Promise<unknown> = Promise.resolve();
+  /** One producer per patience (see BRIEF_RETRY): kafkajs's retry budget is set per producer. */
+  private readonly producers = new Map<SendPatience, Promise<Producer>>();
+  /** Topic creation, configuration and listing. */
+  private readonly admin: KafkaAdminQueue;
+  /**
+   * Offsets, asked for every few seconds (the relay, the consumers, health), by an admin of their
+   * own that gives up as soon as a send does (BRIEF_RETRY): kafkajs asks a topic deleted under a read
+   * for its offsets again for about 20 s, and the relay, waiting on that answer, would not notice
+   * the loss (and refill the log) until then.
+   */
+  private readonly offsetsAdmin: KafkaAdminQueue;
   /** Offsets being read, per topic: callers asking at the same time share one read. */
   private readonly offsetReads = new Map<string, Promise<PartitionOffsets[]>>();
   private readonly logger: Logger;
@@ -67,6 +74,8 @@ export class KafkaEventBus implements EventBus {
         log[KAFKA_LOG_LEVEL[entry.level] ?? 'info']({ namespace: entry.namespace, ...rest }, message);
       },
     });
+    this.admin = new KafkaAdminQueue(this.kafka);
+    this.offsetsAdmin = new KafkaAdminQueue(this.kafka, BRIEF_RETRY);
     if (KafkaPageReader.supports(this.kafka)) {
       const pages = new KafkaPageReader(this.kafka);
       this.pages = pages;
@@ -79,7 +88,7 @@ export class KafkaEventBus implements EventBus {
     for (const topic of topics) this.specs.set(topic.name, topic);
     // The first thing every service asks of the broker at start: a broker never reached is said in
     // the setting's own terms, not only as the last of kafkajs's retry lines.
-    await this.withAdmin(async (admin) => {
+    await this.admin.run(async (admin) => {
       const existing = new Set(await admin.listTopics());
       const missing = topics.filter((t) => !existing.has(t.name));
       if (missing.length > 0) {
@@ -103,7 +112,8 @@ export class KafkaEventBus implements EventBus {
 
   async publish(topic: string, messages: OutgoingMessage[]): Promise<void> {
     if (messages.length === 0) return;
-    let producer = await this.getProducer();
+    const patience: SendPatience = this.specs.get(topic)?.recreate === false ? 'brief' : 'patient';
+    let producer = await this.getProducer(patience);
     const send = () => producer.send({
       topic,
       acks: -1,
@@ -118,8 +128,8 @@ export class KafkaEventBus implements EventBus {
         // refused for ever after (kafkajs does not start a new sequence): a new producer, with a new
         // id, sends the batch again. The broker took nothing of it, so nothing is sent twice.
         this.logger.warn({ topic, refusal: lost }, 'the broker no longer knows this producer (a restart lost its state); sending again from a new one');
-        this.dropProducer();
-        producer = await this.getProducer();
+        this.dropProducer(patience);
+        producer = await this.getProducer(patience);
         await send();
         return;
       }
@@ -128,7 +138,7 @@ export class KafkaEventBus implements EventBus {
       // The producer never creates topics (they would get the broker's defaults): a declared topic
       // that vanished (a broker's data was lost) is created again with its spec, then sent to once more.
       const spec = this.specs.get(topic);
-      if (!spec || spec.recreate === false || (await this.withAdmin((admin) => admin.listTopics())).includes(topic)) throw error;
+      if (!spec || spec.recreate === false || (await this.admin.run((admin) => admin.listTopics())).includes(topic)) throw error;
       this.logger.warn({ topic }, `topic ${topic} no longer exists; creating it again with its declared configuration`);
       await this.ensureTopics([spec]);
       await send();
@@ -221,7 +231,7 @@ export class KafkaEventBus implements EventBus {
   async offsets(topic: string): Promise<PartitionOffsets[]> {
     const reading = this.offsetReads.get(topic);
     if (reading) return reading;
-    const read = this.withAdmin(async (admin) => {
+    const read = this.offsetsAdmin.run(async (admin) => {
       // Asking for a missing topic's offsets would retry for a long while before failing. The
       // metadata of this one topic says whether it exists at once; listTopics would fetch and decode
       // every topic of the cluster (tens of ms on a broker with thousands), on every relay send.
@@ -257,14 +267,14 @@ export class KafkaEventBus implements EventBus {
   async close(): Promise<void> {
     await this.stopConsumers();
     // At once, each bounded: with the broker away every one of them waits out its deadline.
-    const producer = this.producer;
-    const admin = this.admin;
+    const producers = [...this.producers.values()];
+    const admins = [this.admin.current, this.offsetsAdmin.current];
     await Promise.allSettled([
       withDeadline(this.pages?.close() ?? Promise.resolve(), DISCONNECT_MS),
       // One that could not connect has already let go of what it opened; one still connecting is left to fail.
       // disconnect() bounds itself; the outer deadline is for the connect the producer or admin may still be waiting on.
-      withDeadline(producer?.then((p) => this.disconnect(p, 'producer'), () => undefined) ?? Promise.resolve(), DISCONNECT_MS),
-      withDeadline(admin?.then((a) => this.disconnect(a, 'admin'), () => undefined) ?? Promise.resolve(), DISCONNECT_MS),
+      ...producers.map((producer) => withDeadline(producer.then((p) => this.disconnect(p, 'producer'), () => undefined), DISCONNECT_MS)),
+      ...admins.map((admin) => withDeadline(admin?.then((a) => this.disconnect(a, 'admin'), () => undefined) ?? Promise.resolve(), DISCONNECT_MS)),
     ]);
   }
 
@@ -279,57 +289,13 @@ export class KafkaEventBus implements EventBus {
     }
   }
 
-  /**
-   * One admin connection for the bus's life. After a failure it is replaced and the work tried
-   * once more: a kafkajs admin keeps refreshing metadata for every topic it ever asked about, and
-   * fails on each call once one of them was deleted (a broker's data lost).
-   */
-  private withAdmin<T>(work: (admin: Admin) => Promise<T>): Promise<T> {
-    const turn = this.adminTail.then(() => this.adminOnce(work));
-    this.adminTail = turn.catch(() => undefined);
-    return turn;
-  }
-
-  /**
-   * kafkajs's admin is not safe for concurrent calls: two `fetchTopicOffsets` at once share one
-   * metadata refresh and can fail with a TypeError, and replacing the admin after such a failure
-   * closed the connection under every other caller (the relay then failed with "Closed
-   * connection"). withAdmin queues the work, so an admin is only replaced when nobody else uses it.
-   */
-  private async adminOnce<T>(work: (admin: Admin) => Promise<T>): Promise<T> {
-    try {
-      return await work(await this.openAdmin());
-    } catch {
-      this.dropAdmin();
-      return work(await this.openAdmin());
-    }
-  }
-
-  private openAdmin(): Promise<Admin> {
-    if (!this.admin) {
-      const admin = this.kafka.admin();
-      const connected = admin.connect().then(() => admin);
-      connected.catch(() => {
-        if (this.admin === connected) this.admin = undefined;
-      });
-      this.admin = connected;
-    }
-    return this.admin;
-  }
-
-  private dropAdmin(): void {
-    const pending = this.admin;
-    this.admin = undefined;
-    void pending?.then((admin) => admin.disconnect()).catch(() => undefined);
-  }
-
   /** A consumer whose declared topic vanished (a broker's data lost) gets it back, with its configuration, before kafkajs restarts it. */
   private recreateOnCrash(consumer: Consumer, topic: string): void {
     consumer.on(consumer.events.CRASH, () => {
       const spec = this.specs.get(topic);
       if (!spec || spec.recreate === false) return;
       void (async () => {
-        if ((await this.withAdmin((admin) => admin.listTopics())).includes(topic)) return;
+        if ((await this.admin.run((admin) => admin.listTopics())).includes(topic)) return;
         this.logger.warn({ topic }, `topic ${topic} no longer exists; creating it again with its declared configuration`);
         await this.ensureTopics([spec]);
       })().catch(() => undefined);
@@ -388,32 +354,44 @@ export class KafkaEventBus implements EventBus {
   }
 
   /** Forgets the producer (the next send opens a new one) and lets go of its connections. */
-  private dropProducer(): void {
-    const dropped = this.producer;
-    this.producer = undefined;
+  private dropProducer(patience: SendPatience): void {
+    const dropped = this.producers.get(patience);
+    this.producers.delete(patience);
     void dropped?.then((p) => this.disconnect(p, 'producer')).catch(() => undefined);
   }
 
-  private getProducer(): Promise<Producer> {
-    if (!this.producer) {
-      const producer = this.kafka.producer({
-        allowAutoTopicCreation: false,
-        idempotent: true,
-        maxInFlightRequests: 1,
-        createPartitioner: Partitioners.DefaultPartitioner,
-      });
-      const connecting = producer.connect().then(() => producer, async (error: unknown) => {
-        // A producer that never connected (the broker was away at the first send) is not kept:
-        // the next send opens a new one, instead of failing with this error for ever.
-        if (this.producer === connecting) this.producer = undefined;
-        await producer.disconnect().catch(() => undefined);
-        throw error;
-      });
-      this.producer = connecting;
-    }
-    return this.producer;
+  private getProducer(patience: SendPatience): Promise<Producer> {
+    const open = this.producers.get(patience);
+    if (open) return open;
+    const producer = this.kafka.producer({
+      allowAutoTopicCreation: false,
+      idempotent: true,
+      maxInFlightRequests: 1,
+      createPartitioner: Partitioners.DefaultPartitioner,
+      ...(patience === 'brief' ? { retry: BRIEF_RETRY } : {}),
+    });
+    const connecting = producer.connect().then(() => producer, async (error: unknown) => {
+      // A producer that never connected (the broker was away at the first send) is not kept:
+      // the next send opens a new one, instead of failing with this error for ever.
+      if (this.producers.get(patience) === connecting) this.producers.delete(patience);
+      await producer.disconnect().catch(() => undefined);
+      throw error;
+    });
+    this.producers.set(patience, connecting);
+    return connecting;
   }
 }
+
+/**
+ * How long a send retries. `patient`: the client's budget (about 20 s), for topics any sender may
+ * create again. `brief`: for a topic only its own sender may create again (`recreate: false`, the
+ * registry log refilled by its relay): gone, it comes back only once that send has given up, and a
+ * send left retrying in the background could land in the recreated topic ahead of the refill. Its
+ * sender retries on its own, so the send gives up after about 1.5 s (100 + 200 + 400 + 800 ms);
+ * so does a read of offsets.
+ */
+type SendPatience = 'patient' | 'brief';
+const BRIEF_RETRY = { retries: 4, initialRetryTime: 100, maxRetryTime: 800, multiplier: 2, factor: 0.2 };
 
 /** Kafka's refusals of a batch for its size: deterministic, so retrying the same batch cannot help. */
 const SIZE_REFUSALS = new Set(['MESSAGE_TOO_LARGE', 'RECORD_LIST_TOO_LARGE']);

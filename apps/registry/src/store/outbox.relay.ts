@@ -256,6 +256,14 @@ export class OutboxRelay {
       parked = await publishOrSetAside(this.client.publisher, this.topic, batch, (o) => o.message, (o, error) => this.park(o, error.message));
     } catch (error) {
       for (const { span } of batch) span.end(error);
+      // A topic deleted under a send fails it (the bus gives up on a log only the relay recreates):
+      // refilled at once, in this pass, rather than failing passes until the next log check. The
+      // status says why events wait until the refill is through (the pass's success clears it).
+      if ((await this.held().catch(() => null)) === undefined) {
+        this.lastFailure = `${this.topic} no longer exists (a send to it failed: ${error instanceof Error ? error.message : String(error)}); creating it again and re-sending every stored event`;
+        await this.startOver(undefined, before, this.logged?.lastEventId ?? null);
+        return undefined;
+      }
       throw error;
     }
     for (const { span } of batch) span.end();
