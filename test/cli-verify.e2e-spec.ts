@@ -11,12 +11,13 @@ describe('estate rebuild and estate verify (in-process bus, real PostgreSQL)', (
   const stops: Array<() => Promise<void>> = [];
   let env: Record<string, string>;
   let databaseUrl: string;
+  let bus: InMemoryEventBus;
 
   beforeAll(async () => {
     const db = await createTestDatabase();
     databaseUrl = db.url;
     const logger = createLogger('cli-verify', 'error');
-    const bus = new InMemoryEventBus();
+    bus = new InMemoryEventBus();
     const base = { ESTATE_JWT_SECRET: TEST_SECRET, ESTATE_REGISTRY_PORT: '0', ESTATE_DISCOVERY_PORT: '0', ESTATE_AUDIT_PORT: '0' };
     const composed = await composeEstate({ env: base, databaseUrl, logger, bus, services: ['registry', 'discovery', 'audit'] });
     stops.push(db.drop, () => bus.close(), composed.stop);
@@ -41,7 +42,10 @@ describe('estate rebuild and estate verify (in-process bus, real PostgreSQL)', (
 
   it('passes on an intact estate and fails, naming the difference, when the catalog drifts from the event store', async () => {
     const intact = await estate(['verify'], env);
-    expect(intact).toMatchObject({ code: 0, stdout: expect.stringMatching(/audit chain: intact \(\d+ entries\)\ncatalog: equal to a fresh fold of the event store \(4 events\)/) });
+    expect(intact).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/audit chain: intact \(\d+ entries\)\ncatalog: equal to a fresh fold of the event store \(4 events\)\ncatalog topic: holds the catalog \(\d+ records read from estate\.catalog\)/),
+    });
 
     const pg = new Client({ connectionString: databaseUrl });
     await pg.connect();
@@ -52,6 +56,20 @@ describe('estate rebuild and estate verify (in-process bus, real PostgreSQL)', (
     expect(drifted.stderr).toContain('catalog: DIFFERS from a fresh fold of the event store:\n  - tool bank.transfer: in the event store, missing from the catalog');
 
     // A rebuild repairs it.
+    expect((await estate(['rebuild'], env)).code).toBe(0);
+    expect((await estate(['verify'], env)).code).toBe(0);
+  });
+
+  it('fails when the catalog topic does not hold the catalog (what a new edge copy would serve), naming the tool', async () => {
+    expect((await estate(['verify'], env)).code).toBe(0);
+    // Discovery's catalog and its fold agree; only the topic the edges read lost the tool.
+    await bus.publish('estate.catalog', [{ key: 'bank.lookup', value: null }]);
+    const drifted = await estate(['verify'], env);
+    expect(drifted.code).toBe(1);
+    expect(drifted.stderr).toContain('catalog: equal to a fresh fold of the event store');
+    expect(drifted.stderr).toContain('catalog topic: DIFFERS from the catalog (what a new edge copy would serve, read from estate.catalog):\n  - tool bank.lookup: withdrawn (a tombstone) on the topic, so no edge serves it');
+
+    // A rebuild publishes the whole catalog again.
     expect((await estate(['rebuild'], env)).code).toBe(0);
     expect((await estate(['verify'], env)).code).toBe(0);
   });

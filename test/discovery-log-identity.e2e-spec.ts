@@ -1,15 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import pino from 'pino';
-import { estateTopics, KafkaEventBus } from '@estate/platform';
+import { catalogTopicSpec, estateTopics, KafkaEventBus } from '@estate/platform';
 import type { CatalogEntry, EventEnvelope } from '@estate/events';
 import { bankSpecs } from '../examples/bank/bank.specs';
-import { ADMIN, http, TEST_SECRET, token, waitFor } from './support/estate.harness';
+import { ADMIN, connect, http, TEST_SECRET, token, waitFor } from './support/estate.harness';
 import { createTestDatabase, kafkaBrokers, randomTopicPrefix } from './support/infra';
 import { loadRegistryConfig } from '../apps/registry/src/config';
 import { startRegistry } from '../apps/registry/src/registry.app';
 import { loadDiscoveryConfig } from '../apps/discovery/src/config';
 import { startDiscovery } from '../apps/discovery/src/discovery.app';
+import { loadEdgeConfig } from '../apps/mcp-edge/src/config';
+import { startEdge } from '../apps/mcp-edge/src/edge.app';
 
 /** A logger whose warnings the test can read. */
 function capturingLogger() {
@@ -165,5 +167,61 @@ describe('discovery checks that the log still holds what it applied (real Kafka 
     await waitFor(async () => ((await t.names(discovery.url)).length === 3 ? true : undefined), 'every tool, rebuilt from the store', 30000);
     expect(await t.names(discovery.url)).toEqual(['pay.lookup', 'pay.release', 'pay.transfer']);
     expect(t.lines.some((l) => /events were deleted unread/.test(l.msg))).toBe(true);
+  });
+
+  it('publishes the whole catalog again to a catalog topic deleted under it, and verify says when the topic does not hold the catalog', async () => {
+    const t = await setup();
+    const registry = await startRegistry({ ...loadRegistryConfig(t.env), databaseUrl: t.databaseUrl }, t.bus, t.logger);
+    cleanups.push(registry.stop);
+    const discovery = await startDiscovery({ ...loadDiscoveryConfig(t.env), registryUrl: registry.url, databaseUrl: t.databaseUrl }, t.bus, t.logger);
+    cleanups.push(discovery.stop);
+    const catalogTopic = `${t.env.ESTATE_TOPIC_PREFIX}estate.catalog`;
+    const [lookup] = bankSpecs('pay');
+    const tools = ['pay.a', 'pay.b', 'pay.c', 'pay.d', 'pay.e'];
+    expect((await http('POST', `${registry.url}/v1/servers`, adminToken, { name: 'pay', url: 'http://127.0.0.1:1/mcp', owner: 'ops' })).status).toBe(201);
+    for (const name of tools) expect((await http('POST', `${registry.url}/v1/tools`, adminToken, { ...lookup, name })).status).toBe(201);
+    await waitFor(async () => ((await t.names(discovery.url)).length === 5 ? true : undefined), 'the five tools', 30000);
+    expect(await http('GET', `${discovery.url}/v1/verify`, adminToken)).toMatchObject({
+      status: 200, body: { ok: true, equal: true, catalogTopic: { topic: catalogTopic, reachable: true, equal: true, differences: [] } },
+    });
+
+    // The tools whose newest head record the topic holds: what a new edge copy reads.
+    const headsOnTopic = async () => {
+      const heads = new Map<string, string | null>();
+      for (const { partition, low, high } of await t.bus.offsets(catalogTopic).catch(() => [])) {
+        for (const m of await t.bus.readPage!(catalogTopic, partition, low, Number(BigInt(high) - BigInt(low)))) if (m.key && !m.key.includes('@')) heads.set(m.key, m.value);
+      }
+      return [...heads].filter(([, value]) => value !== null).map(([key]) => key).sort();
+    };
+    await admin.deleteTopics({ topics: [catalogTopic] });
+    const lostAt = Date.now();
+    await waitFor(async () => ((await headsOnTopic()).length === 5 ? true : undefined), 'the whole catalog on the topic again', 30000);
+    const refilledMs = Date.now() - lostAt;
+    process.stderr.write(`[discovery-log-identity] catalog topic deleted: whole again after ${refilledMs} ms\n`);
+    expect(refilledMs).toBeLessThan(10000);
+    expect(t.lines.some((l) => /catalog topic .* no longer exists: it was deleted, recreated or truncated; publishing the whole catalog/.test(l.msg))).toBe(true);
+    // A new edge copy joining now serves every tool.
+    const edge = await startEdge(loadEdgeConfig({ ...t.env, ESTATE_EDGE_PORT: '0', ESTATE_EDGE_GROUP: `identity-edge-${randomUUID()}` }), t.bus, t.logger);
+    cleanups.push(edge.stop);
+    const agent = await connect(edge.mcpUrl, await token({ sub: 'agent', scope: 'bank:read', clearance: 'internal' }));
+    cleanups.push(agent.close);
+    expect((await agent.client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(tools);
+    expect((await http('GET', `${discovery.url}/v1/verify`, adminToken)).body).toMatchObject({ ok: true, catalogTopic: { equal: true } });
+
+    // A record discovery did not write (the topic's end only grows): verify names what an edge would miss.
+    await t.bus.publish(catalogTopic, [{ key: 'pay.c', value: null }]);
+    expect(await http('GET', `${discovery.url}/v1/verify`, adminToken)).toMatchObject({
+      status: 200,
+      body: { ok: false, equal: true, differences: [], catalogTopic: { equal: false, differences: ['tool pay.c: withdrawn (a tombstone) on the topic, so no edge serves it'] } },
+    });
+
+    // Deleted and at once created again empty (as an edge's consumer does when its topic vanished): the whole catalog again,
+    // which supersedes the stray tombstone.
+    await admin.deleteTopics({ topics: [catalogTopic] });
+    await waitFor(async () => (!(await admin.listTopics()).includes(catalogTopic) || undefined), 'the topic deleted');
+    await t.bus.ensureTopics([catalogTopicSpec(catalogTopic)]);
+    await waitFor(async () => ((await headsOnTopic()).length === 5 ? true : undefined), 'the whole catalog on the recreated topic', 30000);
+    expect(t.lines.some((l) => /catalog topic .* holds \d+ records where discovery had put \d+/.test(l.msg))).toBe(true);
+    expect((await http('GET', `${discovery.url}/v1/verify`, adminToken)).body).toMatchObject({ ok: true, catalogTopic: { equal: true } });
   });
 });

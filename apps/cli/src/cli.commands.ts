@@ -136,8 +136,9 @@ export const USAGE = `estate <command>
                              name any principal and its rights; anyone else gets its own)
   history <tool>             every change of a tool: when, what, which version, who
   rebuild                    rebuild discovery's catalog (from the log, or the event store when the log is incomplete)
-  verify                     check the audit chain and compare the catalog with a fresh fold of the event store;
-                             exit code 1 on any difference, 2 when a check could not be made
+  verify                     check the audit chain, compare the catalog with a fresh fold of the event store and the
+                             catalog topic (what a new edge copy reads) with the catalog; exit code 1 on any
+                             difference, 2 when a check could not be made
   stdio                      serve the MCP edge over stdio (ESTATE_STDIO_TOKEN; KAFKA_BROKERS, or joins the npm start in ESTATE_DATA_DIR)
 
   help, --help, -h           this text (also after any command: estate check --help)
@@ -148,7 +149,7 @@ ESTATE_DISCOVERY_URL (http://127.0.0.1:8002), ESTATE_TOKEN.
 Exit codes: 0 done (and help); 1 the answer was no (check refused, verify found a difference, a request
 refused); 2 the command could not be carried out (a usage error, no or an unusable token, unreachable).`;
 
-/** Both checks always run, so one report names every problem. */
+/** Every check always runs, so one report names every problem. */
 async function verify(env: CliEnv): Promise<CliOutcome> {
   if (!env.token) return cannotRun('set ESTATE_TOKEN (an estate:admin bearer token)');
   const chain = await getJson(`${env.auditUrl}/v1/audit/verify`, env.token);
@@ -157,6 +158,7 @@ async function verify(env: CliEnv): Promise<CliOutcome> {
   const chainIntact = chain.status === 200 && (chain.body as { chainOk?: unknown }).chainOk === true;
   const catalogOk = catalog.status === 200 && (catalog.body as { equal?: unknown }).equal === true;
   const differences = ((catalog.body as { differences?: unknown }).differences ?? []) as string[];
+  const topic = catalog.status === 200 ? (catalog.body as { catalogTopic?: CatalogTopicAnswer }).catalogTopic : undefined;
   const lines = [
     chainOk
       ? `audit chain: intact (${(chain.body as { entries?: number }).entries} entries)`
@@ -171,9 +173,27 @@ async function verify(env: CliEnv): Promise<CliOutcome> {
       : catalog.status === 200
         ? `catalog: DIFFERS from a fresh fold of the event store:\n${differences.map((d) => `  - ${d}`).join('\n')}`
         : `catalog: could not be compared (${catalog.status}) ${JSON.stringify(catalog.body)}`,
+    ...(catalog.status === 200 ? [catalogTopicLine(topic)] : []),
   ];
-  const unchecked = chain.status !== 200 || catalog.status !== 200;
-  return chainOk && catalogOk ? { ok: true, output: lines.join('\n') } : { ok: false, output: lines.join('\n'), exitCode: unchecked ? 2 : 1 };
+  const topicOk = topic?.equal === true;
+  const unchecked = chain.status !== 200 || catalog.status !== 200 || topic?.reachable !== true;
+  return chainOk && catalogOk && topicOk ? { ok: true, output: lines.join('\n') } : { ok: false, output: lines.join('\n'), exitCode: unchecked ? 2 : 1 };
+}
+
+/** Discovery's verdict on the catalog topic (what a new edge copy reads). */
+interface CatalogTopicAnswer {
+  topic: string;
+  reachable: boolean;
+  equal: boolean;
+  records: number;
+  differences: string[];
+}
+
+function catalogTopicLine(topic: CatalogTopicAnswer | undefined): string {
+  if (topic === undefined) return 'catalog topic: not checked (this discovery does not report it)';
+  if (!topic.reachable) return `catalog topic: could not be read (${topic.topic}: the broker did not answer)`;
+  if (topic.equal) return `catalog topic: holds the catalog (${topic.records} records read from ${topic.topic})`;
+  return `catalog topic: DIFFERS from the catalog (what a new edge copy would serve, read from ${topic.topic}):\n${topic.differences.map((d) => `  - ${d}`).join('\n')}`;
 }
 
 async function getJson(url: string, token: string): Promise<{ status: number; body: unknown }> {

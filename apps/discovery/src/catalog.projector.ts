@@ -1,6 +1,6 @@
 import type { QueryRunner } from 'typeorm';
 import {
-  BusClientProxy, CATALOG_ENTRY_MAX_BYTES, catalogTopicSpec, correlationHeaders, eventLogger, injectTraceHeaders, inTransaction, SerialQueue,
+  BusClientProxy, CATALOG_ENTRY_MAX_BYTES, catalogTopicSpec, correlationHeaders, eventLogger, injectTraceHeaders, inTransaction, SerialQueue, withDeadline,
   type BusBinding, type BusContext, type BusMessage, type DeadLetterOffice, type EventBus, type Logger,
 } from '@estate/platform';
 import type { CatalogEntry } from '@estate/events';
@@ -11,7 +11,15 @@ import { diffCatalogs } from './catalog.diff';
 import { publishCatalogEntries, type ChangedVersions } from './catalog.publisher';
 import { CatalogRepublisher } from './catalog.republish';
 import { CatalogRebuilder, type RebuildOutcome, type RebuildOptions } from './catalog.rebuilder';
+import { catalogTopicDifferences, readCatalogTopic, type CatalogTopicVerification } from './catalog-topic.check';
+import { CatalogTopicWatch } from './catalog-topic.watch';
 import type { CatalogRepository } from './store/catalog.repository';
+
+/** How often the catalog topic is looked at (CatalogTopicWatch): one lost under a running discovery is whole again within seconds. */
+const TOPIC_CHECK_MS = 2000;
+/** How long verify waits for the catalog topic's offsets before calling it unreachable. */
+const TOPIC_REACH_MS = 3000;
+const TOPIC_RECHECK_MS = 500;
 
 /**
  * Keeps the catalog projection. The bus transport hands it batches of registry events
@@ -28,6 +36,12 @@ export class CatalogProjector {
   /** Each tool's versions as last committed: a batch reads (and parses) only the head row of a tool it touches. */
   private readonly versions = new ToolVersionsCache();
   private readonly republisher: CatalogRepublisher;
+  /** Whether the catalog topic still holds what was sent (a topic deleted or truncated under a running discovery). */
+  private readonly topicWatch: CatalogTopicWatch;
+  /** Every catalog send goes through here: the watch counts what reached the topic. */
+  private readonly catalogPublisher: Pick<EventBus, 'publish'>;
+  private watchTimer?: NodeJS.Timeout;
+  private watchFailing = false;
 
   constructor(
     private readonly repo: CatalogRepository,
@@ -40,17 +54,46 @@ export class CatalogProjector {
     republishGapMs = 0,
   ) {
     this.client = new BusClientProxy(bus);
+    this.topicWatch = new CatalogTopicWatch(bus, topics.catalog);
+    this.catalogPublisher = this.topicWatch.counting(this.client.publisher);
     this.republisher = new CatalogRepublisher((names, headers, entries, changed) => this.publish(names, headers, entries, changed), republishGapMs, logger);
   }
 
   /** Sends the entries held back by the republish pacing; the bus must still be open. */
   stop(): Promise<void> {
+    clearInterval(this.watchTimer);
     return this.republisher.stop();
   }
 
-  /** The compacted topic is idempotent: republishing every entry before consuming heals a publish lost in a crash. */
+  /**
+   * The compacted topic is idempotent: republishing every entry before consuming heals a publish
+   * lost in a crash. From then on the topic is looked at every TOPIC_CHECK_MS: one deleted,
+   * recreated or truncated under a running discovery gets the whole catalog again.
+   */
   async start(): Promise<void> {
     await this.publishAll();
+    this.watchTimer = setInterval(() => void this.keepTopic(), TOPIC_CHECK_MS);
+    this.watchTimer.unref?.();
+  }
+
+  /** One look at the catalog topic; the whole catalog again when it lost what was sent. */
+  private async keepTopic(): Promise<void> {
+    try {
+      const lost = await this.republisher.inTurn(() => this.topicWatch.lost());
+      if (this.watchFailing) this.logger.info({ topic: this.topics.catalog }, 'the catalog topic can be checked again');
+      this.watchFailing = false;
+      if (lost === undefined) return;
+      this.logger.warn(
+        { topic: this.topics.catalog, lost },
+        `the catalog topic ${this.topics.catalog} ${lost}: it was deleted, recreated or truncated; publishing the whole catalog to it again`,
+      );
+      await this.bus.ensureTopics([catalogTopicSpec(this.topics.catalog)]);
+      await this.publishAll();
+    } catch (error) {
+      // The broker away: said once, looked at again on every tick.
+      if (!this.watchFailing) this.logger.warn({ err: error, topic: this.topics.catalog }, 'could not check or refill the catalog topic; retrying');
+      this.watchFailing = true;
+    }
   }
 
   /** How the transport subscribes the registry log: transactional, with discovery's own checkpoints. */
@@ -165,14 +208,20 @@ export class CatalogProjector {
     this.versions.clear();
     // The entries just swapped in, from memory: reading the whole catalog back cost as much as writing it.
     tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    await this.republisher.exclusive(() => publishCatalogEntries(this.client.publisher, this.topics.catalog, tools, CATALOG_ENTRY_MAX_BYTES, this.logger));
+    await this.republisher.exclusive(async () => {
+      await publishCatalogEntries(this.catalogPublisher, this.topics.catalog, tools, CATALOG_ENTRY_MAX_BYTES, this.logger);
+      await this.topicWatch.settle();
+    });
     const outcome = { tools: projection.tools.size, servers: projection.servers.size, events: rebuilt.events, source: rebuilt.source };
     this.logger.info(outcome, 'rebuild finished');
     return outcome;
   }
 
-  /** Compares the served catalog with a fresh fold of the event store; an empty list means equal. */
-  async verify(): Promise<{ events: number; differences: string[] }> {
+  /**
+   * Compares the served catalog with a fresh fold of the event store (an empty list means equal),
+   * and what a new edge would read from the catalog topic with the catalog.
+   */
+  async verify(): Promise<{ events: number; differences: string[]; catalogTopic: CatalogTopicVerification }> {
     // A verification is not a rebuild: its fold reports no progress.
     const folded = await new CatalogRebuilder(this.bus, this.topics.events, this.groupId, this.logger, { ...this.rebuildOptions, watch: undefined }).foldFromStore();
     return this.mutex.run(async () => ({
@@ -181,15 +230,36 @@ export class CatalogProjector {
         await this.repo.catalog(),
         { servers: [...folded.projection.servers.values()], tools: [...folded.projection.tools.values()] },
       ),
+      catalogTopic: await this.verifyTopic(),
     }));
   }
 
+  /** The catalog topic read whole, as a new edge reads it, against the catalog (catalog-topic.check.ts). */
+  private async verifyTopic(): Promise<CatalogTopicVerification> {
+    const topic = this.topics.catalog;
+    // With the broker away a read would wait out kafkajs's retries: said at once instead.
+    if ((await withDeadline(this.bus.offsets(topic).then(() => true, () => false), TOPIC_REACH_MS)) !== true) {
+      return { topic, reachable: false, equal: false, records: 0, differences: [] };
+    }
+    for (let attempt = 1; ; attempt += 1) {
+      // Between sends and after the held-back ones: the topic is then as far as the committed catalog.
+      const { tools, read } = await this.republisher.inTurn(async () => ({ tools: await this.repo.allTools(), read: await readCatalogTopic(this.bus, topic) }), true);
+      const differences = read === undefined ? [`${topic} does not exist`] : catalogTopicDifferences(tools, read.latest);
+      // A batch committed just before the catalog was read may still be on its way to the topic: a difference must hold a moment later.
+      if (differences.length === 0 || attempt === 2) return { topic, reachable: true, equal: differences.length === 0, records: read?.records ?? 0, differences };
+      await new Promise((resolve) => setTimeout(resolve, TOPIC_RECHECK_MS));
+    }
+  }
+
   private async publish(names: string[], headers: (name: string) => Record<string, string>, entries?: CatalogEntry[], changed?: ChangedVersions): Promise<void> {
-    await publishCatalogEntries(this.client.publisher, this.topics.catalog, entries ?? (await this.repo.toolsNamed(names)), CATALOG_ENTRY_MAX_BYTES, this.logger, headers, changed);
+    await publishCatalogEntries(this.catalogPublisher, this.topics.catalog, entries ?? (await this.repo.toolsNamed(names)), CATALOG_ENTRY_MAX_BYTES, this.logger, headers, changed);
   }
 
   private async publishAll(): Promise<void> {
-    await this.republisher.exclusive(async () => publishCatalogEntries(this.client.publisher, this.topics.catalog, await this.repo.allTools(), CATALOG_ENTRY_MAX_BYTES, this.logger));
+    await this.republisher.exclusive(async () => {
+      await publishCatalogEntries(this.catalogPublisher, this.topics.catalog, await this.repo.allTools(), CATALOG_ENTRY_MAX_BYTES, this.logger);
+      await this.topicWatch.settle();
+    });
   }
 
   private inTransaction<T>(work: (runner: QueryRunner) => Promise<T>): Promise<T> {

@@ -83,6 +83,15 @@ export class CatalogRepublisher {
   }
 
   /**
+   * Work done between sends (no send is in flight while it runs); with `sendHeld`, once every entry
+   * held back has gone out, so the topic is as far as the committed catalog.
+   */
+  async inTurn<T>(work: () => Promise<T>, sendHeld = false): Promise<T> {
+    if (sendHeld) await this.flush(true);
+    return this.queue.run(work);
+  }
+
+  /**
    * Sends what is held now, whatever its gap; waits at most a second for it. With the broker away
    * a send retries for half a minute: it is left behind then, like the relay's pass, and the next
    * start republishes what was held (nothing is lost, the stop stays within its bounds).

@@ -48,11 +48,15 @@ export class DiscoveryController {
     return rebuildAnswer(() => this.projector.rebuild(), rebuildFailure);
   }
 
-  /** The served catalog against a fresh fold of the event store: `equal` and every difference. */
+  /**
+   * The served catalog against a fresh fold of the event store (`equal` and every difference), and
+   * the catalog topic against the catalog (`catalogTopic`); `ok` when both agree.
+   */
   @Get('v1/verify')
   @RequireScope('estate:admin', 'verifying needs estate:admin')
   async verify() {
-    const { events, differences } = await rebuildAnswer(() => this.projector.verify(), rebuildFailure);
-    return { equal: differences.length === 0, events, differences };
+    const { events, differences, catalogTopic } = await rebuildAnswer(() => this.projector.verify(), rebuildFailure);
+    const equal = differences.length === 0;
+    return { ok: equal && catalogTopic.equal, equal, events, differences, catalogTopic };
   }
 }
