@@ -24,6 +24,8 @@ interface Walk {
   draft07: boolean;
   changes: { segments: PathSegment[]; change: RepairChange }[];
   defaultDepth: number;
+  /** Only fill defaults: no coercion, nothing dropped. */
+  defaultsOnly: boolean;
 }
 
 /** Defaults that contain objects whose properties have defaults of their own stop here. */
@@ -35,11 +37,24 @@ const MAX_DEFAULT_DEPTH = 16;
  * a value the schema gives no default for, never mutates its input, and is idempotent.
  */
 export function repair(schema: JsonSchema, value: unknown): RepairOutcome {
+  return repairWith(schema, value, false);
+}
+
+/**
+ * The value with the defaults repair would fill, and nothing else changed: what a default
+ * contributes to whether a call is accepted, apart from coercion and dropping.
+ */
+export function withDefaultsFilled(schema: JsonSchema, value: unknown): unknown {
+  return repairWith(schema, value, true).value;
+}
+
+function repairWith(schema: JsonSchema, value: unknown, defaultsOnly: boolean): RepairOutcome {
   const walk: Walk = {
     root: schema,
     draft07: schemaDialectOf(schema) === 'draft-07',
     changes: [],
     defaultDepth: 0,
+    defaultsOnly,
   };
   const repaired = repairValue(schema, value, [], walk);
   walk.changes.sort(
@@ -51,7 +66,7 @@ export function repair(schema: JsonSchema, value: unknown): RepairOutcome {
 function repairValue(schema: JsonSchema | undefined, value: unknown, path: PathSegment[], walk: Walk): unknown {
   const effective = resolveLocalSchema(schema, walk.root);
   if (effective === undefined) return deepCopy(value);
-  const coercion = coerceScalar(declaredTypes(effective), value);
+  const coercion = walk.defaultsOnly ? { coerced: false as const } : coerceScalar(declaredTypes(effective), value);
   if (coercion.coerced) {
     record(walk, path, { kind: 'coerced', from: value, to: coercion.value });
     return coercion.value;
@@ -75,7 +90,7 @@ function repairObject(
       define(out, key, repairValue(properties[key] as JsonSchema, value[key], child, walk));
     } else if (matchesPatternProperty(schema.patternProperties, key)) {
       define(out, key, deepCopy(value[key]));
-    } else if (schema.additionalProperties === false && properties) {
+    } else if (schema.additionalProperties === false && properties && !walk.defaultsOnly) {
       record(walk, child, { kind: 'dropped', from: value[key] });
     } else {
       const extra = isRecord(schema.additionalProperties) ? schema.additionalProperties : undefined;

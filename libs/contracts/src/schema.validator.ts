@@ -88,6 +88,15 @@ export function validate(schema: JsonSchema, value: unknown): ValidationResult {
   return lastValidator(value);
 }
 
+/**
+ * Whether `format` rejects any string here: ajv ignores a format it does not know (`iban`), and
+ * some known ones (`password`, `binary`) accept every string.
+ */
+export function formatAsserted(format: string): boolean {
+  const known = Object.hasOwn(engineFor('2020-12', false).formats, format) ? engineFor('2020-12', false).formats[format] : undefined;
+  return known !== undefined && known !== true;
+}
+
 /** `null` when the schema can be used; otherwise why not (dialect refused, schema invalid). */
 export function checkSchema(schema: JsonSchema): ContractIssue | null {
   return entryFor(schema).issue;

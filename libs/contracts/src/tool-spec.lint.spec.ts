@@ -44,6 +44,14 @@ describe('lintToolSpec', () => {
       expect(codes({ name: 'payments.' })).toEqual(['$.name namespace_mismatch']);
     });
 
+    it.each(['payments..lookup', 'payments.lookup.', 'payments.a..b', '.payments.lookup'])('refuses %j, whose empty segment names no tool', (name) => {
+      expect(codes({ name })).toEqual(['$.name namespace_mismatch']);
+    });
+
+    it.each(['.lookup', 'lookup.', 'a..b'])('refuses the bare name %j with an empty segment', (name) => {
+      expect(codes({ name, upstream: { server: '', tool: 'lookup' } }, '')).toEqual(['$.name invalid_name']);
+    });
+
     it('allows bare names under the empty namespace', () => {
       expect(codes({ name: 'lookup', upstream: { server: '', tool: 'lookup' } }, '')).toEqual([]);
     });
@@ -200,6 +208,50 @@ describe('lintToolSpec', () => {
 
     it('accepts draft-07', () => {
       expect(codes({ inputSchema: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' } })).toEqual([]);
+    });
+
+    it('refuses a boolean as a top-level property schema, which the SDK client rejects with the whole tools/list', () => {
+      const issues = lint({
+        inputSchema: { type: 'object', properties: { a: true, b: false, c: {} }, additionalProperties: false },
+        outputSchema: { type: 'object', properties: { r: true } },
+      });
+      expect(issues.map((i) => `${i.path} ${i.code}`)).toEqual([
+        '$.inputSchema.properties.a boolean_property_schema',
+        '$.inputSchema.properties.b boolean_property_schema',
+        '$.outputSchema.properties.r boolean_property_schema',
+      ]);
+      expect(issues[0].message).toContain('write {} instead of true');
+      expect(issues[1].message).toContain('write {"not": {}} instead of false');
+    });
+
+    it('keeps boolean schemas where the SDK accepts them (additionalProperties, nested properties, items)', () => {
+      const inputSchema = {
+        type: 'object', additionalProperties: false,
+        properties: { o: { type: 'object', properties: { x: true }, additionalProperties: false }, l: { type: 'array', items: true } },
+      };
+      expect(codes({ inputSchema })).toEqual([]);
+    });
+
+    it('refuses a default its own schema rejects, at the path of the default', () => {
+      const inputSchema = {
+        type: 'object',
+        properties: {
+          a: { type: 'string', maxLength: 3, default: 'waytoolong' },
+          n: { type: 'integer', default: 'abc' },
+          ok: { type: 'string', maxLength: 3, default: 'ok' },
+          list: { type: 'array', items: { type: 'object', properties: { m: { enum: ['x'], default: 'y' } } } },
+          r: { $ref: '#/$defs/short', default: 'toolong' },
+        },
+        $defs: { short: { type: 'string', maxLength: 2 } },
+      };
+      const issues = lint({ inputSchema });
+      expect(issues.map((i) => `${i.path} ${i.code}`)).toEqual([
+        '$.inputSchema.properties.a.default invalid_default',
+        '$.inputSchema.properties.list.items.properties.m.default invalid_default',
+        '$.inputSchema.properties.n.default invalid_default',
+        '$.inputSchema.properties.r.default invalid_default',
+      ]);
+      expect(issues[0].message).toMatch(/^"waytoolong" does not validate against its own schema/);
     });
 
     it('refuses a schema that does not compile', () => {

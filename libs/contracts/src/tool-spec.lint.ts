@@ -1,6 +1,8 @@
 import type { ContractIssue } from './contract.types';
 import { inspectPromptText } from './prompt-text.rules';
 import { inspectPromptTree } from './prompt-text.walker';
+import { appendPath, isRecord } from './json-path.util';
+import { invalidDefaultIssues } from './schema-default.policy';
 import { checkSchema } from './schema.validator';
 import { sortIssues } from './tool-spec.parser';
 import type { ToolSpec } from './tool-spec';
@@ -40,9 +42,12 @@ function lintName(spec: LintSpec, { namespace }: LintOptions): ContractIssue[] {
     return [{ path: '$.name', code: 'invalid_name', message: 'must be 1-128 characters of A-Z, a-z, 0-9, "_", "." or "-"' }];
   }
   const prefix = `${namespace}.`;
-  if (namespace !== '' && (!spec.name.startsWith(prefix) || spec.name.length === prefix.length)) {
-    return [{ path: '$.name', code: 'namespace_mismatch', message: `must start with "${prefix}" followed by the tool's own name` }];
+  // An empty segment (`payments..x`, `.x`, `x.`) names no tool: refused like a name without its own part.
+  const emptySegment = spec.name.split('.').includes('');
+  if (namespace !== '' && (!spec.name.startsWith(prefix) || emptySegment)) {
+    return [{ path: '$.name', code: 'namespace_mismatch', message: `must start with "${prefix}" followed by the tool's own name, with no empty segment between dots` }];
   }
+  if (emptySegment) return [{ path: '$.name', code: 'invalid_name', message: 'must not start or end with "." nor hold ".." (an empty segment)' }];
   return [];
 }
 
@@ -61,7 +66,25 @@ function lintSchema(schema: Record<string, unknown>, base: string): ContractIssu
   if (schema.type !== 'object') {
     return [{ path: `${base}.type`, code: 'root_not_object', message: 'the root schema must declare type "object"' }];
   }
-  return [];
+  return [...booleanPropertyIssues(schema, base), ...invalidDefaultIssues(schema, base)];
+}
+
+/**
+ * The MCP TypeScript SDK's Tool schema wants an object for each top-level property of
+ * inputSchema and outputSchema: one `true` or `false` there makes the client's whole tools/list
+ * throw, so an agent would lose every other tool with it. Deeper positions are not checked by it.
+ */
+function booleanPropertyIssues(schema: Record<string, unknown>, base: string): ContractIssue[] {
+  const properties = isRecord(schema.properties) ? schema.properties : {};
+  return Object.keys(properties).flatMap((name) => {
+    const value = properties[name];
+    if (typeof value !== 'boolean') return [];
+    const instead = value ? '{}' : '{"not": {}}';
+    return [{
+      path: appendPath(`${base}.properties`, name), code: 'boolean_property_schema',
+      message: `a boolean schema here makes MCP clients built on the official SDK reject the whole tools/list; write ${instead} instead of ${String(value)}`,
+    }];
+  });
 }
 
 /**

@@ -32,6 +32,8 @@ export function otherKeywordRules(pair: NodePair): void {
   const keys = new Set([...Object.keys(pair.o), ...Object.keys(pair.n)]);
   for (const key of [...keys].sort()) {
     if (STRUCTURAL.has(key) || sameJson(ownMember(pair.o, key), ownMember(pair.n, key))) continue;
+    // A default the edge fills in is judged by the object that holds the property (default-rules.ts).
+    if (key === 'default' && pair.site.defaultJudged) continue;
     if (OTHER_ASSERTIONS.has(key)) assertionRule(pair, key);
     else annotationRule(pair, key);
   }

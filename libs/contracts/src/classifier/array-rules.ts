@@ -1,5 +1,5 @@
 import type { Side } from './classifier.types';
-import { childSite } from './change-report';
+import { childSite, fillingSite } from './change-report';
 import { minimalInstance } from './minimal-instance';
 import type { SchemaRecord } from './schema-node.util';
 import type { NodePair } from './schema-walk.types';
@@ -17,12 +17,12 @@ export function arrayRules(pair: NodePair): void {
     const before = index < oldShape.tuple.length ? oldShape.tuple[index] : oldShape.rest;
     const after = index < newShape.tuple.length ? newShape.tuple[index] : newShape.rest;
     const keyword = index < newShape.tuple.length ? newShape.tupleKeyword : oldShape.tupleKeyword;
-    const site = childSite(pair, [keyword, index], (parent, value, side) => placeAt(pair, parent, index, value, side));
+    const site = fillingSite(pair, childSite(pair, [keyword, index], (parent, value, side) => placeAt(pair, parent, index, value, side)));
     pair.ctx.compare(before, after, site, pair.ctx);
   }
   if (oldShape.restSpecified || newShape.restSpecified) {
     const index = positions;
-    const site = childSite(pair, [newShape.restKeyword], (parent, value, side) => placeAt(pair, parent, index, value, side));
+    const site = fillingSite(pair, childSite(pair, [newShape.restKeyword], (parent, value, side) => placeAt(pair, parent, index, value, side)));
     pair.ctx.compare(oldShape.rest, newShape.rest, site, pair.ctx);
   }
 }

@@ -1,11 +1,10 @@
 import { isRecord, ownMember } from '../json-path.util';
-import { validate } from '../schema.validator';
 import type { JsonSchema } from '../schema-dialect.policy';
 import type { DetectedChange } from './classifier.types';
 import { minimalInstance } from './minimal-instance';
 import { SchemaDocument, propertiesOf } from './schema-node.util';
 import { candidateValues } from './witness-candidates';
-import { findWitness } from './witness';
+import { acceptsAsCalled, findWitness } from './witness';
 
 /**
  * The value a caveat is about (see Caveat), for an input schema; `undefined` when none is found
@@ -35,7 +34,7 @@ function ignoredWitness(change: DetectedChange, property: string, oldDoc: Schema
   const declared = ownMember(propertiesOf(change.oldNode), property);
   for (const value of candidateValues(declared, oldDoc, undefined).slice(0, MAX_VALUES_TRIED)) {
     const candidate = change.wrap('old', { ...base, [property]: value });
-    if (validate(oldDoc.root, candidate).valid && validate(newDoc.root, candidate).valid) {
+    if (acceptsAsCalled(oldDoc.root, candidate, 'input') && acceptsAsCalled(newDoc.root, candidate, 'input')) {
       return JSON.parse(JSON.stringify(candidate)) as unknown;
     }
   }

@@ -15,6 +15,7 @@ export function report(
   effect: Effect,
   message: string,
   caveat?: Caveat,
+  candidates?: unknown[],
 ): void {
   const change: DetectedChange = {
     path: schemaPath(pair.site.path, segments),
@@ -24,8 +25,10 @@ export function report(
     oldNode: pair.o,
     newNode: pair.n,
     wrap: pair.site.wrap,
+    ...(caveat === undefined ? {} : { caveat }),
+    ...(candidates === undefined ? {} : { candidates }),
   };
-  pair.ctx.out.push(caveat === undefined ? change : { ...change, caveat });
+  pair.ctx.out.push(change);
 }
 
 export function docFor(ctx: WalkContext, side: Side): SchemaDocument {
@@ -49,6 +52,12 @@ export function childSite(
       return site.wrap(side, place(parent, value, side));
     },
   };
+}
+
+/** A child the edge's repair walks into (a property, additionalProperties, an array item) fills defaults if its parent does. */
+export function fillingSite(pair: NodePair, site: Site, judgedHere = false): Site {
+  if (!pair.site.fills) return site;
+  return judgedHere ? { ...site, fills: true, defaultJudged: true } : { ...site, fills: true };
 }
 
 /** Compares two subschemas aside, returning what changed without reporting it. */

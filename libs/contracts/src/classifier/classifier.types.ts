@@ -129,4 +129,6 @@ export interface DetectedChange {
   oldNode: unknown;
   newNode: unknown;
   wrap: Wrap;
+  /** Values at this change's node worth trying first as its witness (before `wrap`). */
+  candidates?: unknown[];
 }

@@ -1,7 +1,7 @@
 import { stableStringify } from '../schema-hash.util';
 import type { DetectedChange } from './classifier.types';
 import { childSite, compareAside, effectOfChanges, report } from './change-report';
-import { sameJson } from './schema-node.util';
+import { ALL_TYPES, asRecord, deref, sameJson, typeCovered, typeSet } from './schema-node.util';
 import type { NodePair } from './schema-walk.types';
 
 /**
@@ -13,9 +13,42 @@ import type { NodePair } from './schema-walk.types';
 const MONOTONE = new Set(['allOf', 'anyOf', 'then', 'else']);
 
 export function compositionRules(pair: NodePair): void {
-  for (const keyword of ['allOf', 'anyOf', 'oneOf']) listRule(pair, keyword);
+  const swapped = oneOfAnyOfSwap(pair);
+  for (const keyword of ['allOf', 'anyOf', 'oneOf']) if (!swapped || keyword === 'allOf') listRule(pair, keyword);
   const conditionSame = sameJson(pair.o.if, pair.n.if);
   for (const keyword of ['not', 'if', 'then', 'else']) singleRule(pair, keyword, conditionSame);
+}
+
+/**
+ * The same members moved between oneOf and anyOf: anyOf accepts every value oneOf did (and the
+ * values matching several members), so oneOf -> anyOf is looser and anyOf -> oneOf stricter;
+ * members of pairwise disjoint types match one at most, so then nothing changes. True when it decided.
+ */
+function oneOfAnyOfSwap(pair: NodePair): boolean {
+  const toAnyOf = pair.o.oneOf !== undefined && pair.o.anyOf === undefined && pair.n.anyOf !== undefined && pair.n.oneOf === undefined;
+  const toOneOf = pair.o.anyOf !== undefined && pair.o.oneOf === undefined && pair.n.oneOf !== undefined && pair.n.anyOf === undefined;
+  const members = toAnyOf ? pair.o.oneOf : pair.o.anyOf;
+  if (!(toAnyOf || toOneOf) || !Array.isArray(members) || !sameJson(members, toAnyOf ? pair.n.anyOf : pair.n.oneOf)) return false;
+  const from = toAnyOf ? 'oneOf' : 'anyOf';
+  const to = toAnyOf ? 'anyOf' : 'oneOf';
+  if (disjointTypes(members, pair)) {
+    report(pair, [to], 'composition-changed', 'neutral', `${from} became ${to} over members of disjoint types: a value matches one member at most, so the same values are accepted`);
+  } else if (toAnyOf) {
+    report(pair, [to], 'composition-changed', 'wider', 'oneOf became anyOf over the same members: values matching several members are now accepted too');
+  } else {
+    report(pair, [to], 'composition-changed', 'narrower', 'anyOf became oneOf over the same members: values matching several members are now rejected');
+  }
+  return true;
+}
+
+/** Every member declares a type, and no JSON value has the types of two members. */
+function disjointTypes(members: unknown[], pair: NodePair): boolean {
+  const sets = members.map((member) => {
+    const node = asRecord(deref(member, pair.ctx.oldDoc).node);
+    return node === undefined ? undefined : typeSet(node);
+  });
+  if (sets.some((set) => set === undefined)) return false;
+  return ALL_TYPES.every((type) => sets.filter((set) => typeCovered(type, set)).length <= 1);
 }
 
 function presenceChanged(pair: NodePair, keyword: string): boolean {

@@ -1,9 +1,11 @@
 import { isRecord, ownMember } from '../json-path.util';
 import type { Caveat, Effect } from './classifier.types';
-import { childSite, compareAside, effectOfChanges, report } from './change-report';
+import { childSite, compareAside, effectOfChanges, fillingSite, report } from './change-report';
+import { defaultRule, newDefaultSatisfies } from './default-rules';
 import {
   combineEffects,
   isOpenSchema,
+  matchesPattern,
   propertiesOf,
   requiredOf,
   undeclaredPropertySchema,
@@ -26,7 +28,10 @@ export function objectRules(pair: NodePair): void {
     else if (after) propertyAdded(pair, name);
     else if (before) propertyRemoved(pair, name);
     else requiredOnlyRule(pair, name);
-    if (before && after) requiredOnlyRule(pair, name);
+    if (before && after) {
+      requiredOnlyRule(pair, name);
+      defaultRule(pair, name);
+    }
   }
   additionalPropertiesRule(pair);
   patternPropertiesRule(pair);
@@ -40,8 +45,9 @@ function setProperty(parent: unknown, name: string, value: unknown): unknown {
   return base;
 }
 
+/** The parent judges a property's default (default-rules.ts), since it decides whether the edge fills it. */
 function propertySite(pair: NodePair, name: string): Site {
-  return childSite(pair, ['properties', name], (parent, value) => setProperty(parent, name, value));
+  return fillingSite(pair, childSite(pair, ['properties', name], (parent, value) => setProperty(parent, name, value)), true);
 }
 
 /** A name required (or no longer required) on both sides of an unchanged declaration. */
@@ -49,7 +55,9 @@ function requiredOnlyRule(pair: NodePair, name: string): void {
   const before = requiredOf(pair.o).has(name);
   const after = requiredOf(pair.n).has(name);
   if (before === after) return;
-  if (after) report(pair, ['required'], 'made-required', 'narrower', `${name} is now required: values without it are rejected`);
+  if (after && newDefaultSatisfies(pair, name)) {
+    report(pair, ['required'], 'made-required', 'compatible', `${name} is now required, and the edge fills its default in for calls that omit it`);
+  } else if (after) report(pair, ['required'], 'made-required', 'narrower', `${name} is now required: values without it are rejected`);
   else report(pair, ['required'], 'made-optional', 'wider', `${name} is no longer required`);
 }
 
@@ -75,9 +83,13 @@ function propertyAdded(pair: NodePair, name: string): void {
     effects.push(literal);
     why = fallback === false ? '; additionalProperties was false, so it was rejected before' : '';
   }
-  if (nowRequired && !wasRequired) effects.push('narrower');
+  // The edge fills a valid default in for calls that omit the property, so they still pass.
+  const filled = nowRequired && !wasRequired && newDefaultSatisfies(pair, name);
+  if (nowRequired && !wasRequired && !filled) effects.push('narrower');
   const kind = nowRequired && !wasRequired ? 'property-added-required' : 'property-added-optional';
-  const text = kind === 'property-added-required' ? 'required property added: values without it are rejected' : 'optional property added';
+  const text = kind === 'property-added-optional'
+    ? 'optional property added'
+    : filled ? 'required property added with a default the edge fills in: values without it are still accepted' : 'required property added: values without it are rejected';
   // Aside changes are folded into this one, so a narrowing found inside them is flagged here.
   const flagged = conventional ? narrows : narrowsWithin;
   const caveat: Caveat | undefined = flagged && kind === 'property-added-optional' ? { kind: 'narrows' } : undefined;
@@ -115,7 +127,7 @@ function additionalPropertiesRule(pair: NodePair): void {
   const afterSchema = isRecord(after) && !isOpenSchema(after);
   if (beforeSchema && afterSchema) {
     const name = unlistedPropertyName([pair.o, pair.n]);
-    const site = childSite(pair, ['additionalProperties'], (parent, value) => setProperty(parent, name, value));
+    const site = fillingSite(pair, childSite(pair, ['additionalProperties'], (parent, value) => setProperty(parent, name, value)));
     pair.ctx.compare(before, after, site, pair.ctx);
     return;
   }
@@ -129,6 +141,15 @@ function additionalPropertiesRule(pair: NodePair): void {
   }
 }
 
+/** additionalProperties is false on both sides and no declared property name matches `pattern`. */
+function closedAround(pair: NodePair, pattern: string): boolean {
+  if (pair.o.additionalProperties !== false || pair.n.additionalProperties !== false) return false;
+  const names = [...Object.keys(propertiesOf(pair.o)), ...Object.keys(propertiesOf(pair.n))];
+  const otherPatterns = [pair.o.patternProperties, pair.n.patternProperties].flatMap((map) => (isRecord(map) ? Object.keys(map) : []));
+  // Another pattern could cover the same names with other rules: then the effect is not provable here.
+  return otherPatterns.every((other) => other === pattern) && names.every((name) => matchesPattern(pattern, name) === false);
+}
+
 function patternPropertiesRule(pair: NodePair): void {
   const before = isRecord(pair.o.patternProperties) ? pair.o.patternProperties : {};
   const after = isRecord(pair.n.patternProperties) ? pair.n.patternProperties : {};
@@ -137,6 +158,11 @@ function patternPropertiesRule(pair: NodePair): void {
     if (Object.hasOwn(before, pattern) && Object.hasOwn(after, pattern)) {
       const site = childSite(pair, ['patternProperties', pattern], (parent) => parent);
       pair.ctx.compare(before[pattern], after[pattern], site, pair.ctx);
+    } else if (closedAround(pair, pattern)) {
+      // Names matching it were all refused (additionalProperties false, no declared name matches it).
+      const added = Object.hasOwn(after, pattern);
+      const text = `patternProperties ${JSON.stringify(pattern)} ${added ? 'added: names matching it were refused before' : 'removed: names matching it are refused now'} (additionalProperties is false)`;
+      report(pair, ['patternProperties', pattern], 'pattern-properties-changed', added ? 'wider' : 'narrower', text);
     } else {
       const verb = Object.hasOwn(after, pattern) ? 'added' : 'removed';
       const text = `patternProperties ${JSON.stringify(pattern)} ${verb}: its effect depends on additionalProperties and cannot be proven safe`;

@@ -2,8 +2,9 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { DESCRIPTION_CHANGE_BUMP, classifySchemaChange } from './schema-change.classifier';
 import type { ChangeClassification } from './schema-change.classifier';
+import { repair } from '../repair';
 
-const ajv = new Ajv2020({ strict: false, allErrors: true });
+const ajv = new Ajv2020({ strict: false, allErrors: true, logger: false });
 addFormats(ajv);
 const accepts = (schema: object, value: unknown) => ajv.validate(schema, value) as boolean;
 
@@ -171,7 +172,9 @@ describe('patch rules and the description policy', () => {
     ['writeOnly', { writeOnly: true }, 'annotation-changed'],
     ['default', { default: 10 }, 'default-changed'],
   ])('%s is patch', (_name, extra, kind) => {
-    const result = classifySchemaChange(payment(), payment({}, { amount: { type: 'number', minimum: 0, maximum: 1000, ...extra } }));
+    // Optional here: a default on a required property is filled in by the edge (see "defaults").
+    const optionalAmount = { required: ['currency'] };
+    const result = classifySchemaChange(payment(optionalAmount), payment(optionalAmount, { amount: { type: 'number', minimum: 0, maximum: 1000, ...extra } }));
     expect(result.bump).toBe('patch');
     expect(only(result, kind).path).toMatch(/^\$\.properties\.amount\./);
   });
@@ -209,5 +212,114 @@ describe('output direction reverses the rule', () => {
     const result = classifySchemaChange(payment(), looser, 'output');
     expect(accepts(looser, result.witness)).toBe(true);
     expect(accepts(payment(), result.witness)).toBe(false);
+  });
+});
+
+describe('defaults: the edge fills them in before it validates a call', () => {
+  const withA = (a: Schema, extra: Schema = {}): Schema => ({ type: 'object', properties: { a }, required: ['a'], additionalProperties: false, ...extra });
+  const edgeAccepts = (schema: Schema, value: unknown) => accepts(schema, repair(schema, value).value);
+
+  it('removing the default of a required property is major, with the call that relied on it as witness', () => {
+    const before = withA({ type: 'string', default: 'x' });
+    const after = withA({ type: 'string' });
+    const result = classifySchemaChange(before, after);
+    expect(result.bump).toBe('major');
+    expect(only(result, 'default-changed')).toMatchObject({ path: '$.properties.a.default', breaking: true });
+    expect(result.witness).toEqual({});
+    expect(edgeAccepts(before, result.witness)).toBe(true);
+    expect(edgeAccepts(after, result.witness)).toBe(false);
+  });
+
+  it('changing the default of a required property to another valid value is patch', () => {
+    const result = classifySchemaChange(withA({ type: 'string', default: 'x' }), withA({ type: 'string', default: 'y' }));
+    expect(result.bump).toBe('patch');
+    expect(only(result, 'default-changed').message).toContain('calls that omit a now send "y" upstream');
+  });
+
+  it('changing it to a value its own schema rejects is major (the edge would fill in a refused value)', () => {
+    const result = classifySchemaChange(withA({ type: 'string', maxLength: 3, default: 'ok' }), withA({ type: 'string', maxLength: 3, default: 'waytoolong' }));
+    expect(result.bump).toBe('major');
+    expect(result.witness).toEqual({});
+  });
+
+  it('adding a valid default to a required property is minor; removing one from an optional property is patch', () => {
+    expect(classifySchemaChange(withA({ type: 'string' }), withA({ type: 'string', default: 'x' })).bump).toBe('minor');
+    const optional = (a: Schema) => withA(a, { required: [] });
+    expect(classifySchemaChange(optional({ type: 'string', default: 'x' }), optional({ type: 'string' })).bump).toBe('patch');
+  });
+
+  it('adding a required property with a valid default is minor: the edge accepts calls without it', () => {
+    const before = withA({ type: 'string' });
+    const after = { ...before, properties: { a: { type: 'string' }, b: { type: 'string', default: 'd' } }, required: ['a', 'b'] };
+    const result = classifySchemaChange(before, after);
+    expect(result.bump).toBe('minor');
+    expect(only(result, 'property-added-required').message).toContain('a default the edge fills in');
+    expect(edgeAccepts(after, { a: 'v' })).toBe(true);
+    const invalidDefault = { ...after, properties: { ...after.properties, b: { type: 'string', maxLength: 0, default: 'd' } } };
+    expect(classifySchemaChange(before, invalidDefault).bump).toBe('major');
+  });
+
+  it('making a property with a valid default required is minor', () => {
+    const before = withA({ type: 'string', default: 'x' }, { required: [] });
+    expect(classifySchemaChange(before, withA({ type: 'string', default: 'x' })).bump).toBe('minor');
+  });
+
+  it('stays major where the edge does not fill (inside allOf) or the object can see the filled value', () => {
+    const inAllOf = (b: Schema, required: string[]): Schema => ({ type: 'object', allOf: [{ properties: { b }, required }] });
+    expect(classifySchemaChange(inAllOf({ type: 'string' }, []), inAllOf({ type: 'string', default: 'd' }, ['b'])).bump).toBe('major');
+    const bounded = (extra: Schema): Schema => ({ type: 'object', properties: { a: { type: 'string' } }, maxProperties: 1, ...extra });
+    const added = bounded({ properties: { a: { type: 'string' }, b: { type: 'string', default: 'd' } }, required: ['b'] });
+    expect(classifySchemaChange(bounded({}), added).bump).toBe('major');
+  });
+
+  it('an output schema is not repaired: its defaults stay annotations', () => {
+    expect(classifySchemaChange(withA({ type: 'string', default: 'x' }), withA({ type: 'string' }), 'output').bump).toBe('patch');
+  });
+});
+
+describe('looser or equivalent changes the rules used to call breaking', () => {
+  const one = (a: Schema): Schema => ({ type: 'object', properties: { a }, required: ['a'], additionalProperties: false });
+
+  it('const -> an enum that keeps it is minor (a widening); enum -> a const inside it is major', () => {
+    const result = classifySchemaChange(one({ const: 'x' }), one({ enum: ['x', 'y'] }));
+    expect(result.bump).toBe('minor');
+    expect(only(result, 'enum-widened').message).toContain('"y" now accepted');
+    expectMajorWithWitness(one({ enum: ['x', 'y'] }), one({ const: 'x' }), 'enum-narrowed');
+    expect(classifySchemaChange(one({ const: 'x' }), one({ enum: ['x'] })).bump).toBe('patch');
+  });
+
+  it('integer exclusiveMinimum 1 -> minimum 1 is minor; -> minimum 2 is the same bound (patch); -> minimum 3 is major', () => {
+    const int = (bounds: Schema) => one({ type: 'integer', ...bounds });
+    expect(classifySchemaChange(int({ exclusiveMinimum: 1 }), int({ minimum: 1 })).bump).toBe('minor');
+    expect(classifySchemaChange(int({ exclusiveMinimum: 1 }), int({ minimum: 2 })).bump).toBe('patch');
+    expectMajorWithWitness(int({ exclusiveMinimum: 1 }), int({ minimum: 3 }), 'bound-tightened');
+    expectMajorWithWitness(one({ type: 'number', minimum: 1 }), one({ type: 'number', exclusiveMinimum: 1 }), 'bound-tightened');
+  });
+
+  it('patternProperties added to a closed schema is minor; removed, major with a witness', () => {
+    const closed = one({ type: 'string' });
+    const patterned = { ...closed, patternProperties: { '^x': { type: 'string' } } };
+    expect(classifySchemaChange(closed, patterned).bump).toBe('minor');
+    expect(classifySchemaChange(patterned, closed).bump).toBe('major');
+    // A declared name the pattern matches is constrained too: not provable, stays major.
+    const overlapping = { ...closed, properties: { xa: { type: 'string' } }, required: ['xa'] };
+    expect(classifySchemaChange(overlapping, { ...overlapping, patternProperties: { '^x': { type: 'integer' } } }).bump).toBe('major');
+  });
+
+  it('oneOf -> anyOf over the same members is patch when the members are disjoint types, minor otherwise; the reverse is major', () => {
+    const members = [{ type: 'string' }, { type: 'integer' }];
+    expect(classifySchemaChange(one({ oneOf: members }), one({ anyOf: members })).bump).toBe('patch');
+    const overlapping = [{ type: 'number' }, { type: 'integer' }];
+    expect(classifySchemaChange(one({ oneOf: overlapping }), one({ anyOf: overlapping })).bump).toBe('minor');
+    expectMajorWithWitness(one({ anyOf: overlapping }), one({ oneOf: overlapping }), 'composition-changed');
+  });
+
+  it('a format the validator does not check (iban) is patch, and the message says so; a checked one is major', () => {
+    const result = classifySchemaChange(one({ type: 'string' }), one({ type: 'string', format: 'iban' }));
+    expect(result.bump).toBe('patch');
+    expect(only(result, 'annotation-changed').message).toContain('not a format the validator checks');
+    const checked = expectMajorWithWitness(one({ type: 'string' }), one({ type: 'string', format: 'email' }), 'format-added');
+    expect(only(checked, 'format-added').message).toContain('the validator checks this format');
+    expectMajorWithWitness(one({ type: 'string', format: 'iban' }), one({ type: 'string', format: 'email' }), 'format-added');
   });
 });

@@ -19,9 +19,9 @@ export function classifyWithPrefix(
 ): ChangeClassification {
   const oldDoc = documentOf(oldSchema);
   const newDoc = documentOf(newSchema);
-  const { detected, policyApplied } = detectChanges(oldDoc, newDoc, policy);
+  const { detected, policyApplied } = detectChanges(oldDoc, newDoc, policy, direction);
   // Where the policy decided nothing, strict says what the policy in force says.
-  const strict = policy === 'strict' || !policyApplied ? undefined : strictVerdicts(detectChanges(oldDoc, newDoc, 'strict').detected, direction, prefix);
+  const strict = policy === 'strict' || !policyApplied ? undefined : strictVerdicts(detectChanges(oldDoc, newDoc, 'strict', direction).detected, direction, prefix);
   const changes = sortChanges(detected.map((change) => publicChange(change, direction, prefix, oldDoc, newDoc, strict)));
   const bump = maxBump(changes.map((change) => change.bump));
   const strictBump = maxBump(changes.map((change) => change.strict.bump));
@@ -32,8 +32,13 @@ export function classifyWithPrefix(
   return witness === undefined ? result : { ...result, witness };
 }
 
-function detectChanges(oldDoc: SchemaDocument, newDoc: SchemaDocument, policy: CompatPolicy): { detected: DetectedChange[]; policyApplied: boolean } {
-  const walked = walkSchemas(oldDoc, newDoc, policy);
+function detectChanges(
+  oldDoc: SchemaDocument,
+  newDoc: SchemaDocument,
+  policy: CompatPolicy,
+  direction: Direction,
+): { detected: DetectedChange[]; policyApplied: boolean } {
+  const walked = walkSchemas(oldDoc, newDoc, policy, direction === 'input');
   const detected = [...dialectChanges(oldDoc, newDoc), ...walked.changes];
   if (detected.length === 0 && !sameJson(oldDoc.root, newDoc.root)) {
     detected.push(rootChange(oldDoc, newDoc, 'other-changed', 'neutral', 'schemas differ only where no value is checked (e.g. unreferenced $defs)'));

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { validate } from '../schema.validator';
 
 /** Random object schemas and the mutations the property tests apply to them. */
 
@@ -92,8 +93,20 @@ export function expectedBump(before: ObjectSchema, mutation: Mutation, pick: num
     const narrows = before.additionalProperties !== false && !acceptsAnything(addedSchema(pick));
     return narrows && policy === 'strict' ? 'major' : 'minor';
   }
-  if (mutation === 'title' || mutation === 'default') return 'patch';
+  if (mutation === 'default') return fillsRequired(before, pick) ? 'minor' : 'patch';
+  if (mutation === 'title') return 'patch';
   return 'minor';
+}
+
+/**
+ * A default is an annotation, except that the edge fills it in before validating: a valid one
+ * on a required property makes calls that omit the property pass, a looser contract.
+ */
+function fillsRequired(before: ObjectSchema, pick: number): boolean {
+  const names = Object.keys(before.properties);
+  const name = names[pick % names.length];
+  const prop = before.properties[name];
+  return before.required.includes(name) && !Object.hasOwn(prop, 'default') && validate(prop, 1 + (pick % 3)).valid;
 }
 
 const LOWER: Record<string, string> = { integer: 'minimum', number: 'minimum', string: 'minLength', array: 'minItems' };

@@ -6,6 +6,14 @@ import type { SchemaDocument, SchemaRecord } from './schema-node.util';
 export interface Site {
   path: string;
   wrap: Wrap;
+  /**
+   * The edge's repair reaches this node and fills its properties' defaults before validating
+   * (input only: the root, properties, additionalProperties and items, never inside allOf,
+   * anyOf, not or patternProperties). Unset elsewhere.
+   */
+  fills?: true;
+  /** The node's own `default` is judged by the parent that fills it (see objectRules). */
+  defaultJudged?: true;
 }
 
 export interface WalkContext {

@@ -17,11 +17,20 @@ const RULES: ReadonlyArray<(pair: NodePair) => void> = [
   otherKeywordRules,
 ];
 
-/** Compares two whole schemas and returns every change found, unsorted, and whether `policy` mattered. */
-export function walkSchemas(oldDoc: SchemaDocument, newDoc: SchemaDocument, policy: CompatPolicy): { changes: DetectedChange[]; policyApplied: boolean } {
+/**
+ * Compares two whole schemas and returns every change found, unsorted, and whether `policy`
+ * mattered. `fillsDefaults`: values pass the edge's repair first (input schemas), so a default
+ * can be what makes a value acceptable.
+ */
+export function walkSchemas(
+  oldDoc: SchemaDocument,
+  newDoc: SchemaDocument,
+  policy: CompatPolicy,
+  fillsDefaults: boolean,
+): { changes: DetectedChange[]; policyApplied: boolean } {
   const policyApplied = { value: false };
   const ctx: WalkContext = { oldDoc, newDoc, policy, policyApplied, seen: new Set(), out: [], compare: compareSchemas };
-  const rootSite: Site = { path: '$', wrap: (_side, value) => value };
+  const rootSite: Site = { path: '$', wrap: (_side, value) => value, ...(fillsDefaults ? { fills: true as const } : {}) };
   compareSchemas(oldDoc.root, newDoc.root, rootSite, ctx);
   return { changes: ctx.out, policyApplied: policyApplied.value };
 }

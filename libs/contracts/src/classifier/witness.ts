@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../schema-dialect.policy';
+import { withDefaultsFilled } from '../repair';
 import { validate } from '../schema.validator';
 import { isRecord } from '../json-path.util';
 import type { DetectedChange, Side } from './classifier.types';
@@ -15,7 +16,8 @@ const MAX_VALUES_TRIED = 400;
  * it and the new one rejects it (a call that worked and now fails). For the output
  * direction: the new schema accepts it and the old rejects it (a result a consumer built
  * for the old contract would not expect). Every candidate is checked with the real
- * validator; when none passes, there is no witness rather than a wrong one.
+ * validator, with the defaults the edge fills in first for input (the edge repairs a call,
+ * then validates it); when none passes, there is no witness rather than a wrong one.
  */
 export function findWitness(
   changes: readonly DetectedChange[],
@@ -29,10 +31,10 @@ export function findWitness(
   let budget = MAX_VALUES_TRIED;
   for (const change of changes.filter((c) => isBreaking(c, direction)).slice(0, MAX_CHANGES_TRIED)) {
     const [node, other] = side === 'old' ? [change.oldNode, change.newNode] : [change.newNode, change.oldNode];
-    for (const value of candidateValues(node, accepting, other)) {
+    for (const value of [...(change.candidates ?? []), ...candidateValues(node, accepting, other)]) {
       if (budget-- <= 0) return undefined;
       const candidate = change.wrap(side, value);
-      if (proves(accepting.root, rejecting.root, candidate)) return JSON.parse(JSON.stringify(candidate)) as unknown;
+      if (proves(accepting.root, rejecting.root, candidate, direction)) return JSON.parse(JSON.stringify(candidate)) as unknown;
     }
   }
   return undefined;
@@ -42,10 +44,15 @@ function isSchema(value: unknown): value is JsonSchema {
   return typeof value === 'boolean' || isRecord(value);
 }
 
-/** The accepting schema takes the value and the rejecting one refuses it. */
-export function proves(accepting: JsonSchema, rejecting: JsonSchema, value: unknown): boolean {
+/** The accepting schema takes the value and the rejecting one refuses it, as the edge judges a call for input. */
+export function proves(accepting: JsonSchema, rejecting: JsonSchema, value: unknown, direction: Direction): boolean {
   if (!isJsonValue(value)) return false;
-  return validate(accepting, value).valid && !validate(rejecting, value).valid;
+  return acceptsAsCalled(accepting, value, direction) && !acceptsAsCalled(rejecting, value, direction);
+}
+
+/** The edge fills declared defaults into a call's arguments before it validates them. */
+export function acceptsAsCalled(schema: JsonSchema, value: unknown, direction: Direction): boolean {
+  return validate(schema, direction === 'input' ? withDefaultsFilled(schema, value) : value).valid;
 }
 
 function isJsonValue(value: unknown): boolean {
