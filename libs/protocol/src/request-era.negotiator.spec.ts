@@ -40,6 +40,22 @@ describe('negotiateRequestEra — which revision answers an HTTP request', () =>
     expect(decision.era).toBe('stateless');
   });
 
+  it.each<[string, string, Record<string, string>]>([
+    ['a session revision with its version header', '2025-11-25', { 'mcp-protocol-version': '2025-11-25' }],
+    ['a session revision without a version header', '2025-06-18', {}],
+    ['a version nobody speaks', '1900-01-01', { 'mcp-protocol-version': '2025-11-25' }],
+  ])('judges a POST inside a session whose _meta declares %s as a session request', (_case, version, hdrs) => {
+    expect(post(statelessBody('tools/list', {}, version), { ...hdrs, 'mcp-session-id': 'live' })).toEqual({ era: 'session' });
+  });
+
+  it('still refuses a sessionless POST whose _meta declares a session revision', () => {
+    expect(refusal(post(statelessBody('tools/list', {}, '2025-11-25'), { 'mcp-protocol-version': '2025-11-25' }))).toMatchObject({ status: 400, code: -32022 });
+  });
+
+  it('judges a 2026-07-28 _meta under a session version header inside a session as the header mismatch it is', () => {
+    expect(refusal(post(statelessBody('tools/list'), { 'mcp-protocol-version': '2025-11-25', 'mcp-session-id': 'live' }))).toMatchObject({ code: -32020 });
+  });
+
   it.each([
     ['an initialize', { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }, { 'mcp-protocol-version': '2025-11-25' }],
     ['an initialize that even names 2026-07-28 in its header', { jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }, { 'mcp-protocol-version': '2026-07-28' }],
@@ -160,6 +176,12 @@ describe('negotiateMessageEra — one stdio message', () => {
 
   it('refuses a declared version it does not speak with -32022', () => {
     expect(refusal(negotiateMessageEra(statelessBody('tools/list', {}, '2030-01-01')))).toMatchObject({ code: -32022, id: 9 });
+  });
+
+  it('leaves a message declaring a session revision to the initialized session, and still serves a 2026-07-28 one statelessly', () => {
+    expect(negotiateMessageEra(statelessBody('tools/list', {}, '2025-11-25'), true)).toEqual({ era: 'session' });
+    expect(refusal(negotiateMessageEra(statelessBody('tools/list', {}, '2025-11-25'), false))).toMatchObject({ code: -32022 });
+    expect(negotiateMessageEra(statelessBody('server/discover'), true)).toMatchObject({ era: 'stateless', kind: 'request' });
   });
 });
 

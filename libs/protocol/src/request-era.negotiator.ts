@@ -7,7 +7,7 @@ import { declaresRequestVersion, parseRequestMeta } from './request-meta.parser'
 import { checkRequestHeaders, MCP_HEADER, readHeader, type HttpHeaders } from './request-headers.validator';
 import { headerMismatchError, httpStatusForStatelessError, sessionRevisionWithoutSessionError, unsupportedProtocolVersionError } from './revision-error.table';
 import { quoteForMessage, truncateForMessage } from './json-value.describer';
-import { STATELESS_PROTOCOL_VERSION, type RequestMeta } from './stateless-revision.types';
+import { MCP_META_KEY, STATELESS_PROTOCOL_VERSION, type RequestMeta } from './stateless-revision.types';
 
 /** Every version the edge answers, stateless first; an -32022 lists these so a client can pick one. */
 export const ALL_PROTOCOL_VERSIONS: readonly string[] = [STATELESS_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS];
@@ -48,9 +48,10 @@ export type EraDecision =
 /**
  * Decides, per HTTP request, which revision's rules apply. A POST is stateless when its body
  * declares a version in `_meta` or its MCP-Protocol-Version header names the stateless revision;
- * an `initialize` always opens a session. GET and DELETE only exist for sessions, so a client
- * announcing the stateless revision on them gets 405. Everything else stays on the session path,
- * which keeps the older revisions' behaviour untouched.
+ * an `initialize` always opens a session, and a POST with an Mcp-Session-Id header belongs to its
+ * session unless it declares the stateless revision itself. GET and DELETE only exist for
+ * sessions, so a client announcing the stateless revision on them gets 405. Everything else stays
+ * on the session path, which keeps the older revisions' behaviour untouched.
  */
 export function negotiateRequestEra(facts: HttpRequestFacts): EraDecision {
   const header = readHeader(facts.headers, MCP_HEADER.protocolVersion);
@@ -67,18 +68,28 @@ export function negotiateRequestEra(facts: HttpRequestFacts): EraDecision {
     return headerIsStateless ? refuse(null, invalidRequestError(`${STATELESS_PROTOCOL_VERSION} takes one JSON-RPC message per POST, not a batch`)) : { era: 'session' };
   }
   if (isJsonObject(body) && body['method'] === 'initialize') return { era: 'session' };
-  const bodyDeclares = isJsonObject(body) && declaresRequestVersion(body['params']);
-  if (!bodyDeclares && !headerIsStateless) return { era: 'session' };
+  const params = isJsonObject(body) ? body['params'] : undefined;
+  if (!headerIsStateless && !declaresRequestVersion(params)) return { era: 'session' };
+  // Session revisions carry no version in `_meta`: inside a session that key is one more `_meta`
+  // key, not a claim to be sessionless (only the stateless revision's own can be that).
+  if (!headerIsStateless && 'value' in readHeader(facts.headers, MCP_HEADER.sessionId) && !declaresStatelessRevision(params)) return { era: 'session' };
   return decideStateless(facts.headers, body);
+}
+
+function declaresStatelessRevision(params: unknown): boolean {
+  return isJsonObject(params) && isJsonObject(params['_meta']) && params['_meta'][MCP_META_KEY.protocolVersion] === STATELESS_PROTOCOL_VERSION;
 }
 
 /**
  * The same decision for one stdio message, where there are no headers to check: a message whose
  * params declare a version in `_meta` is stateless (a dual-era client probes with server/discover
  * first), anything else, `initialize` included, belongs to the session the stdio process holds.
+ * Once that session is initialized (`inSession`), only a declaration of the stateless revision
+ * takes a message out of it, as an Mcp-Session-Id header keeps an HTTP request in its session.
  */
-export function negotiateMessageEra(body: unknown): EraDecision {
+export function negotiateMessageEra(body: unknown, inSession = false): EraDecision {
   if (!isJsonObject(body) || body['method'] === 'initialize' || !declaresRequestVersion(body['params'])) return { era: 'session' };
+  if (inSession && !declaresStatelessRevision(body['params'])) return { era: 'session' };
   return decideStateless(undefined, body);
 }
 

@@ -89,7 +89,7 @@ export class StdioGate {
       if (cancelled !== undefined) this.settle(cancelled);
     }
     if (this.stateless) {
-      const era = read.ok ? negotiateMessageEra(read.value) : undefined;
+      const era = read.ok ? negotiateMessageEra(read.value, this.session.lifecycle.phase !== 'awaiting-initialize') : undefined;
       if (era !== undefined && era.era !== 'session') return this.stateless.handle(era);
       if (read.ok && this.stateless.claims(read.value)) return this.stateless.cancelled(read.value);
     }
