@@ -4,6 +4,7 @@ import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/
 import { bankSpecs } from '../examples/bank/bank.specs';
 import { connect, token, waitFor, type McpSession } from './support/estate.harness';
 import { startToolsStack, type ToolsStack } from './support/edge-tools.fixture';
+import { RevisionPinnedTransport } from './support/edge-wire';
 
 const [lookup, transfer, release] = bankSpecs('bank');
 const TELLER = { sub: 'teller', scope: 'bank:read bank:write bank:release', clearance: 'confidential' };
@@ -130,6 +131,44 @@ describe('edge policy: retries, confirmation, rate and size limits (real Kafka, 
     const declined = (await no.client.callTool({ name: 'bank.release', arguments: { reference: 'PMT-22' } })) as CallToolResult;
     expect(declined.isError).toBe(true);
     expect(text(declined)).toContain('did not confirm');
+    expect(count('release')).toBe(before + 1);
+  });
+
+  /** A client opened on an older revision that declares elicitation and accepts every question; it keeps what the edge sent it. */
+  const olderEliciting = async (sub: string, version: string) => {
+    const transport = new RevisionPinnedTransport(stack.mcpUrl, await token(who(sub)), version);
+    const client = new Client({ name: 'older-eliciting', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: {} }));
+    await client.connect(transport);
+    closers.push(() => client.close());
+    return { client, transport };
+  };
+
+  it.each(['2024-11-05', '2025-03-26'])('hands a %s client that declares elicitation a confirmation token: its revision has no elicitation/create', async (version) => {
+    const { client, transport } = await olderEliciting(`older-${version}`, version);
+    const before = count('release');
+    const result = (await client.callTool({ name: 'bank.release', arguments: { reference: 'PMT-31' } })) as CallToolResult;
+    expect(transport.requests()).toEqual([]);
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain('io.estate/confirm');
+    const { token: confirm } = result._meta?.['io.estate/confirmation'] as { token: string };
+    const confirmed = await client.callTool({ name: 'bank.release', arguments: { reference: 'PMT-31' }, _meta: { 'io.estate/confirm': confirm } });
+    expect(confirmed.isError).toBeFalsy();
+    expect(count('release')).toBe(before + 1);
+  });
+
+  it('asks a 2025-06-18 client with elicitation/create as that revision has it, without the 2025-11-25 mode', async () => {
+    const { client, transport } = await olderEliciting('older-2025-06-18', '2025-06-18');
+    const before = count('release');
+    const accepted = await client.callTool({ name: 'bank.release', arguments: { reference: 'PMT-32' } });
+    expect(accepted.isError).toBeFalsy();
+    expect(transport.requests()).toEqual([{
+      jsonrpc: '2.0', id: expect.anything(), method: 'elicitation/create',
+      params: {
+        message: 'Confirm: Release a held payment (bank.release) is destructive. Releases a held payment for settlement. Cannot be undone.\nArguments: {"reference":"PMT-32"}',
+        requestedSchema: { type: 'object', properties: {} },
+      },
+    }]);
     expect(count('release')).toBe(before + 1);
   });
 

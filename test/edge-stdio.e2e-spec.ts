@@ -138,6 +138,34 @@ describe('the stdio edge (npm run edge:stdio)', () => {
     expect(peer.stderr).toContain('"msg":"mcp edge serving stdio"');
   }, 60000);
 
+  it('sends a 2024-11-05 client only what that revision has, and keeps a _meta version inside its session', async () => {
+    const peer = spawnStdioEdge(env);
+    try {
+      peer.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'stdio-older', version: '1.0.0' } } });
+      // The completions capability first appears in 2025-03-26.
+      expect((await peer.answer(1)).result).toEqual({
+        protocolVersion: '2024-11-05', serverInfo: { name: 'estate-edge', version: '0.1.0' },
+        capabilities: { tools: { listChanged: true }, resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, logging: {} },
+      });
+      peer.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      let id = 1;
+      const tools = await waitFor(async () => {
+        id += 1;
+        // A version in _meta is no claim to be sessionless once the session is initialized.
+        peer.send({ jsonrpc: '2.0', id, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2024-11-05' } } });
+        const answer = (await peer.answer(id)) as { result?: { tools: Json[] } };
+        return answer.result?.tools.length ? answer.result.tools : undefined;
+      }, 'bank.lookup at the stdio edge', 30000);
+      expect(tools.map((tool) => Object.keys(tool).sort())).toEqual([['description', 'inputSchema', 'name']]);
+      peer.send({ jsonrpc: '2.0', id: 'call', method: 'tools/call', params: { name: 'bank.lookup', arguments: { reference: 'PMT-771' } } });
+      const call = (await peer.answer('call')).result as Json;
+      expect(Object.keys(call)).toEqual(['content']);
+    } finally {
+      peer.child.stdin.end();
+    }
+    expect(await peer.exited).toBe(0);
+  }, 60000);
+
   it('answers and records a call written just before stdin closes, then exits 0', async () => {
     const peer = spawnStdioEdge(env);
     peer.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'stdio-eof', version: '1.0.0' } } });

@@ -1,8 +1,9 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Principal } from '@estate/contracts';
 import { connect, token, waitFor } from './support/estate.harness';
 import { ALICE, BOB, startEdgeStack, type EdgeHandle, type EdgeStack } from './support/edge-stack';
-import { ACCEPT_BOTH, openStream, raw, RawSession, sseMessages } from './support/edge-wire';
+import { ACCEPT_BOTH, openStream, raw, RawSession, RevisionPinnedTransport, sseMessages } from './support/edge-wire';
 
 const alicePrincipal: Principal = { id: 'alice', scopes: ['bank:read'], clearance: 'internal' };
 
@@ -53,6 +54,49 @@ describe('the edge on the wire: versions, lifecycle, Streamable HTTP', () => {
       } finally {
         await alice.close();
       }
+    });
+  });
+
+  describe('what an older revision is sent (the official SDK client opened on it)', () => {
+    /** The members each revision's schema.ts gives a Tool and a CallToolResult, as far as bank.lookup fills them. */
+    const SHAPES: Record<string, { tool: string[]; result: string[] }> = {
+      '2024-11-05': { tool: ['description', 'inputSchema', 'name'], result: ['content'] },
+      '2025-03-26': { tool: ['annotations', 'description', 'inputSchema', 'name'], result: ['content'] },
+      '2025-06-18': { tool: ['annotations', 'description', 'inputSchema', 'name', 'title'], result: ['content', 'structuredContent'] },
+    };
+    const offered = { tools: { listChanged: true }, resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, logging: {} };
+
+    it.each(Object.keys(SHAPES))('%s: initialize, tools/list and tools/call carry only what its schema has', async (version) => {
+      const transport = new RevisionPinnedTransport(edge.mcpUrl, await token(ALICE), version);
+      const client = new Client({ name: 'older', version: '1.0.0' });
+      await client.connect(transport);
+      try {
+        await client.listTools();
+        await client.callTool({ name: 'bank.lookup', arguments: { reference: 'PMT-771' } });
+        const [init, list, call] = transport.received.filter((m) => 'result' in m).map((m) => (m as { result: Record<string, unknown> }).result);
+        // The completions capability first appears in 2025-03-26.
+        expect(init).toEqual({ protocolVersion: version, capabilities: version === '2024-11-05' ? offered : { ...offered, completions: {} }, serverInfo: { name: 'estate-edge', version: '0.1.0' } });
+        const tools = list.tools as Array<Record<string, unknown>>;
+        expect(tools.map((tool) => Object.keys(tool).sort())).toEqual([SHAPES[version].tool]);
+        expect(Object.keys(call).sort()).toEqual(SHAPES[version].result);
+        // Structured content still reaches an older client, as the JSON text the tool sent beside it (once).
+        const payment = JSON.parse((call.content as Array<{ text: string }>)[0].text) as Record<string, unknown>;
+        expect(call.content).toEqual([{ type: 'text', text: JSON.stringify(payment) }]);
+        expect(payment).toMatchObject({ reference: 'PMT-771' });
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('answers a request inside a session whose _meta names the session revision as part of that session', async () => {
+      const session = await RawSession.open(edge.mcpUrl, ALICE);
+      const params = { _meta: { 'io.modelcontextprotocol/protocolVersion': '2025-11-25' } };
+      const answer = await session.call('tools/list', params);
+      expect(answer.status).toBe(200);
+      expect((answer.message.result as { tools: Array<{ name: string }> }).tools.map((t) => t.name)).toEqual(['bank.lookup']);
+      const headed = await session.post({ jsonrpc: '2.0', id: 'h', method: 'tools/list', params }, { 'mcp-protocol-version': '2025-11-25' });
+      expect(headed.status).toBe(200);
+      expect(sseMessages(headed.text)[0]).toMatchObject({ id: 'h', result: { tools: [{ name: 'bank.lookup' }] } });
     });
   });
 

@@ -1,4 +1,7 @@
 import { request, type IncomingHttpHeaders } from 'node:http';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { TokenClaims } from '@estate/platform';
 import { token } from './estate.harness';
 
@@ -162,4 +165,59 @@ export class RawSession {
 export function mirroredHeaders(method: string, params: Record<string, unknown>): Record<string, string> {
   const target = method === 'prompts/get' || method === 'tools/call' ? params['name'] : method === 'resources/read' ? params['uri'] : undefined;
   return { 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(typeof target === 'string' ? { 'mcp-name': target } : {}) };
+}
+
+/**
+ * The official SDK client's Streamable HTTP transport, made to open its session on an older
+ * revision (the SDK client always offers its newest in initialize; the edge echoes a version it
+ * speaks), with every message the edge sent it kept exactly as it arrived, before the SDK parsed it.
+ */
+export class RevisionPinnedTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  readonly received: JSONRPCMessage[] = [];
+  private readonly inner: StreamableHTTPClientTransport;
+
+  constructor(url: string, bearer: string, private readonly version: string) {
+    this.inner = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${bearer}` } } });
+  }
+
+  get sessionId(): string | undefined {
+    return this.inner.sessionId;
+  }
+
+  async start(): Promise<void> {
+    this.inner.onmessage = (message: JSONRPCMessage) => {
+      this.received.push(structuredClone(message));
+      this.onmessage?.(message);
+    };
+    this.inner.onclose = () => this.onclose?.();
+    this.inner.onerror = (error) => this.onerror?.(error);
+    await this.inner.start();
+  }
+
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    const pinned = 'method' in message && message.method === 'initialize' ? { ...message, params: { ...message.params, protocolVersion: this.version } } : message;
+    await this.inner.send(pinned, options);
+  }
+
+  setProtocolVersion(version: string): void {
+    this.inner.setProtocolVersion(version);
+  }
+
+  async close(): Promise<void> {
+    await this.inner.close();
+  }
+
+  /** The result the edge sent for the request with this id, as it arrived. */
+  resultOf(id: number | string): Record<string, unknown> | undefined {
+    const answer = this.received.find((m) => 'id' in m && m.id === id && 'result' in m) as { result: Record<string, unknown> } | undefined;
+    return answer?.result;
+  }
+
+  /** The requests the edge sent the client (elicitation, sampling), as they arrived. */
+  requests(): Array<{ method: string; params?: Record<string, unknown> }> {
+    return this.received.filter((m) => 'method' in m && 'id' in m) as Array<{ method: string; params?: Record<string, unknown> }>;
+  }
 }

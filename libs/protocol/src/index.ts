@@ -51,6 +51,7 @@ export {
   type ProtocolVersion,
 } from './protocol-version.negotiator';
 export { DEFAULT_MAX_TRACKED_IDS, RequestIdRegistry } from './request-id.registry';
+export { sessionRevision, type SessionRevision } from './session-revision.shaper';
 export {
   MCP_METHOD,
   SessionLifecycle,

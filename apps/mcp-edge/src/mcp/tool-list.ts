@@ -1,6 +1,7 @@
 import { isVisibleCatalog, listVisible, type Pins, type VisibleTool } from '@estate/catalog';
 import { toMcpTool, type Principal } from '@estate/contracts';
 import type { CatalogEntry, CatalogVersion } from '@estate/events';
+import type { SessionRevision } from '@estate/protocol';
 import { WireError } from './wire-error';
 
 export const PAGE_SIZE = 200;
@@ -89,4 +90,27 @@ export function listToolPage(entries: Iterable<CatalogEntry>, principal: Princip
   const visible = cached ? entries.visible(principal, pins) : listVisible(entries, principal, pins);
   const start = after === undefined ? 0 : firstAfter(visible, after);
   return cached && start % PAGE_SIZE === 0 ? sharedPage(visible, start) : buildPage(visible, start);
+}
+
+/*
+ * A page shaped for an older revision is kept with the page it came from, one per revision, so a
+ * shared page stays shared (and serialised once) for those sessions too.
+ */
+const revisionPages = new WeakMap<ToolPage, Map<string, ToolPage>>();
+
+/** The page as `revision` has tools; the newest revision's is the page itself. */
+export function pageForRevision(page: ToolPage, revision: SessionRevision): ToolPage {
+  if (revision.current) return page;
+  let byRevision = revisionPages.get(page);
+  if (!byRevision) {
+    byRevision = new Map();
+    revisionPages.set(page, byRevision);
+  }
+  let shaped = byRevision.get(revision.version);
+  if (!shaped) {
+    const tools = Object.freeze(page.tools.map((tool) => revision.tool(tool)));
+    shaped = Object.freeze(page.nextCursor === undefined ? { tools } : { tools, nextCursor: page.nextCursor });
+    byRevision.set(revision.version, shaped);
+  }
+  return shaped;
 }

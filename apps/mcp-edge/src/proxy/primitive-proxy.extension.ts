@@ -1,6 +1,6 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
-  CallToolRequestSchema, CompleteRequestSchema, GetPromptRequestSchema, ListPromptsRequestSchema, ListResourcesRequestSchema,
+  CompleteRequestSchema, GetPromptRequestSchema, ListPromptsRequestSchema, ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema, PromptListChangedNotificationSchema, ReadResourceRequestSchema, ResourceListChangedNotificationSchema,
   SetLevelRequestSchema, SubscribeRequestSchema, UnsubscribeRequestSchema,
   type CallToolResult, type LoggingLevel, type ServerCapabilities,
@@ -131,12 +131,15 @@ export class PrimitiveProxyExtension implements ServerExtension {
     server.setRequestHandler(GetPromptRequestSchema, async (r, extra) => this.prompts.get(sessionCaller(state, extra), r.params));
     server.setRequestHandler(CompleteRequestSchema, async (r, extra) => this.prompts.complete(sessionCaller(state, extra), r.params));
     server.setRequestHandler(SetLevelRequestSchema, async (r) => this.setLevel(state, r.params.level));
-    // Replaces the session manager's tools/call handler with the same pipeline call, plus the
-    // progress mapping and the in-flight record that upstream requests are attributed to.
-    server.setRequestHandler(CallToolRequestSchema, async (r, extra) => this.callTool(state, r.params, extra));
   }
 
-  private async callTool(state: ProxySessionState, params: CallParams, extra: HandlerExtra): Promise<CallToolResult> {
+  /**
+   * A session's tools/call (the session manager's one handler runs it through here): the pipeline
+   * call, plus the progress mapping and the in-flight record that upstream requests are attributed to.
+   */
+  async callTool(session: EdgeSession, params: CallParams, extra: HandlerExtra): Promise<CallToolResult> {
+    const state = this.states.get(session.id);
+    if (!state) return this.deps.pipeline.call(session, params, extra);
     const token = (params._meta as { progressToken?: string | number } | undefined)?.progressToken;
     const options: UpstreamCallOptions = {};
     if (token !== undefined) {

@@ -90,8 +90,11 @@ export class UpstreamRequestRelay {
     if (call.asker) return this.askAgent(server, method, params, call, call.asker);
     if (!call.sendRequest) return this.refuse(server, method, call, 'client_not_capable', 'the caller has no way to be asked during its call');
     const resultSchema = method === 'sampling/createMessage' ? CreateMessageResultSchema : ElicitResultSchema;
+    // As the caller's revision has it: a 2025-06-18 client is asked without `mode`, and cannot be sent to a URL.
+    const shaped = method === 'elicitation/create' && call.state ? call.state.session.revision.elicitation(params) : params;
+    if (!shaped) return this.refuse(server, method, call, 'client_not_capable', `the client's protocol revision ${call.state?.session.revision.version} has no URL elicitation`);
     try {
-      const result = await call.sendRequest({ method, params } as Parameters<NonNullable<InFlightCall['sendRequest']>>[0], resultSchema);
+      const result = await call.sendRequest({ method, params: shaped } as Parameters<NonNullable<InFlightCall['sendRequest']>>[0], resultSchema);
       this.record(call, server, method, 'answered');
       return result;
     } catch (error) {
@@ -152,6 +155,8 @@ export class UpstreamRequestRelay {
     const capabilities = call.state.server.getClientCapabilities();
     const capable = method === 'sampling/createMessage' ? capabilities?.sampling : capabilities?.elicitation;
     if (!capable) return { call, reason: 'client_not_capable', detail: `the client did not declare ${method === 'sampling/createMessage' ? 'sampling' : 'elicitation'}` };
+    const { revision } = call.state.session;
+    if (!revision.hasRequest(method)) return { call, reason: 'client_not_capable', detail: `the client's protocol revision ${revision.version} has no ${method}` };
     return { call };
   }
 

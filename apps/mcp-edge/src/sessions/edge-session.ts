@@ -1,6 +1,6 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { InitializeRequestSchema, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitResultSchema, InitializeRequestSchema, type LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '@estate/contracts';
 import type { Pins } from '@estate/catalog';
 import type { HttpSessionTransport } from '../http/streamable-http.transport';
@@ -8,7 +8,7 @@ import type { CallerContext, ConfirmAnswer, ConfirmQuestion, Confirmer } from '.
 import type { CallContext } from '../mcp/tool-call.pipeline';
 import type { ClientInfo } from './lazy-session.server';
 import type { SessionEventStore } from './memory-event.store';
-import { negotiateProtocolVersion, SessionLifecycle, type JsonRpcRequest } from '@estate/protocol';
+import { negotiateProtocolVersion, SessionLifecycle, sessionRevision, type JsonRpcRequest, type SessionRevision } from '@estate/protocol';
 
 /**
  * One downstream MCP session, with its own SDK server (an HTTP session's is built when first needed). It belongs to the subject and tenant that
@@ -20,6 +20,8 @@ export class EdgeSession implements CallerContext {
   /** When its latest request arrived or its latest request or stream ended: idle time counts from then. */
   lastSeen: number;
   protocolVersion?: string;
+  /** What it is sent, shaped for its negotiated revision (the newest until initialize says otherwise). */
+  revision: SessionRevision = sessionRevision(undefined);
   pins: Pins = {};
   /** Open GET streams: a session that is listening is not idle. */
   openStreams = 0;
@@ -68,18 +70,22 @@ export class EdgeSession implements CallerContext {
     return this.clientRead;
   }
 
-  /** A session asks its client with an elicitation request, when the client declared it can answer one. */
+  /**
+   * A session asks its client with an elicitation request when the client declared it can answer
+   * one and its revision has elicitation/create (2025-06-18 on); otherwise a confirmation token goes out.
+   */
   readonly confirmer: Confirmer = {
-    canAsk: () => Boolean(this.server.getClientCapabilities()?.elicitation),
+    canAsk: () => Boolean(this.server.getClientCapabilities()?.elicitation) && this.revision.hasRequest('elicitation/create'),
     ask: (question, context) => this.elicitConfirmation(question, context),
   };
 
   private async elicitConfirmation(question: ConfirmQuestion, context: CallContext): Promise<ConfirmAnswer> {
+    const params = this.revision.elicitation({ mode: 'form', message: question.message, requestedSchema: { type: 'object' as const, properties: {} } });
+    // A client that declared only URL elicitation cannot be asked with a form (elicitInput refused that too).
+    if (!params || !this.server.getClientCapabilities()?.elicitation?.form) return 'failed';
     try {
-      const answer = await this.server.elicitInput(
-        { message: question.message, requestedSchema: { type: 'object', properties: {} } },
-        { relatedRequestId: context.requestId, signal: context.signal },
-      );
+      // Not elicitInput: it adds `mode`, which 2025-06-18 does not have. An empty schema leaves no content to check.
+      const answer = await this.server.request({ method: 'elicitation/create', params }, ElicitResultSchema, { relatedRequestId: context.requestId, signal: context.signal });
       return answer.action;
     } catch {
       // No answer from the client (it failed or vanished): the token route takes over.
@@ -118,6 +124,7 @@ export class EdgeSession implements CallerContext {
     const params = request.params ?? {};
     const version = negotiateProtocolVersion(params.protocolVersion);
     this.protocolVersion = version;
+    this.revision = sessionRevision(version);
     this.initializeParams = params;
     this.lifecycle.onInitializeAnswered(version);
     return { ...request, params: { ...params, protocolVersion: version } };

@@ -2,16 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
-  CallToolRequestSchema, LATEST_PROTOCOL_VERSION, ListToolsRequestSchema, SUPPORTED_PROTOCOL_VERSIONS, type ListToolsResult, type ServerCapabilities,
+  CallToolRequestSchema, InitializeRequestSchema, ListToolsRequestSchema, type CallToolResult, type InitializeResult, type ListToolsResult, type ServerCapabilities, type ServerNotification, type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '@estate/contracts';
 import type { Logger } from '@estate/platform';
 import type { JsonRpcRequest, JsonRpcResponse } from '@estate/protocol';
 import { listChangedFor, type CatalogChange, type CatalogReplica } from '../catalog/catalog.replica';
-import { pinsFromMeta, type ToolCallPipeline } from '../mcp/tool-call.pipeline';
+import { pinsFromMeta, type CallParams, type ToolCallPipeline } from '../mcp/tool-call.pipeline';
 import { NodeStreamableHttpTransport } from '../http/streamable-http.transport';
-import { listToolPage } from '../mcp/tool-list';
+import { listToolPage, pageForRevision } from '../mcp/tool-list';
 import { WireError } from '../mcp/wire-error';
 import { EdgeSession } from './edge-session';
 import { SessionEventStore } from './memory-event.store';
@@ -23,17 +24,26 @@ import { sharedSchemaValidator } from './shared-schema.validator';
 
 export const SERVER_INFO = { name: 'estate-edge', version: '0.1.0' };
 
-/** The initialize answer the SDK server gives (server/index.js `_oninitialize`), for the fast path. */
-function initializeResult(params: Record<string, unknown> | undefined, capabilities: ServerCapabilities): Record<string, unknown> {
-  const requested = params?.protocolVersion;
-  const protocolVersion = typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
-  return { protocolVersion, capabilities, serverInfo: SERVER_INFO };
+/**
+ * The initialize answer the SDK server gives (server/index.js `_oninitialize`), for the fast path:
+ * the version acceptInitialize settled, and only the capabilities that revision has.
+ */
+function initializeResult(session: EdgeSession, capabilities: ServerCapabilities): Record<string, unknown> {
+  return { protocolVersion: session.revision.version, capabilities: session.revision.serverCapabilities(capabilities), serverInfo: SERVER_INFO };
 }
+
+type HandlerExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** Adds handlers (and the capabilities they need) to every session's server: resources, prompts, … */
 export interface ServerExtension {
   capabilities?: ServerCapabilities;
   register(server: Server, session: EdgeSession): void;
+  /**
+   * Runs a session's tools/call in place of the bare pipeline call (the proxy adds progress and
+   * the in-flight record upstream requests are attributed to). The session manager keeps the one
+   * tools/call handler; the first extension with this runs the call.
+   */
+  callTool?(session: EdgeSession, params: CallParams, extra: HandlerExtra): Promise<CallToolResult>;
 }
 
 export interface SessionLimits {
@@ -131,7 +141,7 @@ export class SessionManager {
     this.register(session.server, session);
     this.track(session);
     http.direct = new SessionFastPath(session.server, handlers, (message) => http.send(message), session.id, {
-      initializeResult: (params) => initializeResult(params, this.capabilities),
+      initializeResult: () => initializeResult(session, this.capabilities),
       ensureServer: () => lazy.ensure(),
       get serverBuilt() {
         return lazy.built;
@@ -179,6 +189,12 @@ export class SessionManager {
    */
   private connect(session: EdgeSession, transport: Transport): EdgeSession {
     session.server = this.newServer();
+    // The SDK's own initialize handler would offer every capability whatever the revision: this
+    // one gives HTTP's answer, and keeps what the SDK's keeps (lazy-session.server.ts sets the same fields).
+    session.server.setRequestHandler(InitializeRequestSchema, async (request) => {
+      Object.assign(session.server, { _clientCapabilities: request.params.capabilities, _clientVersion: request.params.clientInfo });
+      return initializeResult(session, this.capabilities) as InitializeResult;
+    });
     session.transport = transport;
     session.endsWithInput = true;
     this.register(session.server, session);
@@ -245,13 +261,20 @@ export class SessionManager {
     return new Server(SERVER_INFO, { capabilities: this.capabilities, jsonSchemaValidator: sharedSchemaValidator });
   }
 
-  /** tools/list and tools/call (which HTTP sessions' fast path runs), then each extension's handlers. */
+  /**
+   * tools/list and tools/call (which HTTP sessions' fast path runs), each answered in the shape of
+   * the session's revision, then each extension's handlers.
+   */
   private register(server: Server, session: EdgeSession): void {
     server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
       const pins = { ...session.pins, ...pinsFromMeta(request.params?._meta) };
-      return listToolPage(this.replica.all(), rightsOf(session, extra), pins, request.params?.cursor) as ListToolsResult;
+      return pageForRevision(listToolPage(this.replica.all(), rightsOf(session, extra), pins, request.params?.cursor), session.revision) as ListToolsResult;
     });
-    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => this.pipeline.call(session, request.params, extra));
+    const runner = this.extensions.find((extension) => extension.callTool !== undefined);
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      const result = runner?.callTool ? await runner.callTool(session, request.params, extra) : await this.pipeline.call(session, request.params, extra);
+      return session.revision.callResult(result);
+    });
     for (const extension of this.extensions) extension.register(server, session);
   }
 
