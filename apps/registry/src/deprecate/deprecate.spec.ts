@@ -11,10 +11,14 @@ describe('deprecate', () => {
     });
   });
 
-  it('refuses a version that is not active, and one never published', async () => {
+  it('revises a deprecation, and refuses a repeat that changes nothing and a version never published', async () => {
     const { deprecate } = await bankWithTwoVersions();
     await deprecate.execute(deprecateToolVersion('bank.lookup', '1.0.0', { reason: 'old' }), META);
-    expect(await deprecate.execute(deprecateToolVersion('bank.lookup', '1.0.0', { reason: 'again' }), META)).toMatchObject({ ok: false, error: { code: 'INVALID_TRANSITION' } });
+    // Deprecating again sets the date learned since (the reason kept): a revision, not a new state.
+    expect(await deprecate.execute(deprecateToolVersion('bank.lookup', '1.0.0', { reason: 'old', sunsetAt: '2027-01-01T00:00:00.000Z' }), META)).toMatchObject({
+      ok: true, value: { type: 'ToolVersionDeprecated', data: { version: '1.0.0', reason: 'old', sunsetAt: '2027-01-01T00:00:00.000Z' } },
+    });
+    expect(await deprecate.execute(deprecateToolVersion('bank.lookup', '1.0.0', { reason: 'old', sunsetAt: '2027-01-01T00:00:00.000Z' }), META)).toMatchObject({ ok: false, error: { code: 'INVALID_TRANSITION' } });
     expect(await deprecate.execute(deprecateToolVersion('bank.lookup', '9.0.0', { reason: 'x' }), META)).toMatchObject({ ok: false, error: { code: 'VERSION_NOT_FOUND' } });
   });
 
