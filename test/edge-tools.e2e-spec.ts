@@ -84,7 +84,7 @@ describe('edge tools: listing, the call pipeline and upstream behaviour (real Ka
     expect(Object.keys(seen[0]).sort()).toEqual(['annotations', 'description', 'inputSchema', 'name', 'title']);
   });
 
-  it('honours pins from initialize and from the request; deprecated only by exact pin; retired never', async () => {
+  it('honours pins from initialize and from the request; deprecated by a pin that admits no active version; retired never', async () => {
     const bearer = await token(ALICE);
     const pinned = await rawSession(stack.mcpUrl, bearer, '2025-06-18', { 'io.estate/pins': { 'bank.lookup': '1.0.0' } });
     const listed = async () => ((await pinned.request('tools/list', {})).message.result as { tools: Array<{ inputSchema: unknown }> }).tools;
@@ -96,8 +96,9 @@ describe('edge tools: listing, the call pipeline and upstream behaviour (real Ka
     expect((await stack.lifecycle('bank.lookup', '1.0.0', 'deprecate')).status).toBe(200);
     await waitFor(async () => (stack.edge.replica.get('bank.lookup')?.versions.find((v) => v.version === '1.0.0')?.status === 'deprecated' ? true : undefined), 'deprecation at the edge');
     expect((await listed())[0].inputSchema).toEqual(lookup.inputSchema);
+    // ~1.0.0 admits no active version now (1.1.0 is outside it): the deprecated 1.0.0, its migration window.
     const ranged = await alice.client.listTools({ _meta: { 'io.estate/pins': { 'bank.lookup': '~1.0.0' } } });
-    expect(ranged.tools).toEqual([]);
+    expect(ranged.tools.map((t) => t.inputSchema)).toEqual([lookup.inputSchema]);
     const called = await pinned.request('tools/call', { name: 'bank.lookup', arguments: { reference: 'PMT-7' } });
     expect(called.message.result).toMatchObject({ structuredContent: { reference: 'PMT-7' } });
     const pinnedCall = await stack.audit('principal=alice&type=ToolCallCompleted&version=1.0.0', 1);
@@ -105,6 +106,7 @@ describe('edge tools: listing, the call pipeline and upstream behaviour (real Ka
 
     expect((await stack.lifecycle('bank.lookup', '1.0.0', 'retire')).status).toBe(200);
     await waitFor(async () => ((await listed()).length === 0 ? true : undefined), 'the retired version gone from the pinned list');
+    expect((await alice.client.listTools({ _meta: { 'io.estate/pins': { 'bank.lookup': '~1.0.0' } } })).tools).toEqual([]);
     expect((await alice.client.listTools()).tools.map((t) => t.name)).toEqual(['bank.lookup']);
   });
 

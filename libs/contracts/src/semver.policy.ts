@@ -98,8 +98,9 @@ export function bumpRank(bump: Bump): number {
  * and a tool whose only active versions are pre-releases resolves to nothing. With one: the newest
  * active version that satisfies it, pre-releases included only as node-semver admits them (an
  * exact pin, or a range naming a pre-release of the same MAJOR.MINOR.PATCH, such as
- * `^2.0.0-rc.1`). A deprecated version is reachable only by an exact pin that names it, which
- * keeps a migration window open for pinned callers; retired never resolves.
+ * `^2.0.0-rc.1`). Here a deprecated version is reached only by an exact pin that names it;
+ * libs/catalog's resolveForPrincipal, the one caller, adds the migration window for ranges (the
+ * newest deprecated version a range admits, when it admits no active one). Retired never resolves.
  */
 export function resolveVersion(
   candidates: readonly VersionCandidate[],
