@@ -85,14 +85,22 @@ const inUse = (dataDir: string, pid: number) =>
   new Error(`${dataDir} is in use by a running estate (pid ${pid}); stop it first, or set ESTATE_DATA_DIR to another directory`);
 
 /**
- * Before starting a server on `dataDir`: refuse if a live estate owns it; otherwise stop a
- * server a dead estate left behind (its watchdog was killed too) or drop a stale lock file, say
- * so in one line, and claim the directory (exclusively, so a second start racing this one
- * refuses instead of stopping our server as a leftover).
+ * Before starting a server on `dataDir`: refuse if a live estate owns it; otherwise claim the
+ * directory (exclusively), and only then stop a server a dead estate left behind (its watchdog was
+ * killed too) or drop a stale lock file, saying so in one line. Claiming first matters: a second
+ * start racing this one finds the claim and refuses, instead of finding our freshly started server
+ * and stopping it as a leftover.
  */
 export async function claimDataDir(dataDir: string, logger: Logger): Promise<void> {
   const owner = await readOwner(dataDir);
   if (owner && ownerAlive(owner)) throw inUse(dataDir, owner.pid);
+  if (owner) await removeClaimOf(dataDir, owner);
+  try {
+    await writeOwner(dataDir, 'wx');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    throw inUse(dataDir, (await readOwner(dataDir))?.pid ?? 0);
+  }
   const pid = await postmasterPid(dataDir);
   const previous = owner ? `a previous estate (pid ${owner.pid})` : 'an earlier run';
   if (pid !== undefined && servesDataDir(pid, dataDir)) {
@@ -104,13 +112,12 @@ export async function claimDataDir(dataDir: string, logger: Logger): Promise<voi
   } else if (owner) {
     logger.warn({ dataDir, owner: owner.pid }, `recovered: ${previous} ended without a clean stop; its PostgreSQL server was already stopped`);
   }
-  if (owner) await rm(ownerFile(dataDir), { force: true });
-  try {
-    await writeOwner(dataDir, 'wx');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    throw inUse(dataDir, (await readOwner(dataDir))?.pid ?? 0);
-  }
+}
+
+/** Removes a dead estate's claim, unless another start replaced it since it was read (that one then holds the directory). */
+async function removeClaimOf(dataDir: string, dead: OwnerRecord): Promise<void> {
+  const current = await readOwner(dataDir);
+  if (current && current.pid === dead.pid && current.since === dead.since) await rm(ownerFile(dataDir), { force: true });
 }
 
 /** Adds the server's pid to our claim, once it runs. */
